@@ -1,0 +1,25 @@
+/*
+ * Filling a hurray_error: the one place the core writes one.
+ * Part of the proven core (pure: no allocation, no I/O, no global state).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_CORE_ERROR_SET_H
+#define HURRAY_CORE_ERROR_SET_H
+
+#include "hurray/buffer.h"
+
+/* Returns `status` so a failing path reads `return hurray_fail(err, ...);`.
+ * err may be NULL: callers that only want the status pay nothing more. */
+static inline hurray_status hurray_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                        uint64_t expected, size_t index) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = index;
+    err->detail[0] = '\0';
+  }
+  return status;
+}
+
+#endif /* HURRAY_CORE_ERROR_SET_H */

@@ -1,0 +1,167 @@
+/*
+ * Human messages for hurray_error, naming the values involved.
+ * Not part of the proven core: it formats with snprintf.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "hurray/buffer.h"
+
+static const char *transport_name(uint64_t transport) {
+  switch (transport) {
+    case HURRAY_TRANSPORT_IN_PROCESS: return "in-process";
+    case HURRAY_TRANSPORT_IPC: return "IPC";
+    case HURRAY_TRANSPORT_NETWORK: return "network";
+    default: return "unknown";
+  }
+}
+
+/* Writes the message proper (without the detail suffix). */
+static int format_body(const hurray_error *e, char *buf, size_t cap) {
+  char a[32];
+  char b[32];
+  uint8_t v8 = (uint8_t)e->value;
+  uint8_t x8 = (uint8_t)e->expected;
+  switch (e->status) {
+    case HURRAY_OK:
+      return snprintf(buf, cap, "ok");
+    case HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO:
+      return snprintf(buf, cap, "handle %zu: alignment %" PRIu64 " is not a power of two",
+                      e->index, e->value);
+    case HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM:
+      return snprintf(buf, cap,
+                      "handle %zu: alignment %" PRIu64 " (%" PRIu64
+                      "-byte aligned) is below the %" PRIu64
+                      "-byte minimum for a non-empty buffer",
+                      e->index, e->value, e->value, e->expected);
+    case HURRAY_ERR_INVALID_SYNC_MODE:
+      if (e->value <= HURRAY_SYNC_CONSUMER_STREAM) {
+        return snprintf(buf, cap,
+                        "handle %zu: sync_mode 0x%02X (%s) is not allowed on a CPU buffer, which "
+                        "must be producer_synced (0x%02X)",
+                        e->index, v8, hurray_sync_mode_name(v8), x8);
+      }
+      return snprintf(buf, cap,
+                      "handle %zu: sync_mode 0x%02X is not defined (valid: 0x00..0x02)", e->index,
+                      v8);
+    case HURRAY_ERR_RESERVED_DEVICE_TAG:
+      return snprintf(buf, cap,
+                      "handle %zu: device_tag 0x%02X is reserved for future versions "
+                      "(0x09..0xEF)",
+                      e->index, v8);
+    case HURRAY_ERR_INVALID_DEVICE_TAG:
+      return snprintf(buf, cap, "handle %zu: device_tag 0x%02X is permanently invalid", e->index,
+                      v8);
+    case HURRAY_ERR_RESERVED_MEMORY_CLASS:
+      return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is reserved (0x04..0xEF)",
+                      e->index, v8);
+    case HURRAY_ERR_INVALID_MEMORY_CLASS:
+      return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is permanently invalid",
+                      e->index, v8);
+    case HURRAY_ERR_INVALID_PAIR:
+      hurray_memory_class_display(v8, a, sizeof a);
+      hurray_device_tag_display(x8, b, sizeof b);
+      return snprintf(buf, cap,
+                      "handle %zu: memory_class 0x%02X (%s) is not valid on device_tag 0x%02X "
+                      "(%s)",
+                      e->index, v8, a, x8, b);
+    case HURRAY_ERR_RESERVED_BYTE_NONZERO:
+      return snprintf(buf, cap, "handle %zu: reserved byte 15 is 0x%02X, must be 0x00", e->index,
+                      v8);
+    case HURRAY_ERR_DEVICE_TAG_MISMATCH:
+      hurray_device_tag_display(v8, a, sizeof a);
+      hurray_device_tag_display(x8, b, sizeof b);
+      return snprintf(buf, cap,
+                      "handle %zu: device_tag 0x%02X (%s) differs from the first handle's 0x%02X "
+                      "(%s); all buffers of a tensor must be colocated",
+                      e->index, v8, a, x8, b);
+    case HURRAY_ERR_MEMORY_CLASS_MISMATCH:
+      hurray_memory_class_display(v8, a, sizeof a);
+      hurray_memory_class_display(x8, b, sizeof b);
+      return snprintf(buf, cap,
+                      "handle %zu: memory_class 0x%02X (%s) differs from the first handle's "
+                      "0x%02X (%s); all buffers of a tensor must share one memory class",
+                      e->index, v8, a, x8, b);
+    case HURRAY_ERR_EMPTY_BUFFER_LIST:
+      return snprintf(buf, cap, "no buffer handle given; at least 1 is required");
+    case HURRAY_ERR_TRUNCATED:
+      return snprintf(buf, cap, "input is truncated: %" PRIu64 " bytes, %" PRIu64 " needed",
+                      e->value, e->expected);
+    case HURRAY_ERR_TRAILING_BYTES:
+      return snprintf(buf, cap,
+                      "%" PRIu64 " trailing bytes: input is %" PRIu64
+                      " bytes, the table occupies %" PRIu64,
+                      e->value - e->expected, e->value, e->expected);
+    case HURRAY_ERR_CAPACITY:
+      return snprintf(buf, cap, "capacity too small: %" PRIu64 " needed, %" PRIu64 " available",
+                      e->value, e->expected);
+    case HURRAY_ERR_SYNC_MODE_NOT_ALLOWED:
+      return snprintf(buf, cap, "sync_mode 0x%02X (%s) is not allowed on the %s transport", v8,
+                      hurray_sync_mode_name(v8), transport_name(e->expected));
+    case HURRAY_ERR_UNSUPPORTED:
+      return snprintf(buf, cap, "unsupported: no mapping for value %" PRIu64 " (with %" PRIu64 ")",
+                      e->value, e->expected);
+    case HURRAY_ERR_NULL_ARGUMENT:
+      return snprintf(buf, cap, "argument %zu is NULL", e->index);
+    case HURRAY_ERR_SYNC_MODE_MISMATCH:
+      return snprintf(buf, cap,
+                      "handoff payload does not match the declared sync_mode 0x%02X (%s)", v8,
+                      hurray_sync_mode_name(v8));
+    case HURRAY_ERR_ILLEGAL_TRANSITION:
+      return snprintf(buf, cap, "operation %" PRIu64 " is not allowed in state %" PRIu64,
+                      e->value, e->expected);
+    case HURRAY_ERR_ALREADY_RELEASED:
+      return snprintf(buf, cap, "already released (operation %" PRIu64 ")", e->value);
+    case HURRAY_ERR_USE_AFTER_DESTROY:
+      return snprintf(buf, cap, "object used after it was destroyed");
+    case HURRAY_ERR_PLUGIN_LOAD_FAILED:
+      return snprintf(buf, cap, "plugin could not be loaded");
+    case HURRAY_ERR_PLUGIN_ABI_MISMATCH:
+      return snprintf(buf, cap, "plugin ABI version 0x%08" PRIX64 ", host speaks 0x%08" PRIX64,
+                      e->value, e->expected);
+    case HURRAY_ERR_PLUGIN_INVALID:
+      return snprintf(buf, cap, "plugin table is invalid");
+    case HURRAY_ERR_PLUGIN_UNSAFE_PATH:
+      return snprintf(buf, cap, "plugin path is not safe to load");
+    case HURRAY_ERR_PLUGIN_DUPLICATE_TAG:
+      return snprintf(buf, cap, "device_tag 0x%02X is already served by another plugin", v8);
+    case HURRAY_ERR_DEVICE_UNAVAILABLE:
+      return snprintf(buf, cap, "device unavailable");
+    case HURRAY_ERR_OUT_OF_MEMORY:
+      return snprintf(buf, cap, "out of memory allocating %" PRIu64 " bytes", e->value);
+    case HURRAY_ERR_DEVICE_ERROR:
+      return snprintf(buf, cap, "device call failed with error %" PRId64, (int64_t)e->value);
+    case HURRAY_ERR_INVALID_ARGUMENT:
+      return snprintf(buf, cap, "argument %zu has invalid value %" PRIu64, e->index, e->value);
+    case HURRAY_ERR_TIMEOUT:
+      return snprintf(buf, cap, "timed out after %" PRIu64 " ns", e->value);
+  }
+  return snprintf(buf, cap, "unknown status %d", (int)e->status);
+}
+
+size_t hurray_error_format(const hurray_error *err, char *buf, size_t cap) {
+  char scratch[1];
+  if (buf == NULL || cap == 0u) {
+    buf = scratch;
+    cap = sizeof scratch;
+  }
+  if (err == NULL) {
+    int n = snprintf(buf, cap, "no error information (NULL hurray_error)");
+    return n < 0 ? 0u : (size_t)n;
+  }
+  int n = format_body(err, buf, cap);
+  if (n < 0) {
+    buf[0] = '\0';
+    return 0u;
+  }
+  size_t len = (size_t)n;
+  if (err->status != HURRAY_OK && err->detail[0] != '\0') {
+    size_t used = len < cap ? len : cap - 1u;
+    int m = snprintf(buf + used, cap - used, ": %.*s", HURRAY_ERROR_DETAIL_SIZE, err->detail);
+    if (m > 0) {
+      len += (size_t)m;
+    }
+  }
+  return len;
+}
