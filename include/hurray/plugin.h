@@ -1,0 +1,575 @@
+/*
+ * libhurray device plugins: the versioned plugin ABI (the part a plugin
+ * implements) and the loader, registry and buffer API (the part an
+ * application calls).
+ *
+ * Every rule is defined once in specs/plugin-abi.md under an ID (PL-...);
+ * docs/plugin-abi.md is the document a vendor reads, docs/vendor-guide.md the
+ * step-by-step guide from plugins/example-private to a loaded plugin.
+ *
+ * How the two sides meet (PL-ENTRY-1..4, PL-NEG-1..5):
+ *   1. The host dlopen()s the plugin file (RTLD_NOW | RTLD_LOCAL) and looks up
+ *      the one exported symbol HURRAY_PLUGIN_ENTRY_SYMBOL.
+ *   2. It calls it with the ABI version it speaks (HURRAY_PLUGIN_ABI_VERSION).
+ *   3. The plugin returns a pointer to its hurray_plugin_table, which starts
+ *      with the table's struct_size and the ABI version the plugin was built
+ *      against.
+ *   4. The majors must be equal. The host reads only the bytes the plugin's
+ *      struct_size covers; a field past them reads as NULL / zero. Required
+ *      entries must be non-NULL; an optional entry that is NULL means "not
+ *      supported" and the host never calls it.
+ *
+ * A plugin needs only this header and buffer.h for types and constants; it
+ * must not link libhurray (nor any vendor library: vendor symbols are
+ * resolved with dlsym at run time, PL-BUILD-1).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_PLUGIN_H
+#define HURRAY_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hurray/buffer.h"
+#include "hurray/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* Part 1: the ABI a plugin implements                                      */
+/* ======================================================================== */
+
+/* ------------------------------------------------------------------------ */
+/* Versions (PL-VER-1..4)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** Major of the plugin ABI: bumped only for incompatible changes. */
+#define HURRAY_PLUGIN_ABI_MAJOR 1u
+/** Minor of the plugin ABI: bumped when fields are appended to a struct. */
+#define HURRAY_PLUGIN_ABI_MINOR 0u
+/** One u32: major in the high 16 bits, minor in the low 16 bits. */
+#define HURRAY_PLUGIN_ABI_MAKE(major, minor) ((uint32_t)(((major) << 16) | (minor)))
+#define HURRAY_PLUGIN_ABI_VERSION HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, HURRAY_PLUGIN_ABI_MINOR)
+#define HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(version) ((uint32_t)(version) >> 16)
+#define HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version) & 0xFFFFu)
+
+/* ------------------------------------------------------------------------ */
+/* Limits and flags                                                         */
+/* ------------------------------------------------------------------------ */
+
+/** Most memory classes one device can declare. */
+#define HURRAY_PLUGIN_MAX_MEMORY_CLASSES 8u
+/** Capacity of a device name, the terminating NUL included. */
+#define HURRAY_PLUGIN_DEVICE_NAME_SIZE 64u
+/** Longest plugin name (bytes, without the NUL): [a-z0-9_-], 1..31 (PL-TABLE-4). */
+#define HURRAY_PLUGIN_NAME_MAX 31u
+/** Longest plugin version string (bytes, without the NUL) (PL-TABLE-4). */
+#define HURRAY_PLUGIN_VERSION_MAX 31u
+/** Largest alignment the ABI can carry: the handle's alignment field is u32. */
+#define HURRAY_PLUGIN_MAX_ALIGNMENT 0x80000000u
+/** A timeout that never expires (wait_event, wait_stream). */
+#define HURRAY_PLUGIN_WAIT_FOREVER UINT64_MAX
+
+/** hurray_plugin_memory_class_info.flags: the host may dereference the memory. */
+#define HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE 0x1u
+
+/**
+ * How hurray_plugin_allocation.alignment was obtained (PL-ALLOC-3). A plugin
+ * measures it from an address wherever the runtime gives one.
+ */
+typedef enum hurray_plugin_alignment_basis {
+  /** Measured from host_address (the host pointer of the memory). */
+  HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST = 0,
+  /** Measured from device_address (the device's virtual address). */
+  HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE = 1,
+  /**
+   * The memory is an opaque object with no address the runtime reveals (an
+   * OpenCL cl_mem without SVM); alignment is the base-address guarantee the
+   * device reports at run time (e.g. CL_DEVICE_MEM_BASE_ADDR_ALIGN), never
+   * the alignment that was requested.
+   */
+  HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE = 2
+} hurray_plugin_alignment_basis;
+
+/* ------------------------------------------------------------------------ */
+/* Structs the plugin fills (growable: struct_size first, PL-NEG-4)         */
+/* ------------------------------------------------------------------------ */
+
+/** One memory class a device can allocate. */
+typedef struct hurray_plugin_memory_class_info {
+  /** The class byte; the (plugin tag, class) pair must be valid (BP-PAIR-1). */
+  hurray_memory_class memory_class;
+  uint8_t reserved[3];
+  /** HURRAY_PLUGIN_MEMORY_* bits. */
+  uint32_t flags;
+  /** The largest alignment allocate() can obtain in this class (power of two, >= 64). */
+  uint32_t max_alignment;
+} hurray_plugin_memory_class_info;
+
+/**
+ * What describe_device() reports. The caller sets struct_size to the size it
+ * knows and zero-fills the rest; the plugin writes only bytes below that
+ * size (hurray_plugin_copy_out() does this).
+ */
+typedef struct hurray_plugin_device_info {
+  uint32_t struct_size;
+  /** HURRAY_IPC_EXPORTS_EVENTS / _STREAMS: what crosses processes (BP-XPORT-3). */
+  uint32_t ipc_capabilities;
+  /** NUL-terminated device name, e.g. "pthread-skylake-avx512" or "llvmpipe". */
+  char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
+  /** Device memory in bytes; 0 when the runtime does not say. */
+  uint64_t memory_bytes;
+  /** Entries used in memory_classes[], 1..HURRAY_PLUGIN_MAX_MEMORY_CLASSES. */
+  uint32_t memory_class_count;
+  uint32_t reserved;
+  hurray_plugin_memory_class_info memory_classes[HURRAY_PLUGIN_MAX_MEMORY_CLASSES];
+} hurray_plugin_device_info;
+
+/**
+ * One allocation, as allocate() reports it. The same struct is handed back to
+ * free() and the copy entries unchanged.
+ */
+typedef struct hurray_plugin_allocation {
+  uint32_t struct_size;
+  /**
+   * The alignment actually obtained (PL-ALLOC-3): a power of two, at least
+   * the one requested, measured as alignment_basis says. The library builds
+   * the buffer handle from this value and checks it against host_address and
+   * device_address.
+   */
+  uint32_t alignment;
+  uint64_t byte_size;
+  /**
+   * The buffer's base address as the handoff carries it, per the device's
+   * memory model (BP-DEV-5): a host pointer, a device pointer, or the
+   * runtime's object (cl_mem, VkDeviceMemory) for opaque memory.
+   */
+  void *address;
+  /** A pointer the host may dereference, or NULL when the memory is not host-accessible. */
+  void *host_address;
+  /** The device virtual address, or 0 when the runtime gives none. */
+  uint64_t device_address;
+  /** Plugin-private bookkeeping; the host never reads it. */
+  void *plugin_data;
+  uint32_t device_index;
+  hurray_memory_class memory_class;
+  /** A hurray_plugin_alignment_basis value. */
+  uint8_t alignment_basis;
+  uint8_t reserved[2];
+} hurray_plugin_allocation;
+
+/**
+ * Writes the fields of a plugin-side struct `src` of `src_size` bytes into
+ * the caller's struct `dst`, whose first u32 is the size the caller knows:
+ * only min(dst size, src_size) bytes, and dst's struct_size is kept. This is
+ * how a plugin built for one minor answers a host built for another (PL-NEG-4).
+ */
+static inline void hurray_plugin_copy_out(void *dst, const void *src, size_t src_size) {
+  uint32_t dst_size;
+  memcpy(&dst_size, dst, sizeof dst_size);
+  size_t n = dst_size < src_size ? dst_size : src_size;
+  if (n > sizeof dst_size) {
+    memcpy((unsigned char *)dst + sizeof dst_size, (const unsigned char *)src + sizeof dst_size,
+           n - sizeof dst_size);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points (PL-CALL-1..)                                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * Every fallible entry returns a hurray_status and fills `err` (never NULL
+ * when the library calls) with the offending values and, in `detail`, the
+ * vendor call and error name ("clCreateBuffer: CL_INVALID_BUFFER_SIZE (-61)").
+ * `state` is what init() returned. Every entry except init and shutdown may
+ * be called from any thread, concurrently (PL-CALL-2).
+ */
+
+/** Sets up the plugin; *out_state is passed back to every other entry. A
+ * missing vendor runtime is NOT a failure: init succeeds, count_devices
+ * reports 0 and unavailable_reason says why (PL-AVAIL-1). */
+typedef hurray_status (*hurray_plugin_init_fn)(void **out_state, hurray_error *err);
+/** Releases everything init() set up. Called once, after every buffer and
+ * event of this state was freed. */
+typedef void (*hurray_plugin_shutdown_fn)(void *state);
+/** Number of usable devices; 0 when the runtime is missing. */
+typedef hurray_status (*hurray_plugin_count_devices_fn)(void *state, uint32_t *out_count,
+                                                        hurray_error *err);
+/** Fills *out (its struct_size set by the caller) for device index < count. */
+typedef hurray_status (*hurray_plugin_describe_device_fn)(void *state, uint32_t device_index,
+                                                          hurray_plugin_device_info *out,
+                                                          hurray_error *err);
+/**
+ * Allocates byte_size (> 0) bytes of memory_class on the device with at
+ * least `alignment` (a power of two, >= 64). `flags` is 0 in ABI 1.x. A class
+ * the device does not offer, or an alignment it cannot obtain, is
+ * HURRAY_ERR_UNSUPPORTED — never a silent downgrade (PL-ALLOC-2). Out of
+ * memory is HURRAY_ERR_OUT_OF_MEMORY (value: byte_size). *out's struct_size
+ * is set by the caller.
+ */
+typedef hurray_status (*hurray_plugin_allocate_fn)(void *state, uint32_t device_index,
+                                                   uint64_t byte_size, uint32_t alignment,
+                                                   hurray_memory_class memory_class,
+                                                   uint32_t flags, hurray_plugin_allocation *out,
+                                                   hurray_error *err);
+/** Frees an allocation made by allocate() on this state. Never fails. */
+typedef void (*hurray_plugin_free_fn)(void *state, const hurray_plugin_allocation *allocation);
+/** Copies `bytes` from host memory `src` to dst at dst_offset. Blocking:
+ * the bytes are on the device when it returns (PL-COPY-1). */
+typedef hurray_status (*hurray_plugin_copy_to_device_fn)(void *state,
+                                                         const hurray_plugin_allocation *dst,
+                                                         uint64_t dst_offset, const void *src,
+                                                         uint64_t bytes, hurray_error *err);
+/** Copies `bytes` from src at src_offset to host memory `dst`. Blocking. */
+typedef hurray_status (*hurray_plugin_copy_to_host_fn)(void *state, void *dst,
+                                                       const hurray_plugin_allocation *src,
+                                                       uint64_t src_offset, uint64_t bytes,
+                                                       hurray_error *err);
+/** Optional. Why the plugin has no devices ("libOpenCL.so.1: cannot open
+ * shared object file"); snprintf-style, returns the length, "" (0) when
+ * devices are available. */
+typedef size_t (*hurray_plugin_unavailable_reason_fn)(void *state, char *buf, size_t cap);
+/** Optional (events: all four or none, PL-TABLE-6). Creates an event on a
+ * device. A fresh event, never recorded, counts as complete. */
+typedef hurray_status (*hurray_plugin_create_event_fn)(void *state, uint32_t device_index,
+                                                       void **out_event, hurray_error *err);
+/** Records the event on `stream` (the runtime's queue; NULL: the plugin's
+ * default queue of the event's device): it completes when all work submitted
+ * there before it has completed. Re-recording replaces the previous point. */
+typedef hurray_status (*hurray_plugin_record_event_fn)(void *state, void *event, void *stream,
+                                                       hurray_error *err);
+/** Blocks the calling thread until the event completes, or fails with
+ * HURRAY_ERR_TIMEOUT (value: timeout_ns) after timeout_ns nanoseconds. */
+typedef hurray_status (*hurray_plugin_wait_event_fn)(void *state, void *event,
+                                                     uint64_t timeout_ns, hurray_error *err);
+/** Destroys the event. Never fails; callable from any thread. */
+typedef void (*hurray_plugin_release_event_fn)(void *state, void *event);
+/** Optional. Blocks until all work on `stream` (NULL: the device's default
+ * queue) has completed, or HURRAY_ERR_TIMEOUT. */
+typedef hurray_status (*hurray_plugin_wait_stream_fn)(void *state, uint32_t device_index,
+                                                      void *stream, uint64_t timeout_ns,
+                                                      hurray_error *err);
+/** Optional. Makes later work on `stream` (NULL: default queue) wait for the
+ * event on the device, without blocking the host. */
+typedef hurray_status (*hurray_plugin_stream_wait_event_fn)(void *state, void *stream,
+                                                            void *event, hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The table (PL-TABLE-1..8)                                                */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * What the entry symbol returns. Usually one `static const` object in the
+ * plugin. Fields are only ever appended (PL-VER-2); a plugin sets
+ * struct_size = sizeof(hurray_plugin_table) as it was compiled.
+ */
+typedef struct hurray_plugin_table {
+  /** sizeof(hurray_plugin_table) in the plugin; at least HURRAY_PLUGIN_TABLE_MIN_SIZE. */
+  uint32_t struct_size;
+  /** HURRAY_PLUGIN_ABI_VERSION the plugin was compiled with. */
+  uint32_t abi_version;
+  /** Short name, [a-z0-9_-]{1,31}: "cpu", "opencl", "example-private". */
+  const char *name;
+  /** The plugin's own version, 1..31 printable bytes: "1.0.0". */
+  const char *plugin_version;
+  /** The one device tag the plugin serves: named (0x00..0x08) or private (0xF0..0xFE). */
+  hurray_device_tag device_tag;
+  /** Must be zero. */
+  uint8_t reserved[7];
+  /* Required (non-NULL). */
+  hurray_plugin_init_fn init;
+  hurray_plugin_shutdown_fn shutdown;
+  hurray_plugin_count_devices_fn count_devices;
+  hurray_plugin_describe_device_fn describe_device;
+  hurray_plugin_allocate_fn allocate;
+  hurray_plugin_free_fn free;
+  hurray_plugin_copy_to_device_fn copy_to_device;
+  hurray_plugin_copy_to_host_fn copy_to_host;
+  /* Optional (NULL: not supported). */
+  hurray_plugin_unavailable_reason_fn unavailable_reason;
+  hurray_plugin_create_event_fn create_event;
+  hurray_plugin_record_event_fn record_event;
+  hurray_plugin_wait_event_fn wait_event;
+  hurray_plugin_release_event_fn release_event;
+  hurray_plugin_wait_stream_fn wait_stream;
+  hurray_plugin_stream_wait_event_fn stream_wait_event;
+  /* ABI 1.1 and later append here. */
+} hurray_plugin_table;
+
+/** The smallest struct_size accepted: the header and every required entry (PL-NEG-3). */
+#define HURRAY_PLUGIN_TABLE_MIN_SIZE \
+  ((uint32_t)(offsetof(hurray_plugin_table, copy_to_host) + sizeof(hurray_plugin_copy_to_host_fn)))
+
+/** The name of the one symbol a plugin exports (PL-ENTRY-1). */
+#define HURRAY_PLUGIN_ENTRY_SYMBOL "hurray_plugin_entry"
+
+/**
+ * The entry symbol's type. Called by the host with the ABI version it speaks;
+ * returns the plugin's table (normally whatever that version, so the host
+ * can report a mismatch precisely), or NULL to decline that host.
+ */
+typedef const hurray_plugin_table *(*hurray_plugin_entry_fn)(uint32_t host_abi_version);
+
+/** Marks the entry symbol for export from a plugin built with hidden visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HURRAY_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define HURRAY_PLUGIN_EXPORT
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Table validation: pure, bytes in (for the loader and for fuzzing)        */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Validates a plugin table given as raw bytes, as a host speaking
+ * `host_abi_version` would, and writes the normalised table to *out: the
+ * first min(struct_size, sizeof(hurray_plugin_table)) bytes of `bytes`, the
+ * rest zero (fields the plugin does not have read as NULL). Pure: reads only
+ * bytes[0..len), never dereferences a pointer it finds there (the name and
+ * version strings are checked by hurray_plugin_table_check_strings()),
+ * allocates nothing, keeps no state. Any byte content is safe to pass.
+ *
+ * Checks, first failure wins (PL-NEG-1..5, PL-TABLE-1..8):
+ *   1. len >= 8 (struct_size and abi_version present): TRUNCATED (value: len,
+ *      expected: 8).
+ *   2. ABI major == host major: PLUGIN_ABI_MISMATCH (value: the table's
+ *      abi_version, expected: host_abi_version).
+ *   3. struct_size >= HURRAY_PLUGIN_TABLE_MIN_SIZE: PLUGIN_INVALID (value:
+ *      struct_size, expected: the minimum).
+ *   4. len >= min(struct_size, sizeof(hurray_plugin_table)): TRUNCATED
+ *      (value: len, expected: bytes needed).
+ *   5. device_tag named or private: PLUGIN_INVALID (value: the tag; index 4).
+ *   6. reserved bytes zero: PLUGIN_INVALID (value: the byte; index: offset).
+ *   7. name and plugin_version non-NULL: PLUGIN_INVALID (index: the field's
+ *      byte offset in the table).
+ *   8. every required entry non-NULL: PLUGIN_INVALID (index: the field's byte
+ *      offset; detail names the entry).
+ *   9. create/record/wait/release_event all set or all NULL: PLUGIN_INVALID
+ *      (index: the offset of the first NULL one).
+ *  10. stream_wait_event set only with the event entries: PLUGIN_INVALID.
+ * On failure *out is left untouched; `detail` names the field.
+ */
+HURRAY_API hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
+                                                      uint32_t host_abi_version,
+                                                      hurray_plugin_table *out,
+                                                      hurray_error *err);
+
+/**
+ * Checks the strings a validated table points to: name matches
+ * [a-z0-9_-]{1,31}, plugin_version is 1..31 printable ASCII bytes
+ * (PL-TABLE-4). Reads at most 32 bytes of each. PLUGIN_INVALID otherwise
+ * (index: the field's offset).
+ */
+HURRAY_API hurray_status hurray_plugin_table_check_strings(const hurray_plugin_table *table,
+                                                           hurray_error *err);
+
+/**
+ * Checks a device description against the plugin's tag (PL-DEV-1..3):
+ * 1..8 classes, each valid with the tag (BP-PAIR-1), none twice, each
+ * max_alignment a power of two >= 64, reserved bytes zero, ipc_capabilities
+ * only known bits, name NUL-terminated. PLUGIN_INVALID (value: the
+ * offending value; index: the class entry) otherwise. Pure.
+ */
+HURRAY_API hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info *info,
+                                                            hurray_device_tag device_tag,
+                                                            hurray_error *err);
+
+/* ======================================================================== */
+/* Part 2: the host API (loader, registry, buffers, events)                 */
+/* ======================================================================== */
+
+/** A set of loaded plugins; at most one serves each device tag. */
+typedef struct hurray_plugin_registry hurray_plugin_registry;
+/** One loaded and initialised plugin, owned by its registry. */
+typedef struct hurray_plugin hurray_plugin;
+/** One allocation made through a plugin. */
+typedef struct hurray_plugin_buffer hurray_plugin_buffer;
+/** One event made through a plugin. */
+typedef struct hurray_plugin_event hurray_plugin_event;
+
+/** Environment variable: colon-separated absolute directories searched first. */
+#define HURRAY_PLUGIN_PATH_ENV "HURRAY_PLUGIN_PATH"
+/** Plugin files are named HURRAY_PLUGIN_FILE_PREFIX <name> HURRAY_PLUGIN_FILE_SUFFIX. */
+#define HURRAY_PLUGIN_FILE_PREFIX "hurray-plugin-"
+#define HURRAY_PLUGIN_FILE_SUFFIX ".so"
+
+/** hurray_plugin_load() flags. */
+/** The caller chooses this plugin for its tag even if another one serves it
+ * already; the earlier one stays loaded but no longer serves the tag (PL-REG-2). */
+#define HURRAY_PLUGIN_LOAD_REPLACE_TAG 0x1u
+
+/** Creates an empty registry. OUT_OF_MEMORY on failure. */
+HURRAY_API hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out,
+                                                       hurray_error *err);
+
+/** Unloads every plugin (freeing their buffers and events, PL-LOAD-7) and
+ * frees the registry. NULL is accepted. */
+HURRAY_API void hurray_plugin_registry_destroy(hurray_plugin_registry *registry);
+
+/**
+ * Loads the plugin at `path` (absolute) into the registry and initialises it
+ * (PL-LOAD-1..6). Refusals, each naming the file and reason in err->detail:
+ * PLUGIN_UNSAFE_PATH (relative path; file or a directory above it writable by
+ * someone other than its owner; owner neither root nor the caller; not a
+ * regular file), PLUGIN_LOAD_FAILED (dlopen error, missing entry symbol, the
+ * entry symbol defined by another library, the entry returned NULL),
+ * PLUGIN_ABI_MISMATCH, PLUGIN_INVALID (the table, its strings or a device
+ * description), PLUGIN_DUPLICATE_TAG (value: the tag; the plugin serving it
+ * is named) unless flags has HURRAY_PLUGIN_LOAD_REPLACE_TAG, or the
+ * plugin's init error. Nothing stays loaded after a refusal.
+ */
+HURRAY_API hurray_status hurray_plugin_load(hurray_plugin_registry *registry, const char *path,
+                                            uint32_t flags, hurray_plugin **out,
+                                            hurray_error *err);
+
+/**
+ * Finds "hurray-plugin-<name>.so" in the search path (hurray_plugin_search_path())
+ * and loads the first one found. PLUGIN_LOAD_FAILED when none exists (detail:
+ * the directories tried); a relative directory in HURRAY_PLUGIN_PATH is
+ * skipped and reported as PLUGIN_UNSAFE_PATH if nothing else is found.
+ */
+HURRAY_API hurray_status hurray_plugin_load_by_name(hurray_plugin_registry *registry,
+                                                    const char *name, uint32_t flags,
+                                                    hurray_plugin **out, hurray_error *err);
+
+/**
+ * Called by hurray_plugin_discover() once per candidate: its path (a
+ * directory, for a refused search-path entry), the outcome, the error when
+ * refused (NULL on success) and the plugin when loaded (NULL otherwise).
+ */
+typedef void (*hurray_plugin_discover_fn)(void *ctx, const char *path, hurray_status status,
+                                          const hurray_error *err, hurray_plugin *plugin);
+
+/**
+ * Loads every hurray-plugin-*.so in the search path, in path order then name
+ * order; a plugin whose tag is already served by an earlier one is refused as
+ * PLUGIN_DUPLICATE_TAG (so a HURRAY_PLUGIN_PATH entry overrides the
+ * installed plugin). Reports each candidate to `report` (may be NULL).
+ * Returns how many were loaded.
+ */
+HURRAY_API size_t hurray_plugin_discover(hurray_plugin_registry *registry,
+                                         hurray_plugin_discover_fn report, void *ctx);
+
+/**
+ * The directories searched, in order, colon-separated: HURRAY_PLUGIN_PATH's
+ * entries, then the installed plugin directory. snprintf-style.
+ */
+HURRAY_API size_t hurray_plugin_search_path(char *buf, size_t cap);
+
+/** The installed plugin directory compiled into the library. */
+HURRAY_API const char *hurray_plugin_install_dir(void);
+
+/** Shuts the plugin down and unloads it, freeing its remaining buffers and
+ * events first (PL-LOAD-7). Pointers to them become invalid. */
+HURRAY_API void hurray_plugin_unload(hurray_plugin *plugin);
+
+/** Plugins loaded, and the one at `index` (NULL past the end), in load order. */
+HURRAY_API size_t hurray_plugin_registry_count(const hurray_plugin_registry *registry);
+HURRAY_API hurray_plugin *hurray_plugin_registry_at(const hurray_plugin_registry *registry,
+                                                    size_t index);
+/** The plugin serving `device_tag`, or NULL. */
+HURRAY_API hurray_plugin *hurray_plugin_registry_find(const hurray_plugin_registry *registry,
+                                                      hurray_device_tag device_tag);
+
+/* Plugin facts (valid until unload). */
+HURRAY_API const char *hurray_plugin_name(const hurray_plugin *plugin);
+HURRAY_API const char *hurray_plugin_version(const hurray_plugin *plugin);
+/** The real path the plugin was loaded from. */
+HURRAY_API const char *hurray_plugin_path(const hurray_plugin *plugin);
+/** The ABI version the plugin's table declares. */
+HURRAY_API uint32_t hurray_plugin_abi_version(const hurray_plugin *plugin);
+HURRAY_API hurray_device_tag hurray_plugin_device_tag(const hurray_plugin *plugin);
+/** True when this plugin is the one hurray_plugin_registry_find() returns for its tag. */
+HURRAY_API bool hurray_plugin_serves_tag(const hurray_plugin *plugin);
+/** Number of devices (0 when its runtime is missing). */
+HURRAY_API uint32_t hurray_plugin_device_count(const hurray_plugin *plugin);
+/** Why the plugin has no devices ("" when it has some); snprintf-style. */
+HURRAY_API size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf,
+                                                   size_t cap);
+/** The validated description of device `device_index` (INVALID_ARGUMENT past the end). */
+HURRAY_API hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin,
+                                                       uint32_t device_index,
+                                                       hurray_plugin_device_info *out,
+                                                       hurray_error *err);
+/** Whether the plugin implements events (create/record/wait/release). */
+HURRAY_API bool hurray_plugin_supports_events(const hurray_plugin *plugin);
+
+/* Buffers ----------------------------------------------------------------- */
+
+/**
+ * Allocates through the plugin (PL-ALLOC-1..5). Checked first: device index
+ * (INVALID_ARGUMENT, value: index, expected: count), byte_size > 0
+ * (INVALID_ARGUMENT), alignment a power of two >= 64 (the BP-ALIGN errors),
+ * the class offered by the device (UNSUPPORTED, value: class, expected: tag)
+ * and alignment <= its max_alignment (UNSUPPORTED, value: alignment,
+ * expected: max). Then the plugin's answer is checked: alignment >=
+ * requested and consistent with the addresses it reports (PLUGIN_INVALID
+ * otherwise, and the memory is freed). The buffer's handle declares the
+ * alignment obtained, sync_mode producer_synced.
+ */
+HURRAY_API hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_index,
+                                                uint64_t byte_size, uint32_t alignment,
+                                                hurray_memory_class memory_class,
+                                                hurray_plugin_buffer **out, hurray_error *err);
+/** Frees the buffer through its plugin. NULL is accepted. */
+HURRAY_API void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer);
+/** The buffer's handle: size, the alignment obtained, tag, class. */
+HURRAY_API const hurray_buffer_handle *hurray_plugin_buffer_handle(
+    const hurray_plugin_buffer *buffer);
+/** The allocation as the plugin reported it (address, host_address, ...). */
+HURRAY_API const hurray_plugin_allocation *hurray_plugin_buffer_allocation(
+    const hurray_plugin_buffer *buffer);
+HURRAY_API hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer *buffer);
+/** Copies host memory into the buffer (blocking). INVALID_ARGUMENT when
+ * [offset, offset + bytes) is outside the buffer (value: offset + bytes,
+ * expected: byte_size). */
+HURRAY_API hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t offset,
+                                                   const void *src, uint64_t bytes,
+                                                   hurray_error *err);
+/** Copies from the buffer into host memory (blocking); range as _write. */
+HURRAY_API hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer,
+                                                  uint64_t offset, void *dst, uint64_t bytes,
+                                                  hurray_error *err);
+/** A buffer release callback for the handoff: `buffer` is a
+ * hurray_plugin_buffer *, ctx unused. Frees it. */
+HURRAY_API void hurray_plugin_buffer_release_callback(void *buffer, void *ctx);
+
+/* Events ------------------------------------------------------------------ */
+
+/** Creates an event on a device; UNSUPPORTED when the plugin has no events. */
+HURRAY_API hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_index,
+                                                    hurray_plugin_event **out,
+                                                    hurray_error *err);
+/** Records it on `stream` (NULL: the plugin's default queue of the device). */
+HURRAY_API hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *stream,
+                                                    hurray_error *err);
+/** Blocks until the event completes, or TIMEOUT (value: timeout_ns). */
+HURRAY_API hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t timeout_ns,
+                                                  hurray_error *err);
+/** Makes later work on `stream` wait for the event on the device;
+ * UNSUPPORTED when the plugin lacks stream_wait_event. */
+HURRAY_API hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream,
+                                                         hurray_error *err);
+/** Releases the event. NULL is accepted; callable from any thread. */
+HURRAY_API void hurray_plugin_event_release(hurray_plugin_event *event);
+/** An event release callback for the handoff: `event` is a hurray_plugin_event *, ctx unused. */
+HURRAY_API void hurray_plugin_event_release_callback(void *event, void *ctx);
+/** The plugin the event belongs to. */
+HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event);
+
+/** Blocks until the stream's work completes; UNSUPPORTED without wait_stream. */
+HURRAY_API hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_index,
+                                                   void *stream, uint64_t timeout_ns,
+                                                   hurray_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HURRAY_PLUGIN_H */
