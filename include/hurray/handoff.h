@@ -1,0 +1,463 @@
+/*
+ * libhurray — the C ABI handoff: how a buffer changes hands.
+ *
+ * A buffer handle (hurray/buffer.h) only declares a buffer. The bytes change
+ * hands here: a producer offers (handle, data pointer, buffer-release
+ * function, and the payload of the handle's sync mode); a consumer accepts
+ * and receives the handle and pointer only after the payload has been
+ * cross-checked against the declared sync mode, the handle validated and the
+ * transport rule applied. From then on an explicit state machine enforces
+ * the consumer's duties: wait on the producer's event before touching an
+ * event buffer, release that event exactly once, touch a consumer_stream
+ * buffer only on the declared stream until an inter-stream wait is recorded,
+ * release the buffer exactly once and touch nothing afterwards.
+ *
+ * The rules are defined in specs/handoff.md (requirement IDs HO-...), which
+ * also holds the state table; comments here cite those IDs. The user guide
+ * is docs/handoff-guide.md.
+ *
+ * What a consumer checks first (HO-ABI-2): hurray_c_abi_version() of the
+ * library actually loaded must be >= the HURRAY_C_ABI_VERSION the consumer
+ * was compiled against. A larger value is compatible (versions only add);
+ * a smaller one means a function or a contract the consumer relies on may be
+ * missing, and the consumer must not call the handoff functions.
+ *
+ * Threads (HO-THR-1..3): hurray_handoff_init and the offer functions build
+ * the object and must not race with any other call on it. Every other
+ * handoff function may be called from any thread, concurrently: each one is
+ * one atomic transition, so two threads releasing the same buffer produce
+ * exactly one release callback and one HURRAY_ERR_ALREADY_RELEASED.
+ * Buffer lists are not thread-safe; their release callbacks run on the
+ * thread that destroys the list.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_HANDOFF_H
+#define HURRAY_HANDOFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hurray/buffer.h"
+#include "hurray/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* C ABI version (HO-ABI-1, HO-ABI-2)                                       */
+/* ------------------------------------------------------------------------ */
+
+/** The C ABI version this header describes. Only ever increases. */
+#define HURRAY_C_ABI_VERSION 1u
+
+/**
+ * The C ABI version of the library actually loaded. A consumer calls this
+ * before any other handoff function and proceeds only when the result is at
+ * least the HURRAY_C_ABI_VERSION it was compiled with (HO-ABI-2).
+ */
+HURRAY_API uint32_t hurray_c_abi_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Callbacks and per-mode payloads (HO-PAY-1..4)                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Releases a buffer. Called exactly once per accepted buffer, by whichever
+ * thread releases it, so it must be callable from any thread (BP-OWN-2).
+ * `buffer` is the data pointer that was offered; `ctx` the producer's context.
+ */
+typedef void (*hurray_buffer_release_fn)(void *buffer, void *ctx);
+
+/**
+ * Releases the producer's event (sync_mode event). Called exactly once per
+ * accepted event buffer, separately from the buffer release (BP-SYNC-3).
+ */
+typedef void (*hurray_event_release_fn)(void *event, void *ctx);
+
+/**
+ * The out-of-band synchronisation payload that must match the handle's
+ * sync_mode (HO-PAY-1..4). NULL means "absent". Build it with one of the
+ * three helpers below rather than by hand.
+ *   producer_synced: everything absent.
+ *   event:           event, event_release present; event_device_tag equal to
+ *                    the buffer's device_tag; no stream.
+ *   consumer_stream: stream present (the stream the consumer supplied);
+ *                    stream_device_tag equal to the buffer's; no event, no
+ *                    event_release.
+ */
+typedef struct hurray_sync_payload {
+  void *event;
+  hurray_device_tag event_device_tag;
+  hurray_event_release_fn event_release;
+  void *event_release_ctx;
+  void *stream;
+  hurray_device_tag stream_device_tag;
+} hurray_sync_payload;
+
+/** The payload of a producer_synced buffer: nothing. */
+static inline hurray_sync_payload hurray_sync_payload_none(void) {
+  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL,
+                                 NULL, HURRAY_DEVICE_INVALID};
+  return payload;
+}
+
+/** The payload of an event buffer: the event, its driver's device tag, and its release. */
+static inline hurray_sync_payload hurray_sync_payload_event(void *event,
+                                                            hurray_device_tag event_device_tag,
+                                                            hurray_event_release_fn release,
+                                                            void *release_ctx) {
+  hurray_sync_payload payload = {event, event_device_tag, release, release_ctx,
+                                 NULL,  HURRAY_DEVICE_INVALID};
+  return payload;
+}
+
+/** The payload of a consumer_stream buffer: the consumer's stream and its device tag. */
+static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
+                                                             hurray_device_tag stream_device_tag) {
+  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL, stream,
+                                 stream_device_tag};
+  return payload;
+}
+
+/**
+ * Why a payload does not match its declared sync_mode. Carried in
+ * hurray_error.expected with HURRAY_ERR_SYNC_MODE_MISMATCH (value: the
+ * declared sync_mode; index: for the two *_DEVICE_TAG reasons, the payload's
+ * device tag, else 0). See HO-PAY-2..4.
+ */
+typedef enum hurray_sync_mismatch {
+  /** An event (or event release) on a buffer that is not sync_mode event. */
+  HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT = 1,
+  /** A stream on a buffer that is not sync_mode consumer_stream. */
+  HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM = 2,
+  /** sync_mode event without an event handle. */
+  HURRAY_SYNC_MISMATCH_MISSING_EVENT = 3,
+  /** sync_mode event without an event-release function. */
+  HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE = 4,
+  /** sync_mode consumer_stream without a stream. */
+  HURRAY_SYNC_MISMATCH_MISSING_STREAM = 5,
+  /** The event's device tag differs from the buffer's. */
+  HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG = 6,
+  /** The stream's device tag differs from the buffer's. */
+  HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG = 7
+} hurray_sync_mismatch;
+
+/** "unexpected event", "missing stream", …; "unknown" for other values. */
+HURRAY_API const char *hurray_sync_mismatch_name(uint32_t reason);
+
+/**
+ * What a producer hands over besides the handle: the data pointer (may be
+ * NULL only for an empty buffer, BP-ALIGN-3), the buffer-release function
+ * (required) with its context, and the sync payload.
+ */
+typedef struct hurray_buffer_offer {
+  void *data;
+  hurray_buffer_release_fn release;
+  void *release_ctx;
+  hurray_sync_payload sync;
+} hurray_buffer_offer;
+
+/**
+ * The cross-check accept performs (HO-CHECK-1..5), available to producers
+ * that want to know before offering. In order: the handle (BP-ORDER-1,
+ * steps 2-8; INVALID_SYNC_MODE for a sync byte that is not defined or a CPU
+ * buffer that is not producer_synced), the data pointer (HO-CHECK-3), the
+ * payload against the sync mode (SYNC_MODE_MISMATCH, see
+ * hurray_sync_mismatch), then the transport rule
+ * (hurray_transport_check_sync_mode; ipc_capabilities is used for IPC only).
+ * Calls no callback.
+ */
+HURRAY_API hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
+                                             const hurray_buffer_offer *offer,
+                                             hurray_transport transport,
+                                             uint32_t ipc_capabilities, hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The state machine (HO-SM-1..6; the table is in specs/handoff.md)         */
+/* ------------------------------------------------------------------------ */
+
+/** Lifecycle states of one handoff. Values are stable. */
+typedef enum hurray_handoff_state {
+  /** Initialised, nothing offered yet. */
+  HURRAY_HANDOFF_EMPTY = 0,
+  /** Offered; the producer still owns the buffer. */
+  HURRAY_HANDOFF_OFFERED = 1,
+  /** The producer took its offer back; it owns the buffer; no callback was called. */
+  HURRAY_HANDOFF_WITHDRAWN = 2,
+  /** Accepted producer_synced buffer: readable on any stream. */
+  HURRAY_HANDOFF_READABLE = 3,
+  /** Accepted event buffer: not readable until a wait on the event is recorded. */
+  HURRAY_HANDOFF_EVENT_PENDING = 4,
+  /** Event wait recorded: readable; the event is still held. */
+  HURRAY_HANDOFF_EVENT_WAITED = 5,
+  /** Event waited on and released: readable; only the buffer remains to release. */
+  HURRAY_HANDOFF_EVENT_RELEASED = 6,
+  /** Event released without a wait: the buffer may only be released, never read. */
+  HURRAY_HANDOFF_EVENT_DROPPED = 7,
+  /** Accepted consumer_stream buffer: readable on the declared stream only. */
+  HURRAY_HANDOFF_STREAM_BOUND = 8,
+  /** Inter-stream wait recorded: readable on any stream. */
+  HURRAY_HANDOFF_STREAM_WAITED = 9,
+  /** Buffer released: nothing is readable, only destroy is allowed. */
+  HURRAY_HANDOFF_RELEASED = 10,
+  /** Destroyed (poisoned): every operation reports USE_AFTER_DESTROY. */
+  HURRAY_HANDOFF_DESTROYED = 11
+} hurray_handoff_state;
+
+/** Number of states: valid states are 0 .. HURRAY_HANDOFF_STATE_COUNT - 1. */
+#define HURRAY_HANDOFF_STATE_COUNT 12
+
+/** Operations on a handoff, each one a row of the table. Values are stable. */
+typedef enum hurray_handoff_op {
+  HURRAY_HANDOFF_OP_OFFER = 0,
+  HURRAY_HANDOFF_OP_WITHDRAW = 1,
+  HURRAY_HANDOFF_OP_ACCEPT_PRODUCER_SYNCED = 2,
+  HURRAY_HANDOFF_OP_ACCEPT_EVENT = 3,
+  HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM = 4,
+  HURRAY_HANDOFF_OP_RECORD_EVENT_WAIT = 5,
+  HURRAY_HANDOFF_OP_RELEASE_EVENT = 6,
+  HURRAY_HANDOFF_OP_RECORD_STREAM_WAIT = 7,
+  /** Access on the declared stream (consumer_stream) or on any stream (other modes). */
+  HURRAY_HANDOFF_OP_ACCESS = 8,
+  /** Access on a stream other than the declared one. */
+  HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM = 9,
+  HURRAY_HANDOFF_OP_RELEASE = 10,
+  HURRAY_HANDOFF_OP_DESTROY = 11
+} hurray_handoff_op;
+
+/** Number of operations: valid ops are 0 .. HURRAY_HANDOFF_OP_COUNT - 1. */
+#define HURRAY_HANDOFF_OP_COUNT 12
+
+/** The callback a transition fires, if any. */
+typedef enum hurray_handoff_effect {
+  HURRAY_HANDOFF_EFFECT_NONE = 0,
+  HURRAY_HANDOFF_EFFECT_RELEASE_EVENT = 1,
+  HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER = 2
+} hurray_handoff_effect;
+
+/** The outcome of one transition. */
+typedef struct hurray_handoff_step {
+  /** OK, ILLEGAL_TRANSITION, ALREADY_RELEASED, USE_AFTER_DESTROY or INVALID_ARGUMENT. */
+  hurray_status status;
+  /** The state after the step; equal to the state before when status != OK (HO-SM-3). */
+  hurray_handoff_state next;
+  /** The callback to fire; NONE whenever status != OK. */
+  hurray_handoff_effect effect;
+} hurray_handoff_step;
+
+/**
+ * The transition function: pure, total over every (state, op) integer pair
+ * (INVALID_ARGUMENT for values outside the enums), deterministic, equal to
+ * the table of specs/handoff.md, and proven (Frama-C WP) to fire each
+ * release callback on at most one transition of any path (HO-SM-1..6).
+ * The handoff functions below are this function plus atomics and callbacks.
+ */
+HURRAY_API hurray_handoff_step hurray_handoff_transition(hurray_handoff_state state,
+                                                         hurray_handoff_op op);
+
+/** "offered", "event_pending", …; "invalid" outside the enum. */
+HURRAY_API const char *hurray_handoff_state_name(uint32_t state);
+/** "offer", "release_event", …; "invalid" outside the enum. */
+HURRAY_API const char *hurray_handoff_op_name(uint32_t op);
+
+/* ------------------------------------------------------------------------ */
+/* The handoff object                                                       */
+/* ------------------------------------------------------------------------ */
+
+/** Bytes of caller-provided storage one handoff occupies. */
+#define HURRAY_HANDOFF_STORAGE_SIZE 128u
+
+/**
+ * One buffer changing hands, in storage the caller provides (on the stack,
+ * embedded in a struct, anywhere that outlives its use). Opaque: touch it
+ * only through the functions below. Not copyable: a copy is a different
+ * object whose state diverges.
+ *
+ * Misuse detection (HO-MIS-1..3): after hurray_handoff_destroy the object is
+ * poisoned and every call on it returns HURRAY_ERR_USE_AFTER_DESTROY and does
+ * nothing; storage that was never initialised is reported as
+ * HURRAY_ERR_INVALID_ARGUMENT. Limits: this works while the storage itself
+ * is alive and untouched by anything else; storage that was freed, reused or
+ * overwritten is beyond what a library can detect.
+ */
+typedef struct hurray_handoff {
+  uint64_t opaque[HURRAY_HANDOFF_STORAGE_SIZE / sizeof(uint64_t)];
+} hurray_handoff;
+
+/** What accept hands out, written only on success. */
+typedef struct hurray_accepted_buffer {
+  hurray_buffer_handle handle;
+  /** The offered data pointer (NULL possible only for an empty buffer). */
+  void *data;
+  /** sync_mode event: the event to wait on; NULL otherwise. */
+  void *event;
+  /** sync_mode consumer_stream: the declared stream; NULL otherwise. */
+  void *stream;
+} hurray_accepted_buffer;
+
+/**
+ * Initialises `handoff` in state EMPTY. Also re-initialises a destroyed
+ * object for a new lifetime. Must not race with any other call on it.
+ * Does nothing when handoff is NULL.
+ */
+HURRAY_API void hurray_handoff_init(hurray_handoff *handoff);
+
+/**
+ * Producer: offers a buffer (state EMPTY -> OFFERED). The handle and offer
+ * are copied; nothing is judged yet: accept does the cross-check (HO-CHECK-1).
+ * NULL_ARGUMENT (index: 0 handoff, 1 handle, 2 offer, 3 offer->release) when
+ * something required is missing. Until the consumer has accepted, the
+ * producer owns the buffer (HO-OWN-1). Must not race with other calls.
+ */
+HURRAY_API hurray_status hurray_handoff_offer(hurray_handoff *handoff,
+                                              const hurray_buffer_handle *handle,
+                                              const hurray_buffer_offer *offer, hurray_error *err);
+
+/**
+ * As hurray_handoff_offer with the handle in its 16-byte wire form; the
+ * bytes are kept as given and decoded (BP-ORDER-1) by accept, so a reserved
+ * byte or an undefined sync byte is reported to the consumer.
+ */
+HURRAY_API hurray_status hurray_handoff_offer_encoded(
+    hurray_handoff *handoff, const uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE],
+    const hurray_buffer_offer *offer, hurray_error *err);
+
+/**
+ * Producer: takes back an offer that was not accepted (OFFERED -> WITHDRAWN),
+ * typically after the consumer rejected it. No callback is called: the
+ * producer owns the buffer and the event and frees them itself (HO-OWN-2).
+ */
+HURRAY_API hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray_error *err);
+
+/**
+ * Consumer: accepts the offer. Runs hurray_handoff_check (HO-CHECK-1..5) on
+ * what was offered; on success moves OFFERED -> READABLE, EVENT_PENDING or
+ * STREAM_BOUND by sync mode, fills *out, and from then on the consumer owns
+ * the buffer (HO-OWN-1). On any failure nothing is handed out (*out
+ * untouched), no callback is called, the state stays OFFERED and the
+ * producer keeps ownership (HO-OWN-2). ILLEGAL_TRANSITION (value: op,
+ * expected: state) when the offer was already accepted or withdrawn.
+ */
+HURRAY_API hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
+                                               uint32_t ipc_capabilities,
+                                               hurray_accepted_buffer *out, hurray_error *err);
+
+/**
+ * Consumer, event buffers: records that a device-stream wait on the event was
+ * issued (EVENT_PENDING -> EVENT_WAITED; again in EVENT_WAITED for every
+ * further stream). The wait itself is the consumer's (or its plugin's) to
+ * issue: the library cannot see device streams (HO-SYNC-2).
+ */
+HURRAY_API hurray_status hurray_handoff_record_event_wait(hurray_handoff *handoff,
+                                                          hurray_error *err);
+
+/**
+ * Consumer, event buffers: releases the event exactly once, calling the
+ * producer's event-release function on this thread (EVENT_WAITED ->
+ * EVENT_RELEASED, or EVENT_PENDING -> EVENT_DROPPED for a consumer that gives
+ * the buffer up unread). ALREADY_RELEASED the second time (HO-SYNC-3).
+ */
+HURRAY_API hurray_status hurray_handoff_release_event(hurray_handoff *handoff, hurray_error *err);
+
+/**
+ * Consumer, consumer_stream buffers: records that an inter-stream wait was
+ * issued, after which the buffer is readable on any stream
+ * (STREAM_BOUND -> STREAM_WAITED) (HO-SYNC-4).
+ */
+HURRAY_API hurray_status hurray_handoff_record_stream_wait(hurray_handoff *handoff,
+                                                           hurray_error *err);
+
+/**
+ * Consumer: asks to touch the buffer's bytes on `stream` (NULL: the host or
+ * "no particular stream"). For a consumer_stream buffer any stream other than
+ * the declared one is ACCESS_OTHER_STREAM. On success *out_data (may be NULL)
+ * receives the data pointer; otherwise the error says why the buffer is not
+ * readable (not waited, other stream, released) and nothing changes.
+ */
+HURRAY_API hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *stream,
+                                               void **out_data, hurray_error *err);
+
+/**
+ * Consumer: releases the buffer exactly once, calling the producer's
+ * buffer-release function on this thread. An event buffer's event must be
+ * released first (ILLEGAL_TRANSITION otherwise). ALREADY_RELEASED the second
+ * time, from whichever thread comes second (HO-OWN-3, HO-THR-2).
+ */
+HURRAY_API hurray_status hurray_handoff_release(hurray_handoff *handoff, hurray_error *err);
+
+/**
+ * Ends the object's lifetime and poisons it (EMPTY, WITHDRAWN or RELEASED ->
+ * DESTROYED). ILLEGAL_TRANSITION while a buffer or event is still owed a
+ * release or an offer is pending: destroying then would lose it.
+ */
+HURRAY_API hurray_status hurray_handoff_destroy(hurray_handoff *handoff, hurray_error *err);
+
+/**
+ * The current state (a snapshot: another thread may change it right after).
+ * For NULL or never-initialised storage, HURRAY_HANDOFF_STATE_COUNT.
+ */
+HURRAY_API uint32_t hurray_handoff_state_of(const hurray_handoff *handoff);
+
+/* ------------------------------------------------------------------------ */
+/* Buffer lists (HO-LIST-1..6)                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * An ordered, owning list of buffers for one tensor (data plus quantization
+ * parameters): every entry is a (handle, data, release, ctx) the list will
+ * release exactly once, at destroy. Colocated (BP-COLOC-1). Heap-allocated;
+ * not thread-safe.
+ */
+typedef struct hurray_buffer_list hurray_buffer_list;
+
+/** Creates an empty list. OUT_OF_MEMORY (value: bytes) when allocation fails. */
+HURRAY_API hurray_status hurray_buffer_list_create(hurray_buffer_list **out, hurray_error *err);
+
+/**
+ * Appends a buffer; the list owns it from success on. Rejected, with the
+ * caller keeping ownership and no callback called (HO-LIST-2): an invalid
+ * handle (as hurray_buffer_handle_validate, index: the position it would
+ * take), a handle not colocated with the first (DEVICE_TAG_MISMATCH,
+ * MEMORY_CLASS_MISMATCH, BP-COLOC-2), a NULL release (NULL_ARGUMENT index 3),
+ * NULL data for a non-empty buffer (NULL_ARGUMENT index 2), a full list
+ * (CAPACITY, at HURRAY_BUFFER_TABLE_MAX_HANDLES) or OUT_OF_MEMORY.
+ */
+HURRAY_API hurray_status hurray_buffer_list_push(hurray_buffer_list *list,
+                                                 const hurray_buffer_handle *handle, void *data,
+                                                 hurray_buffer_release_fn release,
+                                                 void *release_ctx, hurray_error *err);
+
+/** Number of buffers held; 0 for NULL or a destroyed list. */
+HURRAY_API size_t hurray_buffer_list_count(const hurray_buffer_list *list);
+
+/**
+ * Borrows entry `index`: its handle and data pointer, valid until the list is
+ * destroyed; ownership stays with the list. CAPACITY (value: index,
+ * expected: count) past the end.
+ */
+HURRAY_API hurray_status hurray_buffer_list_borrow(const hurray_buffer_list *list, size_t index,
+                                                   hurray_buffer_handle *out_handle,
+                                                   void **out_data, hurray_error *err);
+
+/**
+ * Releases every owned buffer exactly once, in order, and frees the list;
+ * writes NULL to *list first. Each slot is cleared before its callback runs,
+ * so a callback that re-enters (destroys the list again, borrows, pushes)
+ * gets a no-op or USE_AFTER_DESTROY, never a second release (HO-LIST-4).
+ * NULL or *list == NULL: no-op.
+ *
+ * Misuse detection: the list is poisoned while it is being destroyed and
+ * before it is freed, so calls through a stale pointer report
+ * USE_AFTER_DESTROY during the callbacks; after the memory is freed, a stale
+ * pointer is beyond detection — that is why destroy clears yours.
+ */
+HURRAY_API void hurray_buffer_list_destroy(hurray_buffer_list **list);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HURRAY_HANDOFF_H */
