@@ -116,6 +116,9 @@ typedef struct inspect_handle_view {
   hurray_error error;
 } inspect_handle_view;
 
+/** How many of the extra bytes inspect_result keeps for the report. */
+#define INSPECT_EXTRA_BYTES_KEPT 8
+
 /** Everything the reports print; filled by inspect_analyze(). */
 typedef struct inspect_result {
   inspect_input_kind kind;
@@ -131,6 +134,14 @@ typedef struct inspect_result {
    *  (at most count), or 1 for a handle input of 16 or more bytes. */
   size_t handle_count;
   inspect_handle_view handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  /** Bytes after the complete handles: an incomplete handle (the input ends
+   *  inside it) or, when every declared handle is complete, bytes after the
+   *  table or handle. extra_len counts them all; extra_bytes holds the first
+   *  INSPECT_EXTRA_BYTES_KEPT of them. */
+  size_t extra_offset;
+  size_t extra_len;
+  bool extra_is_trailing;
+  uint8_t extra_bytes[INSPECT_EXTRA_BYTES_KEPT];
   /** libhurray's verdict on the whole input (CLI-INPUT-1, CLI-INPUT-2). */
   hurray_status status;
   /** The error when status != HURRAY_OK; zeroed otherwise. */

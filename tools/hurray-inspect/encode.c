@@ -1,0 +1,69 @@
+/*
+ * Encode mode: handles from flags to hex text or raw bytes, checked by
+ * libhurray first (specs/cli.md CLI-ENC-3, CLI-ENC-4).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "text_sink.h"
+
+static void hex_line(text_sink *out, const uint8_t *bytes, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    text_sink_printf(out, i == 0u ? "%02X" : " %02X", bytes[i]);
+  }
+  text_sink_puts(out, "\n");
+}
+
+hurray_status inspect_encode(const inspect_options *options, char *out, size_t cap, size_t *len,
+                             hurray_error *err) {
+  hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  for (size_t i = 0; i < options->handle_count; i++) {
+    const hurray_buffer_handle *f = &options->handles[i].fields;
+    hurray_status status = hurray_buffer_handle_with_memory_class(
+        f->byte_size, f->alignment, f->device_tag, f->sync_mode, f->memory_class, &handles[i], err);
+    if (status != HURRAY_OK) {
+      if (err != NULL) {
+        err->index = i;
+      }
+      return status;
+    }
+  }
+
+  uint8_t bytes[HURRAY_BUFFER_TABLE_MAX_SIZE];
+  size_t n = 0;
+  if (options->kind == INSPECT_INPUT_HANDLE) {
+    hurray_buffer_handle_encode(&handles[0], bytes);
+    n = HURRAY_BUFFER_HANDLE_SIZE;
+  } else {
+    hurray_status status =
+        hurray_buffer_table_encode(handles, options->handle_count, bytes, sizeof bytes, &n, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+  }
+
+  text_sink sink;
+  text_sink_init(&sink, out, cap);
+  if (options->raw_output) {
+    text_sink_append(&sink, (const char *)bytes, n);
+  } else if (options->kind == INSPECT_INPUT_HANDLE) {
+    hex_line(&sink, bytes, n);
+  } else {
+    hex_line(&sink, bytes, 1);
+    for (size_t i = 0; i < options->handle_count; i++) {
+      hex_line(&sink, bytes + 1 + HURRAY_BUFFER_HANDLE_SIZE * i, HURRAY_BUFFER_HANDLE_SIZE);
+    }
+  }
+  if (sink.len >= cap) {
+    if (err != NULL) {
+      memset(err, 0, sizeof *err);
+      err->status = HURRAY_ERR_CAPACITY;
+      err->value = sink.len + 1u;
+      err->expected = cap;
+    }
+    return HURRAY_ERR_CAPACITY;
+  }
+  *len = sink.len;
+  return HURRAY_OK;
+}
