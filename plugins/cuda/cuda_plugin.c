@@ -1,0 +1,754 @@
+/*
+ * libhurray device plugin: CUDA (device tag 0x01 cuda).
+ *
+ * Runtime: the CUDA driver API, loaded at run time from "libcuda.so.1" (the
+ * driver's soname), or from the file named by HURRAY_CUDA_LIBRARY. Only the
+ * driver API is used (no libcudart), with the _v2 entry points where the
+ * driver has them. Types and constants come from the toolkit's own cuda.h.
+ *
+ * Memory classes (facts §5, specs BP-PAIR-1):
+ *   standard    -> cuMemAlloc_v2            (device memory)
+ *   host_pinned -> cuMemHostAlloc           (page-locked, PORTABLE|DEVICEMAP)
+ *   unified     -> cuMemAllocManaged        (only where the device reports
+ *                                            CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY)
+ *   peer        -> cuMemAlloc_v2 with peer access enabled from every device
+ *                  cuDeviceCanAccessPeer allows (NVLink / PCIe P2P); offered
+ *                  only by a device that has at least one such peer.
+ * IPC: HURRAY_IPC_EXPORTS_EVENTS where CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+ * is set (cuIpcGetEventHandle); streams never cross processes.
+ *
+ * Streams are CUstream values; NULL means the plugin's own non-blocking
+ * stream of the device. Every entry makes the device's primary context
+ * current for the duration of the call, so it may be called from any thread.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+
+#include "hurray/plugin.h"
+
+/* ------------------------------------------------------------------------ */
+/* 2. Vendor declarations: the toolkit's own cuda.h (included above)        */
+/* ------------------------------------------------------------------------ */
+
+#define CUDA_DEFAULT_LIBRARY "libcuda.so.1"
+#define CUDA_LIBRARY_ENV "HURRAY_CUDA_LIBRARY"
+/* The largest alignment allocate() offers: beyond what the driver gives, it
+ * over-allocates and aligns the address up, so the bound is a choice. */
+#define CUDA_MAX_ALIGNMENT 65536u
+
+/* ------------------------------------------------------------------------ */
+/* 3. The vendor symbol table                                               */
+/* ------------------------------------------------------------------------ */
+/* Every driver function the plugin calls, X(return type, name, (parameter
+ * types)), expanded into the struct of pointers and into the dlsym loop. The
+ * _v2 names are the driver's real exports behind cuda.h's macros. */
+
+#define CUDA_SYMBOLS(X)                                                                  \
+  X(CUresult, cuInit, (unsigned int))                                                    \
+  X(CUresult, cuGetErrorName, (CUresult, const char **))                                 \
+  X(CUresult, cuDeviceGetCount, (int *))                                                 \
+  X(CUresult, cuDeviceGet, (CUdevice *, int))                                            \
+  X(CUresult, cuDeviceGetName, (char *, int, CUdevice))                                  \
+  X(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))               \
+  X(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                                 \
+  X(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                        \
+  X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                         \
+  X(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                                  \
+  X(CUresult, cuCtxPushCurrent_v2, (CUcontext))                                          \
+  X(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                                         \
+  X(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                          \
+  X(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                                    \
+  X(CUresult, cuMemFree_v2, (CUdeviceptr))                                               \
+  X(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))                           \
+  X(CUresult, cuMemFreeHost, (void *))                                                   \
+  X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))                  \
+  X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))                      \
+  X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))                            \
+  X(CUresult, cuEventCreate, (CUevent *, unsigned int))                                  \
+  X(CUresult, cuEventRecord, (CUevent, CUstream))                                        \
+  X(CUresult, cuEventQuery, (CUevent))                                                   \
+  X(CUresult, cuEventSynchronize, (CUevent))                                             \
+  X(CUresult, cuEventDestroy_v2, (CUevent))                                              \
+  X(CUresult, cuStreamCreate, (CUstream *, unsigned int))                                \
+  X(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))                      \
+  X(CUresult, cuStreamQuery, (CUstream))                                                 \
+  X(CUresult, cuStreamSynchronize, (CUstream))                                           \
+  X(CUresult, cuStreamDestroy_v2, (CUstream))
+
+typedef struct cuda_symbols {
+#define CUDA_SYMBOL_FIELD(ret, name, args) ret(*name) args;
+  CUDA_SYMBOLS(CUDA_SYMBOL_FIELD)
+#undef CUDA_SYMBOL_FIELD
+} cuda_symbols;
+
+typedef struct cuda_device {
+  CUdevice device;
+  CUcontext context;     /* the primary context, retained by init */
+  CUstream stream;       /* the plugin's stream: what a NULL stream means */
+  char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
+  uint64_t memory_bytes;
+  bool managed;          /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY */
+  bool unified_addressing;
+  bool has_peer;         /* at least one device cuDeviceCanAccessPeer allows */
+  bool ipc_events;       /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED */
+} cuda_device;
+
+typedef struct cuda_state {
+  void *library;
+  cuda_symbols cu;
+  uint32_t device_count;
+  cuda_device *devices;
+  char reason[HURRAY_ERROR_DETAIL_SIZE];
+} cuda_state;
+
+typedef struct cuda_event {
+  CUevent event;
+  uint32_t device_index;
+} cuda_event;
+
+static const char *cuda_library_name(void) {
+  const char *name = getenv(CUDA_LIBRARY_ENV);
+  return name != NULL && *name != '\0' ? name : CUDA_DEFAULT_LIBRARY;
+}
+
+/* dlsym into the table; false (reason set) at the first missing symbol. The
+ * memcpy turns dlsym's void * into a function pointer without a cast that
+ * -Wpedantic rejects. */
+static bool cuda_resolve_symbols(cuda_state *s, const char *library) {
+#define CUDA_SYMBOL_LOAD(ret, name, args)                                                 \
+  {                                                                                      \
+    void *address = dlsym(s->library, #name);                                            \
+    if (address == NULL) {                                                               \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
+               library);                                                                 \
+      return false;                                                                      \
+    }                                                                                    \
+    memcpy(&s->cu.name, &address, sizeof address);                                       \
+  }
+  CUDA_SYMBOLS(CUDA_SYMBOL_LOAD)
+#undef CUDA_SYMBOL_LOAD
+  return true;
+}
+
+static const char *cuda_error_name(const cuda_state *s, CUresult code) {
+  const char *name = NULL;
+  if (s->cu.cuGetErrorName == NULL || s->cu.cuGetErrorName(code, &name) != CUDA_SUCCESS ||
+      name == NULL) {
+    return "unknown CUresult";
+  }
+  return name;
+}
+
+/* Fills the host's error (status, offending values, the vendor call in
+ * detail) and returns the status. */
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = 0;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->detail, sizeof err->detail, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+/* A failed vendor call: DEVICE_ERROR (value: the CUresult), or OUT_OF_MEMORY
+ * (value: the bytes asked for) when the driver says so. */
+static hurray_status cuda_vendor_fail(const cuda_state *s, hurray_error *err, const char *call,
+                                      CUresult code, uint64_t bytes) {
+  if (code == CUDA_ERROR_OUT_OF_MEMORY) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
+                cuda_error_name(s, code), (int)code);
+  }
+  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
+              cuda_error_name(s, code), (int)code);
+}
+
+/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
+static uint64_t cuda_alignment_of(uint64_t address) {
+  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
+}
+
+static hurray_status cuda_check_device(const cuda_state *s, uint32_t device_index,
+                                       hurray_error *err) {
+  if (device_index >= s->device_count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
+                "cuda: no device %u", (unsigned)device_index);
+  }
+  return HURRAY_OK;
+}
+
+/* Makes the device's primary context current on this thread. */
+static hurray_status cuda_enter(const cuda_state *s, uint32_t device_index, hurray_error *err) {
+  CUresult r = s->cu.cuCtxPushCurrent_v2(s->devices[device_index].context);
+  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuCtxPushCurrent_v2", r, 0);
+}
+
+static void cuda_leave(const cuda_state *s) { (void)s->cu.cuCtxPopCurrent_v2(NULL); }
+
+static uint64_t cuda_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Sleeps a little longer each round (up to 1 ms) while polling a query. */
+static void cuda_backoff(uint64_t *pause_ns) {
+  struct timespec pause = {0, (long)*pause_ns};
+  nanosleep(&pause, NULL);
+  if (*pause_ns < 1000000u) {
+    *pause_ns *= 2u;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. Devices                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void cuda_release_devices(cuda_state *s, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    cuda_device *d = &s->devices[i];
+    if (d->stream != NULL && s->cu.cuCtxPushCurrent_v2(d->context) == CUDA_SUCCESS) {
+      (void)s->cu.cuStreamDestroy_v2(d->stream);
+      cuda_leave(s);
+    }
+    (void)s->cu.cuDevicePrimaryCtxRelease_v2(d->device);
+  }
+  free(s->devices);
+  s->devices = NULL;
+  s->device_count = 0;
+}
+
+/* Sets up one device: attributes, the retained primary context and the
+ * plugin's stream. false with s->reason set on failure (nothing left held). */
+static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
+  CUresult r = s->cu.cuDeviceGet(&d->device, ordinal);
+  const char *call = "cuDeviceGet";
+  int managed = 0;
+  int unified_addressing = 0;
+  int ipc_events = 0;
+  size_t total = 0;
+  if (r == CUDA_SUCCESS) {
+    call = "cuDeviceGetName";
+    r = s->cu.cuDeviceGetName(d->name, (int)sizeof d->name, d->device);
+  }
+  if (r == CUDA_SUCCESS) {
+    call = "cuDeviceGetAttribute";
+    r = s->cu.cuDeviceGetAttribute(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, d->device);
+  }
+  if (r == CUDA_SUCCESS) {
+    r = s->cu.cuDeviceGetAttribute(&unified_addressing, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+                                   d->device);
+  }
+  if (r == CUDA_SUCCESS) {
+    /* Older drivers do not know this attribute: read it as "no IPC events". */
+    if (s->cu.cuDeviceGetAttribute(&ipc_events, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED,
+                                   d->device) != CUDA_SUCCESS) {
+      ipc_events = 0;
+    }
+    call = "cuDeviceTotalMem_v2";
+    r = s->cu.cuDeviceTotalMem_v2(&total, d->device);
+  }
+  if (r == CUDA_SUCCESS) {
+    call = "cuDevicePrimaryCtxRetain";
+    r = s->cu.cuDevicePrimaryCtxRetain(&d->context, d->device);
+  }
+  if (r == CUDA_SUCCESS) {
+    call = "cuCtxPushCurrent_v2";
+    r = s->cu.cuCtxPushCurrent_v2(d->context);
+    if (r == CUDA_SUCCESS) {
+      call = "cuStreamCreate";
+      r = s->cu.cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING);
+      cuda_leave(s);
+    }
+    if (r != CUDA_SUCCESS) {
+      d->stream = NULL;
+      (void)s->cu.cuDevicePrimaryCtxRelease_v2(d->device);
+    }
+  }
+  if (r != CUDA_SUCCESS) {
+    snprintf(s->reason, sizeof s->reason, "%s (device %d): %s (%d)", call, ordinal,
+             cuda_error_name(s, r), (int)r);
+    return false;
+  }
+  d->name[sizeof d->name - 1] = '\0';
+  d->memory_bytes = total;
+  d->managed = managed != 0;
+  d->unified_addressing = unified_addressing != 0;
+  d->ipc_events = ipc_events != 0;
+  return true;
+}
+
+/* Enables peer access between every pair the driver allows; a device with
+ * at least one peer offers the peer class. */
+static void cuda_enable_peers(cuda_state *s) {
+  for (uint32_t i = 0; i < s->device_count; i++) {
+    for (uint32_t j = 0; j < s->device_count; j++) {
+      int can = 0;
+      if (i == j ||
+          s->cu.cuDeviceCanAccessPeer(&can, s->devices[i].device, s->devices[j].device) !=
+              CUDA_SUCCESS ||
+          can == 0 || s->cu.cuCtxPushCurrent_v2(s->devices[i].context) != CUDA_SUCCESS) {
+        continue;
+      }
+      CUresult r = s->cu.cuCtxEnablePeerAccess(s->devices[j].context, 0);
+      cuda_leave(s);
+      if (r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+        s->devices[i].has_peer = true;
+        s->devices[j].has_peer = true;
+      }
+    }
+  }
+}
+
+/* Loads the driver and opens every device; on any failure the state holds
+ * zero devices and the reason (PL-AVAIL-1). */
+static void cuda_open(cuda_state *s) {
+  const char *library = cuda_library_name();
+  s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (s->library == NULL) {
+    const char *why = dlerror();
+    snprintf(s->reason, sizeof s->reason, "dlopen %s: %s", library,
+             why != NULL ? why : "unknown error");
+    return;
+  }
+  int count = 0;
+  CUresult r = CUDA_SUCCESS;
+  if (!cuda_resolve_symbols(s, library)) {
+    goto unload;
+  }
+  r = s->cu.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    snprintf(s->reason, sizeof s->reason, "%s: cuInit: %s (%d)", library, cuda_error_name(s, r),
+             (int)r);
+    goto unload;
+  }
+  r = s->cu.cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS || count <= 0) {
+    snprintf(s->reason, sizeof s->reason, "%s: cuDeviceGetCount: %s (%d), %d devices", library,
+             cuda_error_name(s, r), (int)r, count);
+    goto unload;
+  }
+  s->devices = calloc((size_t)count, sizeof *s->devices);
+  if (s->devices == NULL) {
+    snprintf(s->reason, sizeof s->reason, "cuda: out of host memory for %d devices", count);
+    goto unload;
+  }
+  for (int i = 0; i < count; i++) {
+    if (!cuda_open_device(s, i, &s->devices[i])) {
+      cuda_release_devices(s, (uint32_t)i);
+      goto unload;
+    }
+    s->device_count = (uint32_t)i + 1u;
+  }
+  cuda_enable_peers(s);
+  return;
+unload:
+  free(s->devices);
+  s->devices = NULL;
+  dlclose(s->library);
+  s->library = NULL;
+  memset(&s->cu, 0, sizeof s->cu);
+}
+
+static hurray_status cuda_init(void **out_state, hurray_error *err) {
+  cuda_state *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, "cuda: no memory for the plugin state");
+  }
+  cuda_open(s);
+  *out_state = s;
+  return HURRAY_OK;
+}
+
+static void cuda_shutdown(void *state) {
+  cuda_state *s = state;
+  if (s->library != NULL) {
+    cuda_release_devices(s, s->device_count);
+    dlclose(s->library);
+  }
+  free(s);
+}
+
+static hurray_status cuda_count_devices(void *state, uint32_t *out_count, hurray_error *err) {
+  (void)err;
+  *out_count = ((cuda_state *)state)->device_count;
+  return HURRAY_OK;
+}
+
+static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
+  const cuda_state *s = state;
+  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+static bool cuda_offers(const cuda_device *d, hurray_memory_class memory_class) {
+  switch (memory_class) {
+  case HURRAY_MEMORY_STANDARD:
+  case HURRAY_MEMORY_HOST_PINNED:
+    return true;
+  case HURRAY_MEMORY_UNIFIED:
+    return d->managed;
+  case HURRAY_MEMORY_PEER:
+    return d->has_peer;
+  default:
+    return false;
+  }
+}
+
+static hurray_status cuda_describe_device(void *state, uint32_t device_index,
+                                          hurray_plugin_device_info *out, hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const cuda_device *d = &s->devices[device_index];
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.ipc_capabilities = d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u;
+  memcpy(info.name, d->name, sizeof info.name);
+  info.memory_bytes = d->memory_bytes;
+  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
+                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    if (cuda_offers(d, classes[i])) {
+      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
+      c->memory_class = classes[i];
+      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
+                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
+                     : 0u;
+      c->max_alignment = CUDA_MAX_ALIGNMENT;
+    }
+  }
+  hurray_plugin_copy_out(out, &info, sizeof info);
+  return HURRAY_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 5. Memory                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* One driver allocation of `bytes` in the class; *out is its base. */
+static CUresult cuda_raw_allocate(const cuda_state *s, hurray_memory_class memory_class,
+                                  size_t bytes, uint64_t *out, const char **call) {
+  CUresult r;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    void *host = NULL;
+    *call = "cuMemHostAlloc";
+    r = s->cu.cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+    *out = (uint64_t)(uintptr_t)host;
+  } else if (memory_class == HURRAY_MEMORY_UNIFIED) {
+    CUdeviceptr p = 0;
+    *call = "cuMemAllocManaged";
+    r = s->cu.cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL);
+    *out = (uint64_t)p;
+  } else {
+    CUdeviceptr p = 0;
+    *call = "cuMemAlloc_v2";
+    r = s->cu.cuMemAlloc_v2(&p, bytes);
+    *out = (uint64_t)p;
+  }
+  return r;
+}
+
+static void cuda_raw_free(const cuda_state *s, hurray_memory_class memory_class, uint64_t base) {
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    (void)s->cu.cuMemFreeHost((void *)(uintptr_t)base);
+  } else {
+    (void)s->cu.cuMemFree_v2((CUdeviceptr)base);
+  }
+}
+
+static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t byte_size,
+                                   uint32_t alignment, hurray_memory_class memory_class,
+                                   uint32_t flags, hurray_plugin_allocation *out,
+                                   hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const cuda_device *d = &s->devices[device_index];
+  if (!cuda_offers(d, memory_class)) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
+                "cuda: memory class 0x%02X is not offered by device %u", (unsigned)memory_class,
+                (unsigned)device_index);
+  }
+  if (flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                "cuda: allocate flags must be 0 in ABI 1.x");
+  }
+  if (alignment > CUDA_MAX_ALIGNMENT) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CUDA_MAX_ALIGNMENT,
+                "cuda: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
+                CUDA_MAX_ALIGNMENT);
+  }
+  if (byte_size > SIZE_MAX - CUDA_MAX_ALIGNMENT) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                "cuda: %llu bytes do not fit in this address space",
+                (unsigned long long)byte_size);
+  }
+  status = cuda_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const char *call = NULL;
+  uint64_t base = 0;
+  uint64_t address = 0;
+  CUresult r = cuda_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
+  if (r == CUDA_SUCCESS && cuda_alignment_of(base) < alignment) {
+    /* The driver's guarantee is smaller than asked: allocate with slack and
+     * align the address up; free() uses the base kept in plugin_data. */
+    cuda_raw_free(s, memory_class, base);
+    r = cuda_raw_allocate(s, memory_class, (size_t)byte_size + alignment, &base, &call);
+  }
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    return cuda_vendor_fail(s, err, call, r, byte_size);
+  }
+  address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
+  uint64_t measured = cuda_alignment_of(address);
+
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < CUDA_MAX_ALIGNMENT ? measured : CUDA_MAX_ALIGNMENT);
+  a.byte_size = byte_size;
+  a.address = (void *)(uintptr_t)address;
+  a.plugin_data = (void *)(uintptr_t)base;
+  a.device_index = device_index;
+  a.memory_class = memory_class;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
+    a.host_address = a.address;
+    a.device_address = d->unified_addressing ? address : 0u;
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+  } else {
+    a.device_address = address;
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  }
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
+}
+
+static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
+  const cuda_state *s = state;
+  if (allocation->device_index >= s->device_count ||
+      cuda_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
+    return;
+  }
+  cuda_raw_free(s, allocation->memory_class, (uint64_t)(uintptr_t)allocation->plugin_data);
+  cuda_leave(s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 6. Copies host<->device                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The host has already checked that [offset, offset + bytes) lies inside the
+ * allocation (PL-COPY-2). Both copies are blocking driver copies; with
+ * unified addressing they also serve pinned and managed memory. */
+
+static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                         uint64_t dst_offset, const void *src, uint64_t bytes,
+                                         hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, dst->device_index, err);
+  if (status == HURRAY_OK && bytes > 0) {
+    status = cuda_enter(s, dst->device_index, err);
+  }
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  CUdeviceptr target = (CUdeviceptr)((uint64_t)(uintptr_t)dst->address + dst_offset);
+  CUresult r = s->cu.cuMemcpyHtoD_v2(target, src, (size_t)bytes);
+  cuda_leave(s);
+  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuMemcpyHtoD_v2", r, 0);
+}
+
+static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
+                                       uint64_t src_offset, uint64_t bytes, hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, src->device_index, err);
+  if (status == HURRAY_OK && bytes > 0) {
+    status = cuda_enter(s, src->device_index, err);
+  }
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  CUdeviceptr source = (CUdeviceptr)((uint64_t)(uintptr_t)src->address + src_offset);
+  CUresult r = s->cu.cuMemcpyDtoH_v2(dst, source, (size_t)bytes);
+  cuda_leave(s);
+  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuMemcpyDtoH_v2", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 7. Events and streams                                                    */
+/* ------------------------------------------------------------------------ */
+
+static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
+                                       hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  cuda_event *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
+  }
+  status = cuda_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    free(e);
+    return status;
+  }
+  CUresult r = s->cu.cuEventCreate(&e->event, CU_EVENT_DISABLE_TIMING);
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    free(e);
+    return cuda_vendor_fail(s, err, "cuEventCreate", r, 0);
+  }
+  e->device_index = device_index;
+  *out_event = e;
+  return HURRAY_OK;
+}
+
+static hurray_status cuda_record_event(void *state, void *event, void *stream,
+                                       hurray_error *err) {
+  const cuda_state *s = state;
+  const cuda_event *e = event;
+  hurray_status status = cuda_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUstream target = stream != NULL ? (CUstream)stream : s->devices[e->device_index].stream;
+  CUresult r = s->cu.cuEventRecord(e->event, target);
+  cuda_leave(s);
+  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuEventRecord", r, 0);
+}
+
+/* Polls `query` on the event or stream until it stops answering NOT_READY,
+ * or the timeout passes (never a blocking driver call with a deadline). */
+static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
+                               uint64_t timeout_ns, hurray_error *err) {
+  const char *call = is_event ? "cuEventQuery" : "cuStreamQuery";
+  uint64_t start = cuda_now_ns();
+  uint64_t pause_ns = 1000u;
+  for (;;) {
+    CUresult r = is_event ? s->cu.cuEventQuery((CUevent)object) : s->cu.cuStreamQuery((CUstream)object);
+    if (r == CUDA_SUCCESS) {
+      return HURRAY_OK;
+    }
+    if (r != CUDA_ERROR_NOT_READY) {
+      return cuda_vendor_fail(s, err, call, r, 0);
+    }
+    if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && cuda_now_ns() - start >= timeout_ns) {
+      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                  "%s: still CUDA_ERROR_NOT_READY after %llu ns", call,
+                  (unsigned long long)timeout_ns);
+    }
+    cuda_backoff(&pause_ns);
+  }
+}
+
+static hurray_status cuda_wait_event(void *state, void *event, uint64_t timeout_ns,
+                                     hurray_error *err) {
+  const cuda_state *s = state;
+  const cuda_event *e = event;
+  hurray_status status = cuda_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  status = cuda_poll(s, true, e->event, timeout_ns, err);
+  cuda_leave(s);
+  return status;
+}
+
+static void cuda_release_event(void *state, void *event) {
+  const cuda_state *s = state;
+  cuda_event *e = event;
+  if (cuda_enter(s, e->device_index, NULL) == HURRAY_OK) {
+    (void)s->cu.cuEventDestroy_v2(e->event);
+    cuda_leave(s);
+  }
+  free(e);
+}
+
+static hurray_status cuda_wait_stream(void *state, uint32_t device_index, void *stream,
+                                      uint64_t timeout_ns, hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = cuda_check_device(s, device_index, err);
+  if (status == HURRAY_OK) {
+    status = cuda_enter(s, device_index, err);
+  }
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUstream target = stream != NULL ? (CUstream)stream : s->devices[device_index].stream;
+  status = cuda_poll(s, false, target, timeout_ns, err);
+  cuda_leave(s);
+  return status;
+}
+
+static hurray_status cuda_stream_wait_event(void *state, void *stream, void *event,
+                                            hurray_error *err) {
+  const cuda_state *s = state;
+  const cuda_event *e = event;
+  hurray_status status = cuda_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUstream target = stream != NULL ? (CUstream)stream : s->devices[e->device_index].stream;
+  CUresult r = s->cu.cuStreamWaitEvent(target, e->event, 0);
+  cuda_leave(s);
+  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuStreamWaitEvent", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 8. The entry table and the single exported entry symbol                  */
+/* ------------------------------------------------------------------------ */
+
+static const hurray_plugin_table cuda_table = {
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+    .name = "cuda",
+    .plugin_version = "1.0.0",
+    .device_tag = HURRAY_DEVICE_CUDA,
+    .init = cuda_init,
+    .shutdown = cuda_shutdown,
+    .count_devices = cuda_count_devices,
+    .describe_device = cuda_describe_device,
+    .allocate = cuda_allocate,
+    .free = cuda_free,
+    .copy_to_device = cuda_copy_to_device,
+    .copy_to_host = cuda_copy_to_host,
+    .unavailable_reason = cuda_unavailable_reason,
+    .create_event = cuda_create_event,
+    .record_event = cuda_record_event,
+    .wait_event = cuda_wait_event,
+    .release_event = cuda_release_event,
+    .wait_stream = cuda_wait_stream,
+    .stream_wait_event = cuda_stream_wait_event,
+};
+
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &cuda_table;
+}
