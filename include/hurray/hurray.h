@@ -6,6 +6,7 @@
 #define HURRAY_HURRAY_H
 
 #include "hurray/buffer.h"
+#include "hurray/plugin.h"
 #include "hurray/handoff.h"
 #include "hurray/version.h"
 

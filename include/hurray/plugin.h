@@ -62,6 +62,8 @@ extern "C" {
 /* Limits and flags                                                         */
 /* ------------------------------------------------------------------------ */
 
+/** Most devices one plugin can report (PL-DEV-4). */
+#define HURRAY_PLUGIN_MAX_DEVICES 256u
 /** Most memory classes one device can declare. */
 #define HURRAY_PLUGIN_MAX_MEMORY_CLASSES 8u
 /** Capacity of a device name, the terminating NUL included. */
@@ -344,7 +346,8 @@ typedef const hurray_plugin_table *(*hurray_plugin_entry_fn)(uint32_t host_abi_v
  *      struct_size, expected: the minimum).
  *   4. len >= min(struct_size, sizeof(hurray_plugin_table)): TRUNCATED
  *      (value: len, expected: bytes needed).
- *   5. device_tag named or private: PLUGIN_INVALID (value: the tag; index 4).
+ *   5. device_tag named or private: PLUGIN_INVALID (value: the tag; index:
+ *      its offset).
  *   6. reserved bytes zero: PLUGIN_INVALID (value: the byte; index: offset).
  *   7. name and plugin_version non-NULL: PLUGIN_INVALID (index: the field's
  *      byte offset in the table).

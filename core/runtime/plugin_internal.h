@@ -1,0 +1,74 @@
+/*
+ * What the plugin loader, registry and buffer code share inside the library.
+ * Not installed. Rules: specs/plugin-abi.md (PL-...).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_CORE_PLUGIN_INTERNAL_H
+#define HURRAY_CORE_PLUGIN_INTERNAL_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "hurray/plugin.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+struct hurray_plugin_buffer {
+  hurray_plugin *plugin;
+  hurray_plugin_buffer *prev;
+  hurray_plugin_buffer *next;
+  hurray_plugin_allocation allocation;
+  hurray_buffer_handle handle;
+};
+
+struct hurray_plugin_event {
+  hurray_plugin *plugin;
+  hurray_plugin_event *prev;
+  hurray_plugin_event *next;
+  void *native;
+  uint32_t device_index;
+};
+
+struct hurray_plugin {
+  hurray_plugin_registry *registry;
+  hurray_plugin *prev;
+  hurray_plugin *next;
+  void *library;          /* dlopen handle */
+  hurray_plugin_table table; /* normalised copy: fields past the plugin's struct_size are NULL */
+  uint32_t declared_struct_size;
+  void *state;            /* what table.init returned */
+  bool serves_tag;
+  uint32_t device_count;
+  hurray_plugin_device_info *devices; /* validated, device_count entries */
+  pthread_mutex_t lock;   /* guards buffers and events */
+  hurray_plugin_buffer *buffers;
+  hurray_plugin_event *events;
+  char path[PATH_MAX];
+};
+
+struct hurray_plugin_registry {
+  pthread_mutex_t lock; /* guards the plugin list and tag service */
+  hurray_plugin *first;
+  hurray_plugin *last;
+  size_t count;
+};
+
+/* Fills err like hurray_fail() and formats `detail`; returns status. */
+hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                 uint64_t expected, size_t index, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Frees every buffer and event still alive, shuts the plugin down, closes the
+ * library and frees the plugin. The caller holds the registry lock and has
+ * unlinked the plugin. */
+void hurray_plugin_destroy_unlinked(hurray_plugin *plugin);
+
+/* Loads and initialises the plugin at `path` into the registry; the caller
+ * holds the registry lock. */
+hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const char *path,
+                                        uint32_t flags, hurray_plugin **out, hurray_error *err);
+
+#endif /* HURRAY_CORE_PLUGIN_INTERNAL_H */

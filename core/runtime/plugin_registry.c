@@ -1,0 +1,200 @@
+/*
+ * The plugin registry: which plugins are loaded, which one serves each tag,
+ * what they report, and unloading (PL-REG-1..3, PL-LOAD-7).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray/plugin.h"
+#include "plugin_internal.h"
+
+hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                 uint64_t expected, size_t index, const char *format, ...) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = index;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->detail, sizeof err->detail, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray_error *err) {
+  if (out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "out is NULL");
+  }
+  hurray_plugin_registry *registry = calloc(1, sizeof *registry);
+  if (registry == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *registry, 0, 0,
+                              "plugin registry");
+  }
+  if (pthread_mutex_init(&registry->lock, NULL) != 0) {
+    free(registry);
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "plugin registry mutex");
+  }
+  *out = registry;
+  return HURRAY_OK;
+}
+
+void hurray_plugin_destroy_unlinked(hurray_plugin *plugin) {
+  /* PL-LOAD-7: the plugin's memory and events go back through the plugin
+   * before it shuts down; the caller's pointers to them are now invalid. */
+  while (plugin->buffers != NULL) {
+    hurray_plugin_buffer *buffer = plugin->buffers;
+    plugin->buffers = buffer->next;
+    plugin->table.free(plugin->state, &buffer->allocation);
+    free(buffer);
+  }
+  while (plugin->events != NULL) {
+    hurray_plugin_event *event = plugin->events;
+    plugin->events = event->next;
+    plugin->table.release_event(plugin->state, event->native);
+    free(event);
+  }
+  plugin->table.shutdown(plugin->state);
+  pthread_mutex_destroy(&plugin->lock);
+  free(plugin->devices);
+  dlclose(plugin->library);
+  free(plugin);
+}
+
+/* Unlinks `plugin`; if it served its tag, the most recently loaded plugin
+ * left with the same tag serves it again (PL-REG-2). */
+static void unlink_plugin(hurray_plugin_registry *registry, hurray_plugin *plugin) {
+  if (plugin->prev != NULL) {
+    plugin->prev->next = plugin->next;
+  } else {
+    registry->first = plugin->next;
+  }
+  if (plugin->next != NULL) {
+    plugin->next->prev = plugin->prev;
+  } else {
+    registry->last = plugin->prev;
+  }
+  registry->count--;
+  if (plugin->serves_tag) {
+    for (hurray_plugin *p = registry->last; p != NULL; p = p->prev) {
+      if (p->table.device_tag == plugin->table.device_tag) {
+        p->serves_tag = true;
+        break;
+      }
+    }
+  }
+}
+
+void hurray_plugin_unload(hurray_plugin *plugin) {
+  if (plugin == NULL) {
+    return;
+  }
+  hurray_plugin_registry *registry = plugin->registry;
+  pthread_mutex_lock(&registry->lock);
+  unlink_plugin(registry, plugin);
+  pthread_mutex_unlock(&registry->lock);
+  hurray_plugin_destroy_unlinked(plugin);
+}
+
+void hurray_plugin_registry_destroy(hurray_plugin_registry *registry) {
+  if (registry == NULL) {
+    return;
+  }
+  /* Last loaded first: a replacement goes before what it replaced. */
+  while (registry->last != NULL) {
+    hurray_plugin *plugin = registry->last;
+    unlink_plugin(registry, plugin);
+    hurray_plugin_destroy_unlinked(plugin);
+  }
+  pthread_mutex_destroy(&registry->lock);
+  free(registry);
+}
+
+size_t hurray_plugin_registry_count(const hurray_plugin_registry *registry) {
+  return registry != NULL ? registry->count : 0u;
+}
+
+hurray_plugin *hurray_plugin_registry_at(const hurray_plugin_registry *registry, size_t index) {
+  if (registry == NULL) {
+    return NULL;
+  }
+  hurray_plugin *p = registry->first;
+  for (size_t i = 0; p != NULL && i < index; i++) {
+    p = p->next;
+  }
+  return p;
+}
+
+hurray_plugin *hurray_plugin_registry_find(const hurray_plugin_registry *registry,
+                                           hurray_device_tag device_tag) {
+  if (registry == NULL) {
+    return NULL;
+  }
+  for (hurray_plugin *p = registry->first; p != NULL; p = p->next) {
+    if (p->serves_tag && p->table.device_tag == device_tag) {
+      return p;
+    }
+  }
+  return NULL;
+}
+
+const char *hurray_plugin_name(const hurray_plugin *plugin) { return plugin->table.name; }
+
+const char *hurray_plugin_version(const hurray_plugin *plugin) {
+  return plugin->table.plugin_version;
+}
+
+const char *hurray_plugin_path(const hurray_plugin *plugin) { return plugin->path; }
+
+uint32_t hurray_plugin_abi_version(const hurray_plugin *plugin) {
+  return plugin->table.abi_version;
+}
+
+hurray_device_tag hurray_plugin_device_tag(const hurray_plugin *plugin) {
+  return plugin->table.device_tag;
+}
+
+bool hurray_plugin_serves_tag(const hurray_plugin *plugin) { return plugin->serves_tag; }
+
+uint32_t hurray_plugin_device_count(const hurray_plugin *plugin) { return plugin->device_count; }
+
+bool hurray_plugin_supports_events(const hurray_plugin *plugin) {
+  return plugin->table.create_event != NULL;
+}
+
+size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, size_t cap) {
+  if (cap > 0u) {
+    buf[0] = '\0';
+  }
+  if (plugin->device_count > 0u) {
+    return 0;
+  }
+  if (plugin->table.unavailable_reason != NULL) {
+    size_t n = plugin->table.unavailable_reason(plugin->state, buf, cap);
+    if (n > 0u) {
+      return n;
+    }
+  }
+  int n = snprintf(buf, cap, "%s reports no devices and gives no reason", plugin->table.name);
+  return n > 0 ? (size_t)n : 0u;
+}
+
+hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_t device_index,
+                                            hurray_plugin_device_info *out, hurray_error *err) {
+  if (plugin == NULL || out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 2u,
+                              "hurray_plugin_describe_device: NULL argument");
+  }
+  if (device_index >= plugin->device_count) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
+                              plugin->device_count, 1, "%s has %u devices", plugin->table.name,
+                              (unsigned)plugin->device_count);
+  }
+  *out = plugin->devices[device_index];
+  return HURRAY_OK;
+}
