@@ -1,0 +1,715 @@
+/*
+ * libhurray device plugin: ROCm / HIP (device tag 0x02 rocm).
+ *
+ * Runtime: the HIP runtime, loaded at run time from "libamdhip64.so" (the
+ * development name), then "libamdhip64.so.6" and "libamdhip64.so.5" (the
+ * sonames ROCm and Debian 12's libamdhip64-5 ship), or only from the file
+ * named by HURRAY_ROCM_LIBRARY. Types and constants come from Debian's
+ * <hip/hip_runtime_api.h> (libamdhip64-dev). With the runtime present but no
+ * AMD GPU (no /dev/kfd), hipInit fails and the plugin reports zero devices
+ * with the HIP error; it never waits on the kernel driver.
+ *
+ * Memory classes (facts §5, specs BP-PAIR-1):
+ *   standard    -> hipMalloc
+ *   host_pinned -> hipHostMalloc (hipHostMallocPortable | hipHostMallocMapped)
+ *   unified     -> hipMallocManaged (hipMemAttachGlobal), only where the
+ *                  device reports hipDeviceAttributeManagedMemory
+ *   peer        -> hipMalloc with peer access enabled from every device
+ *                  hipDeviceCanAccessPeer allows (xGMI / PCIe); offered only
+ *                  by a device that has at least one such peer.
+ * IPC: HURRAY_IPC_EXPORTS_EVENTS (hipIpcGetEventHandle exists for every
+ * device, BP-XPORT-3); streams never cross processes.
+ *
+ * Streams are hipStream_t values; NULL means the plugin's own non-blocking
+ * stream of the device. Every entry selects its device with hipSetDevice.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define __HIP_PLATFORM_AMD__ 1
+#include <hip/hip_runtime_api.h>
+
+#include "hurray/plugin.h"
+
+/* ------------------------------------------------------------------------ */
+/* 2. Vendor declarations: Debian's <hip/hip_runtime_api.h> (included above) */
+/* ------------------------------------------------------------------------ */
+
+#define ROCM_LIBRARY_ENV "HURRAY_ROCM_LIBRARY"
+/* The largest alignment allocate() offers: beyond what the driver gives, it
+ * over-allocates and aligns the address up, so the bound is a choice. */
+#define ROCM_MAX_ALIGNMENT 65536u
+
+/* ------------------------------------------------------------------------ */
+/* 3. The vendor symbol table                                               */
+/* ------------------------------------------------------------------------ */
+/* Every driver function the plugin calls, X(return type, name, (parameter
+ * types)), expanded into the struct of pointers and into the dlsym loop. The
+ * _v2 names are the driver's real exports behind cuda.h's macros. */
+
+#define ROCM_SYMBOLS(X)                                                                  \
+  X(hipError_t, hipInit, (unsigned int))                                                 \
+  X(const char *, hipGetErrorName, (hipError_t))                                         \
+  X(hipError_t, hipGetDeviceCount, (int *))                                              \
+  X(hipError_t, hipDeviceGet, (hipDevice_t *, int))                                      \
+  X(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                            \
+  X(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))               \
+  X(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                              \
+  X(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                               \
+  X(hipError_t, hipSetDevice, (int))                                                     \
+  X(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                          \
+  X(hipError_t, hipMalloc, (void **, size_t))                                            \
+  X(hipError_t, hipFree, (void *))                                                       \
+  X(hipError_t, hipHostMalloc, (void **, size_t, unsigned int))                          \
+  X(hipError_t, hipHostFree, (void *))                                                   \
+  X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))                       \
+  X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))                \
+  X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))                       \
+  X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                               \
+  X(hipError_t, hipEventQuery, (hipEvent_t))                                             \
+  X(hipError_t, hipEventDestroy, (hipEvent_t))                                           \
+  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))                 \
+  X(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))            \
+  X(hipError_t, hipStreamQuery, (hipStream_t))                                           \
+  X(hipError_t, hipStreamDestroy, (hipStream_t))
+
+typedef struct rocm_symbols {
+#define ROCM_SYMBOL_FIELD(ret, name, args) ret(*name) args;
+  ROCM_SYMBOLS(ROCM_SYMBOL_FIELD)
+#undef ROCM_SYMBOL_FIELD
+} rocm_symbols;
+
+typedef struct rocm_device {
+  hipDevice_t device;
+  hipStream_t stream;    /* the plugin's stream: what a NULL stream means */
+  char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
+  uint64_t memory_bytes;
+  bool managed;          /* hipDeviceAttributeManagedMemory */
+  bool has_peer;         /* at least one device hipDeviceCanAccessPeer allows */
+} rocm_device;
+
+typedef struct rocm_state {
+  void *library;
+  rocm_symbols hip;
+  uint32_t device_count;
+  rocm_device *devices;
+  char reason[HURRAY_ERROR_DETAIL_SIZE];
+} rocm_state;
+
+typedef struct rocm_event {
+  hipEvent_t event;
+  uint32_t device_index;
+} rocm_event;
+
+/* dlsym into the table; false (reason set) at the first missing symbol. The
+ * memcpy turns dlsym's void * into a function pointer without a cast that
+ * -Wpedantic rejects. */
+static bool rocm_resolve_symbols(rocm_state *s, const char *library) {
+#define ROCM_SYMBOL_LOAD(ret, name, args)                                                 \
+  {                                                                                      \
+    void *address = dlsym(s->library, #name);                                            \
+    if (address == NULL) {                                                               \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
+               library);                                                                 \
+      return false;                                                                      \
+    }                                                                                    \
+    memcpy(&s->hip.name, &address, sizeof address);                                       \
+  }
+  ROCM_SYMBOLS(ROCM_SYMBOL_LOAD)
+#undef ROCM_SYMBOL_LOAD
+  return true;
+}
+
+static const char *rocm_error_name(const rocm_state *s, hipError_t code) {
+  const char *name = s->hip.hipGetErrorName != NULL ? s->hip.hipGetErrorName(code) : NULL;
+  return name != NULL ? name : "unknown hipError_t";
+}
+
+/* Fills the host's error (status, offending values, the vendor call in
+ * detail) and returns the status. */
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = 0;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->detail, sizeof err->detail, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+/* A failed vendor call: DEVICE_ERROR (value: the hipError_t), or OUT_OF_MEMORY
+ * (value: the bytes asked for) when the driver says so. */
+static hurray_status rocm_vendor_fail(const rocm_state *s, hurray_error *err, const char *call,
+                                      hipError_t code, uint64_t bytes) {
+  if (code == hipErrorOutOfMemory) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
+                rocm_error_name(s, code), (int)code);
+  }
+  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
+              rocm_error_name(s, code), (int)code);
+}
+
+/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
+static uint64_t rocm_alignment_of(uint64_t address) {
+  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
+}
+
+static hurray_status rocm_check_device(const rocm_state *s, uint32_t device_index,
+                                       hurray_error *err) {
+  if (device_index >= s->device_count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
+                "rocm: no device %u", (unsigned)device_index);
+  }
+  return HURRAY_OK;
+}
+
+/* Selects the device on this thread: HIP's per-thread current device is
+ * what hipMalloc, hipEventCreate and the default stream refer to. */
+static hurray_status rocm_enter(const rocm_state *s, uint32_t device_index, hurray_error *err) {
+  hipError_t r = s->hip.hipSetDevice(s->devices[device_index].device);
+  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipSetDevice", r, 0);
+}
+
+static uint64_t rocm_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+/* Sleeps a little longer each round (up to 1 ms) while polling a query. */
+static void rocm_backoff(uint64_t *pause_ns) {
+  struct timespec pause = {0, (long)*pause_ns};
+  nanosleep(&pause, NULL);
+  if (*pause_ns < 1000000u) {
+    *pause_ns *= 2u;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. Devices                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void rocm_release_devices(rocm_state *s, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    rocm_device *d = &s->devices[i];
+    if (d->stream != NULL && s->hip.hipSetDevice(d->device) == hipSuccess) {
+      (void)s->hip.hipStreamDestroy(d->stream);
+    }
+  }
+  free(s->devices);
+  s->devices = NULL;
+  s->device_count = 0;
+}
+
+/* Sets up one device: attributes and the plugin's stream. false with
+ * s->reason set on failure (nothing left held). */
+static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
+  hipError_t r = s->hip.hipDeviceGet(&d->device, ordinal);
+  const char *call = "hipDeviceGet";
+  int managed = 0;
+  size_t total = 0;
+  if (r == hipSuccess) {
+    call = "hipDeviceGetName";
+    r = s->hip.hipDeviceGetName(d->name, (int)sizeof d->name, d->device);
+  }
+  if (r == hipSuccess) {
+    call = "hipDeviceGetAttribute";
+    r = s->hip.hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, d->device);
+  }
+  if (r == hipSuccess) {
+    call = "hipDeviceTotalMem";
+    r = s->hip.hipDeviceTotalMem(&total, d->device);
+  }
+  if (r == hipSuccess) {
+    call = "hipSetDevice";
+    r = s->hip.hipSetDevice(d->device);
+  }
+  if (r == hipSuccess) {
+    call = "hipStreamCreateWithFlags";
+    r = s->hip.hipStreamCreateWithFlags(&d->stream, hipStreamNonBlocking);
+  }
+  if (r != hipSuccess) {
+    d->stream = NULL;
+    snprintf(s->reason, sizeof s->reason, "%s (device %d): %s (%d)", call, ordinal,
+             rocm_error_name(s, r), (int)r);
+    return false;
+  }
+  d->name[sizeof d->name - 1] = '\0';
+  d->memory_bytes = total;
+  d->managed = managed != 0;
+  return true;
+}
+
+/* Enables peer access between every pair the runtime allows; a device with
+ * at least one peer offers the peer class. */
+static void rocm_enable_peers(rocm_state *s) {
+  for (uint32_t i = 0; i < s->device_count; i++) {
+    for (uint32_t j = 0; j < s->device_count; j++) {
+      int can = 0;
+      if (i == j ||
+          s->hip.hipDeviceCanAccessPeer(&can, s->devices[i].device, s->devices[j].device) !=
+              hipSuccess ||
+          can == 0 || s->hip.hipSetDevice(s->devices[i].device) != hipSuccess) {
+        continue;
+      }
+      hipError_t r = s->hip.hipDeviceEnablePeerAccess(s->devices[j].device, 0);
+      if (r == hipSuccess || r == hipErrorPeerAccessAlreadyEnabled) {
+        s->devices[i].has_peer = true;
+        s->devices[j].has_peer = true;
+      }
+    }
+  }
+}
+
+/* Opens the first HIP runtime that loads (the override alone when set) and
+ * every device; on any failure the state holds zero devices and the reason
+ * (PL-AVAIL-1). */
+static void rocm_open(rocm_state *s) {
+  const char *override = getenv(ROCM_LIBRARY_ENV);
+  static const char *const defaults[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+  const char *library = NULL;
+  size_t used = 0;
+  s->reason[0] = '\0';
+  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && s->library == NULL; i++) {
+    library = override != NULL && *override != '\0' ? override : defaults[i];
+    s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (s->library == NULL && used < sizeof s->reason) {
+      /* Keep every attempt: the reason names each file tried and why. */
+      const char *why = dlerror();
+      int n = snprintf(s->reason + used, sizeof s->reason - used, "%sdlopen %s: %s",
+                       used > 0 ? "; " : "", library, why != NULL ? why : "unknown error");
+      used += n > 0 ? (size_t)n : 0u;
+    }
+    if (override != NULL && *override != '\0') {
+      break;
+    }
+  }
+  if (s->library == NULL) {
+    return;
+  }
+  int count = 0;
+  hipError_t r = hipSuccess;
+  if (!rocm_resolve_symbols(s, library)) {
+    goto unload;
+  }
+  r = s->hip.hipInit(0);
+  if (r != hipSuccess) {
+    snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library,
+             rocm_error_name(s, r), (int)r);
+    goto unload;
+  }
+  r = s->hip.hipGetDeviceCount(&count);
+  if (r != hipSuccess || count <= 0) {
+    snprintf(s->reason, sizeof s->reason, "%s: hipGetDeviceCount: %s (%d), %d devices", library,
+             rocm_error_name(s, r), (int)r, count);
+    goto unload;
+  }
+  s->devices = calloc((size_t)count, sizeof *s->devices);
+  if (s->devices == NULL) {
+    snprintf(s->reason, sizeof s->reason, "rocm: out of host memory for %d devices", count);
+    goto unload;
+  }
+  for (int i = 0; i < count; i++) {
+    if (!rocm_open_device(s, i, &s->devices[i])) {
+      rocm_release_devices(s, (uint32_t)i);
+      goto unload;
+    }
+    s->device_count = (uint32_t)i + 1u;
+  }
+  rocm_enable_peers(s);
+  return;
+unload:
+  free(s->devices);
+  s->devices = NULL;
+  dlclose(s->library);
+  s->library = NULL;
+  memset(&s->hip, 0, sizeof s->hip);
+}
+
+static hurray_status rocm_init(void **out_state, hurray_error *err) {
+  rocm_state *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, "rocm: no memory for the plugin state");
+  }
+  rocm_open(s);
+  *out_state = s;
+  return HURRAY_OK;
+}
+
+static void rocm_shutdown(void *state) {
+  rocm_state *s = state;
+  if (s->library != NULL) {
+    rocm_release_devices(s, s->device_count);
+    dlclose(s->library);
+  }
+  free(s);
+}
+
+static hurray_status rocm_count_devices(void *state, uint32_t *out_count, hurray_error *err) {
+  (void)err;
+  *out_count = ((rocm_state *)state)->device_count;
+  return HURRAY_OK;
+}
+
+static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
+  const rocm_state *s = state;
+  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+static bool rocm_offers(const rocm_device *d, hurray_memory_class memory_class) {
+  switch (memory_class) {
+  case HURRAY_MEMORY_STANDARD:
+  case HURRAY_MEMORY_HOST_PINNED:
+    return true;
+  case HURRAY_MEMORY_UNIFIED:
+    return d->managed;
+  case HURRAY_MEMORY_PEER:
+    return d->has_peer;
+  default:
+    return false;
+  }
+}
+
+static hurray_status rocm_describe_device(void *state, uint32_t device_index,
+                                          hurray_plugin_device_info *out, hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const rocm_device *d = &s->devices[device_index];
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.ipc_capabilities = HURRAY_IPC_EXPORTS_EVENTS; /* hipIpcGetEventHandle */
+  memcpy(info.name, d->name, sizeof info.name);
+  info.memory_bytes = d->memory_bytes;
+  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
+                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    if (rocm_offers(d, classes[i])) {
+      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
+      c->memory_class = classes[i];
+      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
+                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
+                     : 0u;
+      c->max_alignment = ROCM_MAX_ALIGNMENT;
+    }
+  }
+  hurray_plugin_copy_out(out, &info, sizeof info);
+  return HURRAY_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 5. Memory                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* One runtime allocation of `bytes` in the class; *out is its base. */
+static hipError_t rocm_raw_allocate(const rocm_state *s, hurray_memory_class memory_class,
+                                    size_t bytes, uint64_t *out, const char **call) {
+  void *p = NULL;
+  hipError_t r;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    *call = "hipHostMalloc";
+    r = s->hip.hipHostMalloc(&p, bytes, hipHostMallocPortable | hipHostMallocMapped);
+  } else if (memory_class == HURRAY_MEMORY_UNIFIED) {
+    *call = "hipMallocManaged";
+    r = s->hip.hipMallocManaged(&p, bytes, hipMemAttachGlobal);
+  } else {
+    *call = "hipMalloc";
+    r = s->hip.hipMalloc(&p, bytes);
+  }
+  *out = (uint64_t)(uintptr_t)p;
+  return r;
+}
+
+static void rocm_raw_free(const rocm_state *s, hurray_memory_class memory_class, uint64_t base) {
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    (void)s->hip.hipHostFree((void *)(uintptr_t)base);
+  } else {
+    (void)s->hip.hipFree((void *)(uintptr_t)base);
+  }
+}
+
+static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t byte_size,
+                                   uint32_t alignment, hurray_memory_class memory_class,
+                                   uint32_t flags, hurray_plugin_allocation *out,
+                                   hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const rocm_device *d = &s->devices[device_index];
+  if (!rocm_offers(d, memory_class)) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
+                "rocm: memory class 0x%02X is not offered by device %u", (unsigned)memory_class,
+                (unsigned)device_index);
+  }
+  if (flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                "rocm: allocate flags must be 0 in ABI 1.x");
+  }
+  if (alignment > ROCM_MAX_ALIGNMENT) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ROCM_MAX_ALIGNMENT,
+                "rocm: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
+                ROCM_MAX_ALIGNMENT);
+  }
+  if (byte_size > SIZE_MAX - ROCM_MAX_ALIGNMENT) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                "rocm: %llu bytes do not fit in this address space",
+                (unsigned long long)byte_size);
+  }
+  status = rocm_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const char *call = NULL;
+  uint64_t base = 0;
+  uint64_t address = 0;
+  hipError_t r = rocm_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
+  if (r == hipSuccess && rocm_alignment_of(base) < alignment) {
+    /* The driver's guarantee is smaller than asked: allocate with slack and
+     * align the address up; free() uses the base kept in plugin_data. */
+    rocm_raw_free(s, memory_class, base);
+    r = rocm_raw_allocate(s, memory_class, (size_t)byte_size + alignment, &base, &call);
+  }
+  if (r != hipSuccess) {
+    return rocm_vendor_fail(s, err, call, r, byte_size);
+  }
+  address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
+  uint64_t measured = rocm_alignment_of(address);
+
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < ROCM_MAX_ALIGNMENT ? measured : ROCM_MAX_ALIGNMENT);
+  a.byte_size = byte_size;
+  a.address = (void *)(uintptr_t)address;
+  a.plugin_data = (void *)(uintptr_t)base;
+  a.device_index = device_index;
+  a.memory_class = memory_class;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
+    a.host_address = a.address;
+    a.device_address = address; /* HIP maps pinned and managed memory at the same address */
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+  } else {
+    a.device_address = address;
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  }
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
+}
+
+static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
+  const rocm_state *s = state;
+  if (allocation->device_index >= s->device_count ||
+      rocm_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
+    return;
+  }
+  rocm_raw_free(s, allocation->memory_class, (uint64_t)(uintptr_t)allocation->plugin_data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 6. Copies host<->device                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The host has already checked that [offset, offset + bytes) lies inside the
+ * allocation (PL-COPY-2). Both copies are blocking driver copies; with
+ * unified addressing they also serve pinned and managed memory. */
+
+static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                         uint64_t dst_offset, const void *src, uint64_t bytes,
+                                         hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, dst->device_index, err);
+  if (status == HURRAY_OK && bytes > 0) {
+    status = rocm_enter(s, dst->device_index, err);
+  }
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  void *target = (unsigned char *)dst->address + dst_offset;
+  hipError_t r = s->hip.hipMemcpy(target, src, (size_t)bytes, hipMemcpyHostToDevice);
+  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipMemcpy", r, 0);
+}
+
+static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
+                                       uint64_t src_offset, uint64_t bytes, hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, src->device_index, err);
+  if (status == HURRAY_OK && bytes > 0) {
+    status = rocm_enter(s, src->device_index, err);
+  }
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  const void *source = (const unsigned char *)src->address + src_offset;
+  hipError_t r = s->hip.hipMemcpy(dst, source, (size_t)bytes, hipMemcpyDeviceToHost);
+  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipMemcpy", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 7. Events and streams                                                    */
+/* ------------------------------------------------------------------------ */
+
+static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
+                                       hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  rocm_event *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
+  }
+  status = rocm_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    free(e);
+    return status;
+  }
+  hipError_t r = s->hip.hipEventCreateWithFlags(&e->event, hipEventDisableTiming);
+  if (r != hipSuccess) {
+    free(e);
+    return rocm_vendor_fail(s, err, "hipEventCreateWithFlags", r, 0);
+  }
+  e->device_index = device_index;
+  *out_event = e;
+  return HURRAY_OK;
+}
+
+static hurray_status rocm_record_event(void *state, void *event, void *stream,
+                                       hurray_error *err) {
+  const rocm_state *s = state;
+  const rocm_event *e = event;
+  hurray_status status = rocm_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[e->device_index].stream;
+  hipError_t r = s->hip.hipEventRecord(e->event, target);
+  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipEventRecord", r, 0);
+}
+
+/* Polls `query` on the event or stream until it stops answering NOT_READY,
+ * or the timeout passes (never a blocking driver call with a deadline). */
+static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
+                               uint64_t timeout_ns, hurray_error *err) {
+  const char *call = is_event ? "hipEventQuery" : "hipStreamQuery";
+  uint64_t start = rocm_now_ns();
+  uint64_t pause_ns = 1000u;
+  for (;;) {
+    hipError_t r = is_event ? s->hip.hipEventQuery((hipEvent_t)object)
+                             : s->hip.hipStreamQuery((hipStream_t)object);
+    if (r == hipSuccess) {
+      return HURRAY_OK;
+    }
+    if (r != hipErrorNotReady) {
+      return rocm_vendor_fail(s, err, call, r, 0);
+    }
+    if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && rocm_now_ns() - start >= timeout_ns) {
+      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                  "%s: still hipErrorNotReady after %llu ns", call,
+                  (unsigned long long)timeout_ns);
+    }
+    rocm_backoff(&pause_ns);
+  }
+}
+
+static hurray_status rocm_wait_event(void *state, void *event, uint64_t timeout_ns,
+                                     hurray_error *err) {
+  const rocm_state *s = state;
+  const rocm_event *e = event;
+  hurray_status status = rocm_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  status = rocm_poll(s, true, e->event, timeout_ns, err);
+  return status;
+}
+
+static void rocm_release_event(void *state, void *event) {
+  const rocm_state *s = state;
+  rocm_event *e = event;
+  if (rocm_enter(s, e->device_index, NULL) == HURRAY_OK) {
+    (void)s->hip.hipEventDestroy(e->event);
+  }
+  free(e);
+}
+
+static hurray_status rocm_wait_stream(void *state, uint32_t device_index, void *stream,
+                                      uint64_t timeout_ns, hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = rocm_check_device(s, device_index, err);
+  if (status == HURRAY_OK) {
+    status = rocm_enter(s, device_index, err);
+  }
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[device_index].stream;
+  status = rocm_poll(s, false, target, timeout_ns, err);
+  return status;
+}
+
+static hurray_status rocm_stream_wait_event(void *state, void *stream, void *event,
+                                            hurray_error *err) {
+  const rocm_state *s = state;
+  const rocm_event *e = event;
+  hurray_status status = rocm_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[e->device_index].stream;
+  hipError_t r = s->hip.hipStreamWaitEvent(target, e->event, 0);
+  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipStreamWaitEvent", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 8. The entry table and the single exported entry symbol                  */
+/* ------------------------------------------------------------------------ */
+
+static const hurray_plugin_table rocm_table = {
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+    .name = "rocm",
+    .plugin_version = "1.0.0",
+    .device_tag = HURRAY_DEVICE_ROCM,
+    .init = rocm_init,
+    .shutdown = rocm_shutdown,
+    .count_devices = rocm_count_devices,
+    .describe_device = rocm_describe_device,
+    .allocate = rocm_allocate,
+    .free = rocm_free,
+    .copy_to_device = rocm_copy_to_device,
+    .copy_to_host = rocm_copy_to_host,
+    .unavailable_reason = rocm_unavailable_reason,
+    .create_event = rocm_create_event,
+    .record_event = rocm_record_event,
+    .wait_event = rocm_wait_event,
+    .release_event = rocm_release_event,
+    .wait_stream = rocm_wait_stream,
+    .stream_wait_event = rocm_stream_wait_event,
+};
+
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &rocm_table;
+}
