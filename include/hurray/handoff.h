@@ -435,8 +435,8 @@ HURRAY_API size_t hurray_buffer_list_count(const hurray_buffer_list *list);
 
 /**
  * Borrows entry `index`: its handle and data pointer, valid until the list is
- * destroyed; ownership stays with the list. CAPACITY (value: index,
- * expected: count) past the end.
+ * destroyed; ownership stays with the list. INVALID_ARGUMENT (value:
+ * index, expected: count, index: 1) past the end.
  */
 HURRAY_API hurray_status hurray_buffer_list_borrow(const hurray_buffer_list *list, size_t index,
                                                    hurray_buffer_handle *out_handle,

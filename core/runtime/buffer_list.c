@@ -1,0 +1,198 @@
+/*
+ * Buffer lists: the owned buffers of one tensor (HO-LIST-1..6).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray/handoff.h"
+
+/* A live list carries LIST_LIVE; while destroy runs the callbacks it carries
+ * LIST_DESTROYING, and just before the memory is freed LIST_DEAD (HO-LIST-5). */
+#define LIST_LIVE 0x4C495354u       /* "LIST" */
+#define LIST_DESTROYING 0x44455354u /* "DEST" */
+#define LIST_DEAD 0xDEADDEADu
+
+typedef struct list_entry {
+  hurray_buffer_handle handle;
+  void *data;
+  hurray_buffer_release_fn release;
+  void *release_ctx;
+} list_entry;
+
+struct hurray_buffer_list {
+  uint32_t magic;
+  size_t count;
+  size_t capacity;
+  list_entry *entries;
+};
+
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, size_t index) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = index;
+    err->detail[0] = '\0';
+  }
+  return status;
+}
+
+static hurray_status check_list(const hurray_buffer_list *list, hurray_error *err) {
+  if (list == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (list->magic == LIST_DESTROYING || list->magic == LIST_DEAD) {
+    return fail(err, HURRAY_ERR_USE_AFTER_DESTROY, 0, 0, 0);
+  }
+  if (list->magic != LIST_LIVE) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, list->magic, LIST_LIVE, 0);
+  }
+  return HURRAY_OK;
+}
+
+hurray_status hurray_buffer_list_create(hurray_buffer_list **out, hurray_error *err) {
+  if (out == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  hurray_buffer_list *list = malloc(sizeof *list);
+  if (list == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *list, 0, 0);
+  }
+  list->magic = LIST_LIVE;
+  list->count = 0;
+  list->capacity = 0;
+  list->entries = NULL;
+  *out = list;
+  return HURRAY_OK;
+}
+
+/* Makes room for one more entry; the list is unchanged on failure. */
+static hurray_status reserve_one(hurray_buffer_list *list, hurray_error *err) {
+  if (list->count < list->capacity) {
+    return HURRAY_OK;
+  }
+  size_t capacity = list->capacity == 0u ? 4u : list->capacity * 2u;
+  if (capacity > HURRAY_BUFFER_TABLE_MAX_HANDLES) {
+    capacity = HURRAY_BUFFER_TABLE_MAX_HANDLES;
+  }
+  list_entry *grown = realloc(list->entries, capacity * sizeof *grown);
+  if (grown == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, capacity * sizeof *grown, 0, 0);
+  }
+  list->entries = grown;
+  list->capacity = capacity;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_buffer_list_push(hurray_buffer_list *list, const hurray_buffer_handle *handle,
+                                      void *data, hurray_buffer_release_fn release,
+                                      void *release_ctx, hurray_error *err) {
+  hurray_status status = check_list(list, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (handle == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1);
+  }
+  if (release == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3);
+  }
+  const size_t position = list->count;
+  status = hurray_buffer_handle_validate(handle, err);
+  if (status != HURRAY_OK) {
+    if (err != NULL) {
+      err->index = position;
+    }
+    return status;
+  }
+  if (data == NULL && handle->byte_size != 0u) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  /* BP-COLOC-2: the first entry sets what is expected. */
+  if (position > 0u) {
+    const hurray_buffer_handle *first = &list->entries[0].handle;
+    if (handle->device_tag != first->device_tag) {
+      return fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, handle->device_tag, first->device_tag,
+                  position);
+    }
+    if (handle->memory_class != first->memory_class) {
+      return fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, handle->memory_class,
+                  first->memory_class, position);
+    }
+  }
+  if (position >= HURRAY_BUFFER_TABLE_MAX_HANDLES) {
+    return fail(err, HURRAY_ERR_CAPACITY, position + 1u, HURRAY_BUFFER_TABLE_MAX_HANDLES, 0);
+  }
+  status = reserve_one(list, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  list_entry *entry = &list->entries[position];
+  entry->handle = *handle;
+  entry->data = data;
+  entry->release = release;
+  entry->release_ctx = release_ctx;
+  list->count = position + 1u;
+  return HURRAY_OK;
+}
+
+size_t hurray_buffer_list_count(const hurray_buffer_list *list) {
+  if (list == NULL || list->magic != LIST_LIVE) {
+    return 0u;
+  }
+  return list->count;
+}
+
+hurray_status hurray_buffer_list_borrow(const hurray_buffer_list *list, size_t index,
+                                        hurray_buffer_handle *out_handle, void **out_data,
+                                        hurray_error *err) {
+  hurray_status status = check_list(list, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (index >= list->count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, index, list->count, 1);
+  }
+  if (out_handle != NULL) {
+    *out_handle = list->entries[index].handle;
+  }
+  if (out_data != NULL) {
+    *out_data = list->entries[index].data;
+  }
+  return HURRAY_OK;
+}
+
+void hurray_buffer_list_destroy(hurray_buffer_list **list_ptr) {
+  if (list_ptr == NULL || *list_ptr == NULL) {
+    return;
+  }
+  hurray_buffer_list *list = *list_ptr;
+  *list_ptr = NULL;
+  /* A callback destroying the list again through another copy of the
+   * pointer finds it already being destroyed: nothing more to do. */
+  if (list->magic != LIST_LIVE) {
+    return;
+  }
+  list->magic = LIST_DESTROYING;
+  for (size_t i = 0; i < list->count; i++) {
+    list_entry *slot = &list->entries[i];
+    const hurray_buffer_release_fn release = slot->release;
+    void *const data = slot->data;
+    void *const ctx = slot->release_ctx;
+    /* HO-LIST-4: the slot is empty before its callback can re-enter. */
+    slot->release = NULL;
+    slot->data = NULL;
+    slot->release_ctx = NULL;
+    if (release != NULL) {
+      release(data, ctx);
+    }
+  }
+  free(list->entries);
+  list->entries = NULL;
+  list->count = 0;
+  list->capacity = 0;
+  list->magic = LIST_DEAD;
+  free(list);
+}

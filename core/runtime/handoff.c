@@ -1,0 +1,431 @@
+/*
+ * The C ABI handoff at run time: the cross-check (HO-CHECK-*), and a thin
+ * wrapper around the proven transition function (core/proven/
+ * handoff_state.c) that makes each step one atomic compare-and-swap and
+ * fires the callback the step names. Exactly-once under concurrency
+ * (HO-THR-2) follows from the proof (a release only leaves a state that owes
+ * it) plus the CAS (only one thread can leave that state).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "hurray/handoff.h"
+
+/* The upper 24 bits of the state word say "this storage is a handoff"; the
+ * low 8 bits are the hurray_handoff_state. One word, so that checking the
+ * object and taking a step is a single atomic operation. */
+#define HANDOFF_MAGIC 0x484F46u /* "HOF" */
+#define HANDOFF_WORD(state) ((HANDOFF_MAGIC << 8) | (uint32_t)(state))
+
+typedef struct handoff_impl {
+  _Atomic uint32_t word;
+  /* Everything below is written by init and offer only, before the state
+   * word publishes it (release store), and never written again: concurrent
+   * readers after an acquire load see it complete. */
+  uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE];
+  hurray_buffer_offer offer;
+} handoff_impl;
+
+_Static_assert(sizeof(handoff_impl) <= sizeof(hurray_handoff),
+               "hurray_handoff storage too small for the implementation");
+_Static_assert(alignof(handoff_impl) <= alignof(hurray_handoff),
+               "hurray_handoff storage under-aligned for the implementation");
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handoff needs lock-free 32-bit atomics");
+
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, size_t index, const char *detail) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = index;
+    err->detail[0] = '\0';
+    if (detail != NULL) {
+      size_t n = strlen(detail);
+      if (n >= sizeof err->detail) {
+        n = sizeof err->detail - 1u;
+      }
+      memcpy(err->detail, detail, n);
+      err->detail[n] = '\0';
+    }
+  }
+  return status;
+}
+
+uint32_t hurray_c_abi_version(void) { return HURRAY_C_ABI_VERSION; }
+
+const char *hurray_sync_mismatch_name(uint32_t reason) {
+  switch (reason) {
+    case HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT: return "unexpected event";
+    case HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM: return "unexpected stream";
+    case HURRAY_SYNC_MISMATCH_MISSING_EVENT: return "missing event";
+    case HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE: return "missing event release";
+    case HURRAY_SYNC_MISMATCH_MISSING_STREAM: return "missing stream";
+    case HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG: return "event device tag differs";
+    case HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG: return "stream device tag differs";
+    default: return "unknown";
+  }
+}
+
+const char *hurray_handoff_state_name(uint32_t state) {
+  static const char *const names[HURRAY_HANDOFF_STATE_COUNT] = {
+      "empty",          "offered",       "withdrawn",    "readable",
+      "event_pending",  "event_waited",  "event_released", "event_dropped",
+      "stream_bound",   "stream_waited", "released",     "destroyed"};
+  return state < HURRAY_HANDOFF_STATE_COUNT ? names[state] : "invalid";
+}
+
+const char *hurray_handoff_op_name(uint32_t op) {
+  static const char *const names[HURRAY_HANDOFF_OP_COUNT] = {
+      "offer",         "withdraw",           "accept_producer_synced", "accept_event",
+      "accept_consumer_stream", "record_event_wait", "release_event",  "record_stream_wait",
+      "access",        "access_other_stream", "release",               "destroy"};
+  return op < HURRAY_HANDOFF_OP_COUNT ? names[op] : "invalid";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cross-check (HO-CHECK-1..5)                                              */
+/* ------------------------------------------------------------------------ */
+
+static hurray_status mismatch(hurray_error *err, hurray_sync_mode mode,
+                              hurray_sync_mismatch reason, size_t payload_tag) {
+  return fail(err, HURRAY_ERR_SYNC_MODE_MISMATCH, mode, (uint64_t)reason, payload_tag, NULL);
+}
+
+/* HO-PAY-2..4: the payload carries exactly what the declared mode needs. */
+static hurray_status check_payload(const hurray_buffer_handle *handle,
+                                   const hurray_sync_payload *sync, hurray_error *err) {
+  const hurray_sync_mode mode = handle->sync_mode;
+  const bool has_event = sync->event != NULL || sync->event_release != NULL;
+  switch (mode) {
+    case HURRAY_SYNC_PRODUCER_SYNCED:
+      if (has_event) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0);
+      }
+      if (sync->stream != NULL) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0);
+      }
+      return HURRAY_OK;
+    case HURRAY_SYNC_EVENT:
+      if (sync->stream != NULL) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0);
+      }
+      if (sync->event == NULL) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_MISSING_EVENT, 0);
+      }
+      if (sync->event_release == NULL) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE, 0);
+      }
+      if (sync->event_device_tag != handle->device_tag) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG,
+                        sync->event_device_tag);
+      }
+      return HURRAY_OK;
+    default: /* consumer_stream: the handle was validated, no other mode is left */
+      if (has_event) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0);
+      }
+      if (sync->stream == NULL) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_MISSING_STREAM, 0);
+      }
+      if (sync->stream_device_tag != handle->device_tag) {
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG,
+                        sync->stream_device_tag);
+      }
+      return HURRAY_OK;
+  }
+}
+
+/* Everything after the handle's own validation: HO-CHECK-3..5. */
+static hurray_status check_offer_against(const hurray_buffer_handle *handle,
+                                         const hurray_buffer_offer *offer,
+                                         hurray_transport transport, uint32_t ipc_capabilities,
+                                         hurray_error *err) {
+  if (offer->release == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, "offer->release is NULL");
+  }
+  if (handle->byte_size != 0u) {
+    if (offer->data == NULL) {
+      return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1,
+                  "offer->data is NULL for a non-empty buffer");
+    }
+    /* BP-ALIGN-5 on the one device whose pointers are plain host addresses. */
+    if (handle->device_tag == HURRAY_DEVICE_CPU) {
+      const uint32_t measured = hurray_alignment_of(offer->data);
+      if (measured < handle->alignment) {
+        return fail(err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, handle->alignment, 0,
+                    "the data pointer is less aligned than the handle declares");
+      }
+    }
+  }
+  hurray_status status = check_payload(handle, &offer->sync, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  return hurray_transport_check_sync_mode(transport, handle->sync_mode, ipc_capabilities, err);
+}
+
+hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
+                                   const hurray_buffer_offer *offer, hurray_transport transport,
+                                   uint32_t ipc_capabilities, hurray_error *err) {
+  if (handle == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  if (offer == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
+  }
+  hurray_status status = hurray_buffer_handle_validate(handle, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  return check_offer_against(handle, offer, transport, ipc_capabilities, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The handoff object                                                       */
+/* ------------------------------------------------------------------------ */
+
+static handoff_impl *impl_of(hurray_handoff *handoff) { return (handoff_impl *)(void *)handoff; }
+
+static const handoff_impl *const_impl_of(const hurray_handoff *handoff) {
+  return (const handoff_impl *)(const void *)handoff;
+}
+
+static uint32_t load_word(const handoff_impl *impl) {
+  return atomic_load_explicit(&impl->word, memory_order_acquire);
+}
+
+/* HO-MIS-2: storage that does not carry the magic was never initialised. */
+static hurray_status check_word(uint32_t word, hurray_error *err) {
+  if ((word >> 8) != HANDOFF_MAGIC) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, word, 0, 0,
+                "not an initialised hurray_handoff (call hurray_handoff_init first)");
+  }
+  return HURRAY_OK;
+}
+
+static hurray_status step_error(hurray_error *err, hurray_handoff_step step,
+                                hurray_handoff_op op, uint32_t state) {
+  return fail(err, step.status, (uint64_t)op, state, 0, NULL);
+}
+
+/*
+ * Takes one step of the table from whatever state the object is in now.
+ * A step that moves the state is a CAS from the state it was computed for;
+ * losing the race recomputes from the winner's state, so of two threads
+ * releasing, the second sees RELEASED and gets ALREADY_RELEASED.
+ */
+static hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
+                           hurray_handoff_effect *effect, hurray_error *err) {
+  uint32_t word = load_word(impl);
+  for (;;) {
+    hurray_status status = check_word(word, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+    const uint32_t state = word & 0xFFu;
+    const hurray_handoff_step step =
+        hurray_handoff_transition((hurray_handoff_state)state, op);
+    if (step.status != HURRAY_OK) {
+      return step_error(err, step, op, state);
+    }
+    if ((uint32_t)step.next == state) {
+      *effect = step.effect;
+      return HURRAY_OK;
+    }
+    if (atomic_compare_exchange_weak_explicit(&impl->word, &word, HANDOFF_WORD(step.next),
+                                              memory_order_acq_rel, memory_order_acquire)) {
+      *effect = step.effect;
+      return HURRAY_OK;
+    }
+  }
+}
+
+void hurray_handoff_init(hurray_handoff *handoff) {
+  if (handoff == NULL) {
+    return;
+  }
+  handoff_impl *impl = impl_of(handoff);
+  memset(impl->encoded_handle, 0, sizeof impl->encoded_handle);
+  memset(&impl->offer, 0, sizeof impl->offer);
+  atomic_init(&impl->word, HANDOFF_WORD(HURRAY_HANDOFF_EMPTY));
+}
+
+hurray_status hurray_handoff_offer_encoded(hurray_handoff *handoff,
+                                           const uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE],
+                                           const hurray_buffer_offer *offer, hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  if (encoded_handle == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
+  }
+  if (offer == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2, NULL);
+  }
+  if (offer->release == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "offer->release is NULL");
+  }
+  handoff_impl *impl = impl_of(handoff);
+  const uint32_t word = load_word(impl);
+  hurray_status status = check_word(word, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const uint32_t state = word & 0xFFu;
+  const hurray_handoff_step step =
+      hurray_handoff_transition((hurray_handoff_state)state, HURRAY_HANDOFF_OP_OFFER);
+  if (step.status != HURRAY_OK) {
+    return step_error(err, step, HURRAY_HANDOFF_OP_OFFER, state);
+  }
+  memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);
+  impl->offer = *offer;
+  /* Publishes the fields above to every thread that loads the word. */
+  atomic_store_explicit(&impl->word, HANDOFF_WORD(step.next), memory_order_release);
+  return HURRAY_OK;
+}
+
+hurray_status hurray_handoff_offer(hurray_handoff *handoff, const hurray_buffer_handle *handle,
+                                   const hurray_buffer_offer *offer, hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  if (handle == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
+  }
+  uint8_t encoded[HURRAY_BUFFER_HANDLE_SIZE];
+  hurray_buffer_handle_encode(handle, encoded);
+  return hurray_handoff_offer_encoded(handoff, encoded, offer, err);
+}
+
+/* Runs `op` on a non-NULL handoff and fires the callback the step names. */
+static hurray_status run_op(hurray_handoff *handoff, hurray_handoff_op op, hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  handoff_impl *impl = impl_of(handoff);
+  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
+  hurray_status status = apply(impl, op, &effect, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  /* This thread won the only transition that fires this callback (HO-SM-5). */
+  if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER) {
+    impl->offer.release(impl->offer.data, impl->offer.release_ctx);
+  } else if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT) {
+    impl->offer.sync.event_release(impl->offer.sync.event, impl->offer.sync.event_release_ctx);
+  }
+  return HURRAY_OK;
+}
+
+hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_WITHDRAW, err);
+}
+
+static hurray_handoff_op accept_op_for(uint8_t sync_mode_byte) {
+  switch (sync_mode_byte) {
+    case HURRAY_SYNC_EVENT: return HURRAY_HANDOFF_OP_ACCEPT_EVENT;
+    case HURRAY_SYNC_CONSUMER_STREAM: return HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM;
+    default: return HURRAY_HANDOFF_OP_ACCEPT_PRODUCER_SYNCED;
+  }
+}
+
+hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
+                                    uint32_t ipc_capabilities, hurray_accepted_buffer *out,
+                                    hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  if (out == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, NULL);
+  }
+  handoff_impl *impl = impl_of(handoff);
+  const uint32_t word = load_word(impl);
+  hurray_status status = check_word(word, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  /* The fields are only meaningful once offered: judge the state first, so
+   * an EMPTY or RELEASED object reports its state, not a garbage handle. */
+  const uint32_t state = word & 0xFFu;
+  if (state != HURRAY_HANDOFF_OFFERED) {
+    const hurray_handoff_op op = accept_op_for(impl->encoded_handle[13]);
+    return step_error(err, hurray_handoff_transition((hurray_handoff_state)state, op), op, state);
+  }
+  hurray_buffer_handle handle;
+  status = hurray_buffer_handle_decode(impl->encoded_handle, &handle, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  status = check_offer_against(&handle, &impl->offer, transport, ipc_capabilities, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
+  status = apply(impl, accept_op_for(handle.sync_mode), &effect, err);
+  if (status != HURRAY_OK) {
+    return status; /* another thread accepted or withdrew first */
+  }
+  out->handle = handle;
+  out->data = impl->offer.data;
+  out->event = handle.sync_mode == HURRAY_SYNC_EVENT ? impl->offer.sync.event : NULL;
+  out->stream = handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_handoff_record_event_wait(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_RECORD_EVENT_WAIT, err);
+}
+
+hurray_status hurray_handoff_release_event(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_RELEASE_EVENT, err);
+}
+
+hurray_status hurray_handoff_record_stream_wait(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_RECORD_STREAM_WAIT, err);
+}
+
+hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *stream,
+                                    void **out_data, hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  const handoff_impl *impl = const_impl_of(handoff);
+  const uint32_t word = load_word(impl);
+  hurray_status status = check_word(word, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const uint32_t state = word & 0xFFu;
+  /* Only a consumer_stream buffer has a declared stream to differ from. */
+  const bool other_stream = impl->encoded_handle[13] == HURRAY_SYNC_CONSUMER_STREAM &&
+                            stream != impl->offer.sync.stream;
+  const hurray_handoff_op op =
+      other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM : HURRAY_HANDOFF_OP_ACCESS;
+  const hurray_handoff_step step = hurray_handoff_transition((hurray_handoff_state)state, op);
+  if (step.status != HURRAY_OK) {
+    return step_error(err, step, op, state);
+  }
+  if (out_data != NULL) {
+    *out_data = impl->offer.data;
+  }
+  return HURRAY_OK;
+}
+
+hurray_status hurray_handoff_release(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_RELEASE, err);
+}
+
+hurray_status hurray_handoff_destroy(hurray_handoff *handoff, hurray_error *err) {
+  return run_op(handoff, HURRAY_HANDOFF_OP_DESTROY, err);
+}
+
+uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
+  if (handoff == NULL) {
+    return HURRAY_HANDOFF_STATE_COUNT;
+  }
+  const uint32_t word = load_word(const_impl_of(handoff));
+  return (word >> 8) == HANDOFF_MAGIC ? (word & 0xFFu) : HURRAY_HANDOFF_STATE_COUNT;
+}
