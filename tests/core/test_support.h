@@ -1,0 +1,54 @@
+/*
+ * Helpers shared by the core tests: checks that only call into Check when
+ * they fail (the sweeps make millions of comparisons, and Check records every
+ * passing ck_assert), payload comparisons and the suite runner.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_TESTS_CORE_TEST_SUPPORT_H
+#define HURRAY_TESTS_CORE_TEST_SUPPORT_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hurray/buffer.h"
+#include "spec_oracle.h"
+
+/* Fails the running test with a message when cond is false. */
+#define REQUIRE(cond, ...)      \
+  do {                          \
+    if (!(cond)) {              \
+      ck_abort_msg(__VA_ARGS__); \
+    }                           \
+  } while (0)
+
+/* An error record with every field set to a recognisable junk value, so a
+ * test can see which fields a call wrote. */
+hurray_error junk_error(void);
+
+/* Fails unless `got` is `want` and, on failure, err carries the verdict's
+ * value (and expected, where the spec names one) and `index`. `what` names
+ * the case in the failure message. */
+void require_verdict(const char *what, hurray_status got, const hurray_error *err,
+                     spec_verdict want, size_t index);
+
+/* Fails unless status and the whole payload are as given. */
+void require_error(const char *what, hurray_status got, const hurray_error *err,
+                   hurray_status want, uint64_t value, uint64_t expected, size_t index);
+
+/* As require_error() where the spec names no `expected` for the status. */
+void require_status_value(const char *what, hurray_status got, const hurray_error *err,
+                          hurray_status want, uint64_t value, size_t index);
+
+/* A small deterministic generator (xorshift64*) for the sweeps. */
+uint64_t next_random(uint64_t *state);
+
+/* Runs every test of the suite (each test in its own process) and returns
+ * the process exit status meson expects. */
+int run_suite(Suite *suite);
+
+/* A test case with a timeout long enough for the sweeps under sanitizers. */
+TCase *sweep_case(const char *name);
+
+#endif /* HURRAY_TESTS_CORE_TEST_SUPPORT_H */
