@@ -1,0 +1,208 @@
+/*
+ * hurray-inspect hex text parsing (specs/cli.md CLI-HEX-1..4).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect.h"
+
+/* Parses a NUL-terminated text into out[0..cap). */
+static inspect_hex_status parse(const char *text, uint8_t *out, size_t cap, size_t *len,
+                                inspect_hex_error *err) {
+  return inspect_parse_hex(text, strlen(text), out, cap, len, err);
+}
+
+START_TEST(test_hex_pairs_both_cases) {
+  /* CLI-HEX-1: two digits a byte, most significant first, either case. */
+  uint8_t out[8];
+  size_t len = 99;
+  ck_assert_int_eq(parse("00ff7Fa0Bc", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 5);
+  const uint8_t want[] = {0x00, 0xFF, 0x7F, 0xA0, 0xBC};
+  ck_assert_mem_eq(out, want, sizeof want);
+}
+END_TEST
+
+START_TEST(test_hex_whitespace_everywhere) {
+  /* CLI-HEX-2: every ASCII whitespace character, even inside a byte. */
+  uint8_t out[8];
+  size_t len = 0;
+  ck_assert_int_eq(parse(" 0\t1\n\r0 2\v\f 3\n4  ", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 3);
+  const uint8_t want[] = {0x01, 0x02, 0x34};
+  ck_assert_mem_eq(out, want, sizeof want);
+}
+END_TEST
+
+START_TEST(test_hex_comments) {
+  /* CLI-HEX-2: '#' to end of line; digits and bad characters inside are ignored. */
+  uint8_t out[8];
+  size_t len = 0;
+  ck_assert_int_eq(parse("# header zz 0x\n01 # one\n  # only a comment\n02#two", out,
+                         sizeof out, &len, NULL),
+                   INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 2);
+  ck_assert_uint_eq(out[0], 0x01);
+  ck_assert_uint_eq(out[1], 0x02);
+}
+END_TEST
+
+START_TEST(test_hex_odd_digit_count) {
+  /* CLI-HEX-3: the unpaired last digit is named by offset, line, column. */
+  uint8_t out[8];
+  size_t len = 77;
+  inspect_hex_error err;
+  ck_assert_int_eq(parse("01\n02 3", out, sizeof out, &len, &err), INSPECT_HEX_ODD_DIGITS);
+  ck_assert_int_eq(err.status, INSPECT_HEX_ODD_DIGITS);
+  ck_assert_uint_eq(err.offset, 6);
+  ck_assert_uint_eq(err.line, 2);
+  ck_assert_uint_eq(err.column, 4);
+  ck_assert_uint_eq(len, 77); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_hex_bad_character) {
+  /* CLI-HEX-2, CLI-HEX-3: "0x" is not accepted; 'x' is reported where it is. */
+  uint8_t out[8];
+  size_t len = 0;
+  inspect_hex_error err;
+  ck_assert_int_eq(parse("01\n  0x02", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_uint_eq(err.character, 'x');
+  ck_assert_uint_eq(err.offset, 6);
+  ck_assert_uint_eq(err.line, 2);
+  ck_assert_uint_eq(err.column, 4);
+  char message[256];
+  inspect_hex_error_format(&err, message, sizeof message);
+  ck_assert_ptr_nonnull(strstr(message, "'x'"));
+  ck_assert_ptr_nonnull(strstr(message, "offset 6"));
+  ck_assert_ptr_nonnull(strstr(message, "line 2"));
+  ck_assert_ptr_nonnull(strstr(message, "column 4"));
+}
+END_TEST
+
+START_TEST(test_hex_bad_character_unprintable) {
+  /* A NUL inside the text is a bad character at its offset, not the end. */
+  const char text[] = {'0', '1', '\0', '0', '2'};
+  uint8_t out[8];
+  size_t len = 0;
+  inspect_hex_error err;
+  ck_assert_int_eq(inspect_parse_hex(text, sizeof text, out, sizeof out, &len, &err),
+                   INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_uint_eq(err.character, 0);
+  ck_assert_uint_eq(err.offset, 2);
+  char message[256];
+  inspect_hex_error_format(&err, message, sizeof message);
+  ck_assert_ptr_nonnull(strstr(message, "0x00"));
+}
+END_TEST
+
+START_TEST(test_hex_every_byte_value) {
+  /* Every character: hex digits and whitespace pass, all else is bad. */
+  for (unsigned c = 0; c < 256u; c++) {
+    char text[3] = {(char)c, '0', '0'};
+    uint8_t out[4];
+    size_t len = 0;
+    inspect_hex_error err;
+    inspect_hex_status status = inspect_parse_hex(text, sizeof text, out, sizeof out, &len, &err);
+    bool digit = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    if (digit) {
+      /* three digits: odd */
+      ck_assert_int_eq(status, INSPECT_HEX_ODD_DIGITS);
+    } else if (space) {
+      ck_assert_int_eq(status, INSPECT_HEX_OK);
+      ck_assert_uint_eq(len, 1);
+    } else if (c == '#') {
+      ck_assert_int_eq(status, INSPECT_HEX_OK); /* comment swallows the rest */
+      ck_assert_uint_eq(len, 0);
+    } else {
+      ck_assert_int_eq(status, INSPECT_HEX_BAD_CHARACTER);
+      ck_assert_uint_eq(err.character, c);
+      ck_assert_uint_eq(err.offset, 0);
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_hex_empty_input) {
+  /* CLI-HEX-4: no digits is zero bytes, not an error; NULL text with length 0 too. */
+  uint8_t out[4];
+  size_t len = 5;
+  ck_assert_int_eq(parse("", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 0);
+  len = 5;
+  ck_assert_int_eq(parse("  \n# nothing here\n\t", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 0);
+  len = 5;
+  ck_assert_int_eq(inspect_parse_hex(NULL, 0, out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
+START_TEST(test_hex_capacity) {
+  uint8_t out[2] = {0, 0};
+  size_t len = 0;
+  inspect_hex_error err;
+  ck_assert_int_eq(parse("01 02 03", out, sizeof out, &len, &err), INSPECT_HEX_CAPACITY);
+  ck_assert_uint_eq(err.offset, 6); /* the first digit of the byte that did not fit */
+  /* inspect_hex_max_bytes() is always enough */
+  const char *text = "0102 03";
+  ck_assert_uint_ge(inspect_hex_max_bytes(strlen(text)), 3);
+  uint8_t big[3];
+  ck_assert_int_eq(parse(text, big, inspect_hex_max_bytes(strlen(text)), &len, NULL),
+                   INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 3);
+}
+END_TEST
+
+START_TEST(test_hex_null_arguments) {
+  uint8_t out[2];
+  size_t len = 0;
+  inspect_hex_error err;
+  ck_assert_int_eq(inspect_parse_hex(NULL, 2, out, sizeof out, &len, &err),
+                   INSPECT_HEX_NULL_ARGUMENT);
+  ck_assert_int_eq(inspect_parse_hex("00", 2, out, sizeof out, NULL, &err),
+                   INSPECT_HEX_NULL_ARGUMENT);
+  ck_assert_int_eq(inspect_parse_hex("00", 2, NULL, 1, &len, &err), INSPECT_HEX_NULL_ARGUMENT);
+}
+END_TEST
+
+START_TEST(test_hex_error_format_truncates) {
+  inspect_hex_error err = {INSPECT_HEX_ODD_DIGITS, 12, 1, 13, 0};
+  char full[256];
+  size_t n = inspect_hex_error_format(&err, full, sizeof full);
+  ck_assert_uint_eq(n, strlen(full));
+  char small[8];
+  ck_assert_uint_eq(inspect_hex_error_format(&err, small, sizeof small), n);
+  ck_assert_uint_eq(strlen(small), sizeof small - 1u);
+  ck_assert_uint_eq(inspect_hex_error_format(&err, NULL, 0), n);
+}
+END_TEST
+
+static Suite *hex_suite(void) {
+  Suite *s = suite_create("cli_hex_input");
+  TCase *t = tcase_create("parse");
+  tcase_add_test(t, test_hex_pairs_both_cases);
+  tcase_add_test(t, test_hex_whitespace_everywhere);
+  tcase_add_test(t, test_hex_comments);
+  tcase_add_test(t, test_hex_odd_digit_count);
+  tcase_add_test(t, test_hex_bad_character);
+  tcase_add_test(t, test_hex_bad_character_unprintable);
+  tcase_add_test(t, test_hex_every_byte_value);
+  tcase_add_test(t, test_hex_empty_input);
+  tcase_add_test(t, test_hex_capacity);
+  tcase_add_test(t, test_hex_null_arguments);
+  tcase_add_test(t, test_hex_error_format_truncates);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *runner = srunner_create(hex_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
