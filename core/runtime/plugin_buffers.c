@@ -190,9 +190,9 @@ void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer) {
   free(buffer);
 }
 
-void hurray_plugin_buffer_release_callback(void *buffer, void *ctx) {
-  (void)ctx;
-  hurray_plugin_buffer_free(buffer);
+void hurray_plugin_buffer_release_callback(void *data, void *ctx) {
+  (void)data; /* the offered address; the buffer record travels as ctx */
+  hurray_plugin_buffer_free(ctx);
 }
 
 const hurray_buffer_handle *hurray_plugin_buffer_handle(const hurray_plugin_buffer *buffer) {

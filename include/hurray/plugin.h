@@ -539,9 +539,13 @@ HURRAY_API hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer
 HURRAY_API hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer,
                                                   uint64_t offset, void *dst, uint64_t bytes,
                                                   hurray_error *err);
-/** A buffer release callback for the handoff: `buffer` is a
- * hurray_plugin_buffer *, ctx unused. Frees it. */
-HURRAY_API void hurray_plugin_buffer_release_callback(void *buffer, void *ctx);
+/**
+ * A hurray_buffer_release_fn for the handoff (hurray/handoff.h): offer the
+ * allocation's address as data, this function as release and the
+ * hurray_plugin_buffer * as release_ctx; it frees that buffer (`data` is
+ * not used).
+ */
+HURRAY_API void hurray_plugin_buffer_release_callback(void *data, void *ctx);
 
 /* Events ------------------------------------------------------------------ */
 
@@ -561,7 +565,8 @@ HURRAY_API hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *ev
                                                          hurray_error *err);
 /** Releases the event. NULL is accepted; callable from any thread. */
 HURRAY_API void hurray_plugin_event_release(hurray_plugin_event *event);
-/** An event release callback for the handoff: `event` is a hurray_plugin_event *, ctx unused. */
+/** A hurray_event_release_fn for the handoff: offer the hurray_plugin_event *
+ * as the payload's event and this function as its release (ctx unused). */
 HURRAY_API void hurray_plugin_event_release_callback(void *event, void *ctx);
 /** The plugin the event belongs to. */
 HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event);

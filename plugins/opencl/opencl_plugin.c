@@ -1,0 +1,719 @@
+/*
+ * libhurray device plugin: OpenCL (device tag 0x08 opencl).
+ *
+ * Runtime: the Khronos ICD loader, loaded at run time from "libOpenCL.so.1"
+ * (its usual soname), or from the file named by HURRAY_OPENCL_LIBRARY. Every
+ * device of every platform the loader reports becomes one plugin device,
+ * with its own context and in-order command queue. Verified on PoCL (Debian
+ * pocl-opencl-icd).
+ *
+ * Memory classes (facts §5, specs BP-PAIR-1: opencl pairs with standard,
+ * host_pinned and unified):
+ *   standard    -> clCreateBuffer(CL_MEM_READ_WRITE). The address is the cl_mem
+ *                  (an opaque device handle, BP-DEV-5); the alignment is the
+ *                  device's CL_DEVICE_MEM_BASE_ADDR_ALIGN guarantee
+ *                  (HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE), the most offered.
+ *   host_pinned -> clCreateBuffer(CL_MEM_ALLOC_HOST_PTR), kept mapped: the
+ *                  address is the mapped host pointer, alignment measured from
+ *                  it; a request it does not meet is refused.
+ *   unified     -> clSVMAlloc, only where CL_DEVICE_SVM_CAPABILITIES has
+ *                  fine-grained buffer sharing (host-accessible, alignment
+ *                  measured from the pointer, at most the largest data type,
+ *                  CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, as clSVMAlloc allows).
+ * IPC: nothing (OpenCL has no cross-process events or queues).
+ * Events: markers (clEnqueueMarkerWithWaitList) on the device's queue or on
+ * the cl_command_queue given as stream; waits are clWaitForEvents, or polling
+ * CL_EVENT_COMMAND_EXECUTION_STATUS when a timeout is given.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* 2. Vendor declarations: the Khronos header (Debian opencl-c-headers)     */
+/* ------------------------------------------------------------------------ */
+#include <CL/cl.h>
+
+#include "hurray/plugin.h"
+
+#define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
+#define OPENCL_LIBRARY_ENV "HURRAY_OPENCL_LIBRARY"
+#define OPENCL_MAX_DEVICES 16u
+/* Not in cl.h: the cl_khr_icd code for "no platform installed". */
+#define OPENCL_PLATFORM_NOT_FOUND_KHR (-1001)
+
+/* ------------------------------------------------------------------------ */
+/* 3. The vendor symbol table                                               */
+/* ------------------------------------------------------------------------ */
+
+#define OPENCL_SYMBOLS(X)                                                                       \
+  X(cl_int, clGetPlatformIDs, (cl_uint, cl_platform_id *, cl_uint *))                          \
+  X(cl_int, clGetDeviceIDs, (cl_platform_id, cl_device_type, cl_uint, cl_device_id *,          \
+                             cl_uint *))                                                       \
+  X(cl_int, clGetDeviceInfo, (cl_device_id, cl_device_info, size_t, void *, size_t *))         \
+  X(cl_context, clCreateContext, (const cl_context_properties *, cl_uint, const cl_device_id *, \
+                                  void(CL_CALLBACK *)(const char *, const void *, size_t,       \
+                                                      void *),                                  \
+                                  void *, cl_int *))                                            \
+  X(cl_int, clReleaseContext, (cl_context))                                                    \
+  X(cl_command_queue, clCreateCommandQueueWithProperties,                                      \
+    (cl_context, cl_device_id, const cl_queue_properties *, cl_int *))                         \
+  X(cl_int, clReleaseCommandQueue, (cl_command_queue))                                         \
+  X(cl_mem, clCreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))              \
+  X(cl_int, clReleaseMemObject, (cl_mem))                                                      \
+  X(cl_int, clEnqueueWriteBuffer, (cl_command_queue, cl_mem, cl_bool, size_t, size_t,          \
+                                   const void *, cl_uint, const cl_event *, cl_event *))       \
+  X(cl_int, clEnqueueReadBuffer, (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *,   \
+                                  cl_uint, const cl_event *, cl_event *))                      \
+  X(void *, clEnqueueMapBuffer, (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t,      \
+                                 size_t, cl_uint, const cl_event *, cl_event *, cl_int *))     \
+  X(cl_int, clEnqueueUnmapMemObject, (cl_command_queue, cl_mem, void *, cl_uint,               \
+                                      const cl_event *, cl_event *))                           \
+  X(void *, clSVMAlloc, (cl_context, cl_svm_mem_flags, size_t, cl_uint))                       \
+  X(void, clSVMFree, (cl_context, void *))                                                     \
+  X(cl_int, clEnqueueSVMMemcpy, (cl_command_queue, cl_bool, void *, const void *, size_t,      \
+                                 cl_uint, const cl_event *, cl_event *))                       \
+  X(cl_int, clEnqueueMarkerWithWaitList, (cl_command_queue, cl_uint, const cl_event *,         \
+                                          cl_event *))                                         \
+  X(cl_int, clEnqueueBarrierWithWaitList, (cl_command_queue, cl_uint, const cl_event *,        \
+                                           cl_event *))                                        \
+  X(cl_int, clWaitForEvents, (cl_uint, const cl_event *))                                      \
+  X(cl_int, clGetEventInfo, (cl_event, cl_event_info, size_t, void *, size_t *))               \
+  X(cl_int, clReleaseEvent, (cl_event))                                                        \
+  X(cl_int, clFlush, (cl_command_queue))                                                       \
+  X(cl_int, clFinish, (cl_command_queue))
+
+typedef struct opencl_api {
+#define OPENCL_DECLARE_POINTER(ret, name, params) ret(CL_API_CALL *name) params;
+  OPENCL_SYMBOLS(OPENCL_DECLARE_POINTER)
+#undef OPENCL_DECLARE_POINTER
+} opencl_api;
+
+typedef struct opencl_device {
+  cl_device_id id;
+  cl_context context;
+  cl_command_queue queue;
+  hurray_plugin_device_info info;
+  uint32_t base_alignment;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+  uint32_t svm_alignment;   /* the most clSVMAlloc accepts, in bytes */
+  bool fine_grain_svm;
+} opencl_device;
+
+typedef struct opencl_state {
+  void *library;
+  opencl_api cl;
+  uint32_t device_count;
+  opencl_device devices[OPENCL_MAX_DEVICES];
+  char unavailable_reason[HURRAY_ERROR_DETAIL_SIZE];
+} opencl_state;
+
+/* Names of the error codes this plugin can meet, for err->detail. */
+static const char *cl_error_name(cl_int code) {
+  switch (code) {
+#define NAME(c) \
+  case c:       \
+    return #c;
+    NAME(CL_SUCCESS)
+    NAME(CL_DEVICE_NOT_FOUND)
+    NAME(CL_DEVICE_NOT_AVAILABLE)
+    NAME(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    NAME(CL_OUT_OF_RESOURCES)
+    NAME(CL_OUT_OF_HOST_MEMORY)
+    NAME(CL_MAP_FAILURE)
+    NAME(CL_INVALID_VALUE)
+    NAME(CL_INVALID_DEVICE_TYPE)
+    NAME(CL_INVALID_PLATFORM)
+    NAME(CL_INVALID_DEVICE)
+    NAME(CL_INVALID_CONTEXT)
+    NAME(CL_INVALID_QUEUE_PROPERTIES)
+    NAME(CL_INVALID_COMMAND_QUEUE)
+    NAME(CL_INVALID_MEM_OBJECT)
+    NAME(CL_INVALID_EVENT_WAIT_LIST)
+    NAME(CL_INVALID_EVENT)
+    NAME(CL_INVALID_OPERATION)
+    NAME(CL_INVALID_BUFFER_SIZE)
+    NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+#undef NAME
+    case OPENCL_PLATFORM_NOT_FOUND_KHR:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "unknown OpenCL error";
+  }
+}
+
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...) {
+  err->status = status;
+  err->value = value;
+  err->expected = expected;
+  err->index = 0;
+  va_list args;
+  va_start(args, format);
+  vsnprintf(err->detail, sizeof err->detail, format, args);
+  va_end(args);
+  return status;
+}
+
+/* A failed vendor call: DEVICE_ERROR, value the code, detail "call: NAME (code)". */
+static hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
+  hurray_status status = code == CL_OUT_OF_HOST_MEMORY || code == CL_OUT_OF_RESOURCES ||
+                                 code == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                             ? HURRAY_ERR_OUT_OF_MEMORY
+                             : HURRAY_ERR_DEVICE_ERROR;
+  return fail(err, status, (uint64_t)(int64_t)code, 0, "opencl: %s: %s (%d)", call,
+              cl_error_name(code), (int)code);
+}
+
+static uint32_t alignment_of_address(uintptr_t address) {
+  uint32_t alignment = 1u;
+  while (alignment < HURRAY_PLUGIN_MAX_ALIGNMENT && (address & alignment) == 0u) {
+    alignment <<= 1;
+  }
+  return alignment;
+}
+
+/* Opens the ICD loader and resolves the table; on failure the reason is kept
+ * and the plugin reports no devices (PL-AVAIL-1). */
+static bool opencl_open(opencl_state *state) {
+  const char *library = getenv(OPENCL_LIBRARY_ENV);
+  if (library == NULL || library[0] == '\0') {
+    library = OPENCL_DEFAULT_LIBRARY;
+  }
+  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    const char *why = dlerror();
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s",
+             library, why != NULL ? why : "unknown error");
+    return false;
+  }
+#define OPENCL_RESOLVE(ret, name, params)                                                  \
+  {                                                                                        \
+    void *symbol = dlsym(handle, #name);                                                   \
+    if (symbol == NULL) {                                                                  \
+      snprintf(state->unavailable_reason, sizeof state->unavailable_reason,                \
+               "dlsym %s in %s: symbol not found", #name, library);                        \
+      dlclose(handle);                                                                     \
+      return false;                                                                        \
+    }                                                                                      \
+    memcpy(&state->cl.name, &symbol, sizeof symbol);                                       \
+  }
+  OPENCL_SYMBOLS(OPENCL_RESOLVE)
+#undef OPENCL_RESOLVE
+  state->library = handle;
+  return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. Devices                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Sets up one device (context, queue, description); false with the reason
+ * kept when the runtime refuses. */
+static bool opencl_add_device(opencl_state *state, cl_device_id id) {
+  const opencl_api *cl = &state->cl;
+  opencl_device *d = &state->devices[state->device_count];
+  memset(d, 0, sizeof *d);
+  d->id = id;
+  cl_int rc = CL_SUCCESS;
+  d->context = cl->clCreateContext(NULL, 1, &id, NULL, NULL, &rc);
+  if (d->context == NULL) {
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
+             "clCreateContext: %s (%d)", cl_error_name(rc), (int)rc);
+    return false;
+  }
+  d->queue = cl->clCreateCommandQueueWithProperties(d->context, id, NULL, &rc);
+  if (d->queue == NULL) {
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
+             "clCreateCommandQueueWithProperties: %s (%d)", cl_error_name(rc), (int)rc);
+    cl->clReleaseContext(d->context);
+    return false;
+  }
+  cl_uint base_bits = 0;
+  cl_uint data_align = 0;
+  cl_ulong memory = 0;
+  cl_device_svm_capabilities svm = 0;
+  cl->clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_bits, &base_bits, NULL);
+  cl->clGetDeviceInfo(id, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof data_align, &data_align,
+                      NULL);
+  cl->clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof memory, &memory, NULL);
+  /* OpenCL 1.x devices do not know the query: no SVM. */
+  if (cl->clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) != CL_SUCCESS) {
+    svm = 0;
+  }
+  d->base_alignment = base_bits / 8u;
+  d->svm_alignment = data_align;
+  d->fine_grain_svm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0u;
+
+  hurray_plugin_device_info *info = &d->info;
+  info->struct_size = sizeof *info;
+  info->ipc_capabilities = 0u;
+  if (cl->clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof info->name - 1u, info->name, NULL) !=
+      CL_SUCCESS) {
+    snprintf(info->name, sizeof info->name, "OpenCL device");
+  }
+  info->name[sizeof info->name - 1u] = '\0';
+  info->memory_bytes = memory;
+  uint32_t n = 0;
+  /* A class is offered only with an alignment of at least 64 (BP-ALIGN-2). */
+  if (d->base_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT) {
+    info->memory_classes[n].memory_class = HURRAY_MEMORY_STANDARD;
+    info->memory_classes[n].max_alignment = d->base_alignment;
+    n++;
+    info->memory_classes[n].memory_class = HURRAY_MEMORY_HOST_PINNED;
+    info->memory_classes[n].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
+    info->memory_classes[n].max_alignment = d->base_alignment;
+    n++;
+  }
+  if (d->fine_grain_svm && d->svm_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT &&
+      (d->svm_alignment & (d->svm_alignment - 1u)) == 0u) {
+    info->memory_classes[n].memory_class = HURRAY_MEMORY_UNIFIED;
+    info->memory_classes[n].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
+    info->memory_classes[n].max_alignment = d->svm_alignment;
+    n++;
+  }
+  if (n == 0u) {
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
+             "%s: base address alignment %u bytes is below 64", info->name,
+             (unsigned)d->base_alignment);
+    cl->clReleaseCommandQueue(d->queue);
+    cl->clReleaseContext(d->context);
+    return false;
+  }
+  info->memory_class_count = n;
+  state->device_count++;
+  return true;
+}
+
+static hurray_status opencl_init(void **out_state, hurray_error *err) {
+  opencl_state *state = calloc(1, sizeof *state);
+  if (state == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "opencl: plugin state");
+  }
+  *out_state = state;
+  if (!opencl_open(state)) {
+    return HURRAY_OK;
+  }
+  const opencl_api *cl = &state->cl;
+  cl_platform_id platforms[8];
+  cl_uint platform_count = 0;
+  cl_int rc = cl->clGetPlatformIDs(8, platforms, &platform_count);
+  if (rc != CL_SUCCESS || platform_count == 0u) {
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
+             "clGetPlatformIDs: %s (%d), %u platforms: no OpenCL ICD installed",
+             cl_error_name(rc), (int)rc, (unsigned)platform_count);
+    return HURRAY_OK;
+  }
+  if (platform_count > 8u) {
+    platform_count = 8u;
+  }
+  for (cl_uint p = 0; p < platform_count; p++) {
+    cl_device_id ids[OPENCL_MAX_DEVICES];
+    cl_uint count = 0;
+    rc = cl->clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, OPENCL_MAX_DEVICES, ids, &count);
+    if (rc != CL_SUCCESS) {
+      snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
+               "clGetDeviceIDs: %s (%d)", cl_error_name(rc), (int)rc);
+      continue;
+    }
+    for (cl_uint i = 0; i < count && i < OPENCL_MAX_DEVICES &&
+                        state->device_count < OPENCL_MAX_DEVICES;
+         i++) {
+      opencl_add_device(state, ids[i]);
+    }
+  }
+  if (state->device_count > 0u) {
+    state->unavailable_reason[0] = '\0';
+  }
+  return HURRAY_OK;
+}
+
+static void opencl_shutdown(void *opaque) {
+  opencl_state *state = opaque;
+  for (uint32_t i = 0; i < state->device_count; i++) {
+    state->cl.clReleaseCommandQueue(state->devices[i].queue);
+    state->cl.clReleaseContext(state->devices[i].context);
+  }
+  if (state->library != NULL) {
+    dlclose(state->library);
+  }
+  free(state);
+}
+
+static hurray_status opencl_count_devices(void *opaque, uint32_t *out_count, hurray_error *err) {
+  (void)err;
+  const opencl_state *state = opaque;
+  *out_count = state->device_count;
+  return HURRAY_OK;
+}
+
+static size_t opencl_unavailable_reason(void *opaque, char *buf, size_t cap) {
+  const opencl_state *state = opaque;
+  int n = snprintf(buf, cap, "%s", state->device_count > 0u ? "" : state->unavailable_reason);
+  return n > 0 ? (size_t)n : 0u;
+}
+
+static hurray_status opencl_describe_device(void *opaque, uint32_t device_index,
+                                            hurray_plugin_device_info *out, hurray_error *err) {
+  const opencl_state *state = opaque;
+  if (device_index >= state->device_count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
+                "opencl: no device %u", (unsigned)device_index);
+  }
+  hurray_plugin_copy_out(out, &state->devices[device_index].info,
+                         sizeof state->devices[device_index].info);
+  return HURRAY_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 5. Memory                                                                */
+/* ------------------------------------------------------------------------ */
+
+static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
+                                     uint32_t alignment, hurray_memory_class memory_class,
+                                     uint32_t flags, hurray_plugin_allocation *out,
+                                     hurray_error *err) {
+  const opencl_state *state = opaque;
+  const opencl_api *cl = &state->cl;
+  if (device_index >= state->device_count || flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
+                "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+  }
+  const opencl_device *d = &state->devices[device_index];
+  if (byte_size > SIZE_MAX) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
+  }
+  size_t size = (size_t)byte_size;
+  hurray_plugin_allocation result;
+  memset(&result, 0, sizeof result);
+  result.struct_size = sizeof result;
+  result.byte_size = byte_size;
+  result.device_index = device_index;
+  result.memory_class = memory_class;
+  cl_int rc = CL_SUCCESS;
+  switch (memory_class) {
+    case HURRAY_MEMORY_STANDARD: {
+      if (alignment > d->base_alignment) {
+        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
+                    "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
+                    (unsigned)d->base_alignment, (unsigned)alignment);
+      }
+      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE, size, NULL, &rc);
+      if (mem == NULL) {
+        return fail_cl(err, "clCreateBuffer", rc);
+      }
+      result.address = mem;
+      result.alignment = d->base_alignment;
+      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
+      break;
+    }
+    case HURRAY_MEMORY_HOST_PINNED: {
+      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                      size, NULL, &rc);
+      if (mem == NULL) {
+        return fail_cl(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", rc);
+      }
+      void *host = cl->clEnqueueMapBuffer(d->queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                          size, 0, NULL, NULL, &rc);
+      if (host == NULL) {
+        cl->clReleaseMemObject(mem);
+        return fail_cl(err, "clEnqueueMapBuffer", rc);
+      }
+      uint32_t measured = alignment_of_address((uintptr_t)host);
+      if (measured < alignment) {
+        cl->clEnqueueUnmapMemObject(d->queue, mem, host, 0, NULL, NULL);
+        cl->clFinish(d->queue);
+        cl->clReleaseMemObject(mem);
+        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                    "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
+                    (unsigned)measured, (unsigned)alignment);
+      }
+      result.address = host;
+      result.host_address = host;
+      result.plugin_data = mem;
+      result.alignment = measured;
+      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+      break;
+    }
+    case HURRAY_MEMORY_UNIFIED: {
+      if (!d->fine_grain_svm) {
+        return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+                    "opencl: %s has no fine-grained buffer SVM", d->info.name);
+      }
+      if (alignment > d->svm_alignment) {
+        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
+                    "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
+                    (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
+      }
+      void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
+                                 size, alignment);
+      if (svm == NULL) {
+        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                    "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
+      }
+      result.address = svm;
+      result.host_address = svm;
+      result.device_address = (uint64_t)(uintptr_t)svm;
+      result.alignment = alignment_of_address((uintptr_t)svm);
+      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+      break;
+    }
+    default:
+      return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+                  "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
+  }
+  hurray_plugin_copy_out(out, &result, sizeof result);
+  return HURRAY_OK;
+}
+
+static void opencl_free(void *opaque, const hurray_plugin_allocation *allocation) {
+  const opencl_state *state = opaque;
+  const opencl_api *cl = &state->cl;
+  const opencl_device *d = &state->devices[allocation->device_index];
+  switch (allocation->memory_class) {
+    case HURRAY_MEMORY_HOST_PINNED:
+      cl->clEnqueueUnmapMemObject(d->queue, allocation->plugin_data, allocation->address, 0, NULL,
+                                  NULL);
+      cl->clFinish(d->queue);
+      cl->clReleaseMemObject(allocation->plugin_data);
+      break;
+    case HURRAY_MEMORY_UNIFIED:
+      /* clSVMFree does not wait for commands using the memory: finish first. */
+      cl->clFinish(d->queue);
+      cl->clSVMFree(d->context, allocation->address);
+      break;
+    default:
+      cl->clReleaseMemObject(allocation->address);
+      break;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 6. Copies host<->device                                                  */
+/* ------------------------------------------------------------------------ */
+/* Blocking (CL_TRUE): the bytes are in place when the call returns. Mapped
+ * host_pinned memory is host memory while mapped: a plain memcpy. */
+
+static hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_allocation *dst,
+                                           uint64_t dst_offset, const void *src, uint64_t bytes,
+                                           hurray_error *err) {
+  const opencl_state *state = opaque;
+  const opencl_device *d = &state->devices[dst->device_index];
+  cl_int rc;
+  switch (dst->memory_class) {
+    case HURRAY_MEMORY_HOST_PINNED:
+      memcpy((unsigned char *)dst->host_address + dst_offset, src, (size_t)bytes);
+      return HURRAY_OK;
+    case HURRAY_MEMORY_UNIFIED:
+      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE, (unsigned char *)dst->address + dst_offset,
+                                        src, (size_t)bytes, 0, NULL, NULL);
+      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
+    default:
+      rc = state->cl.clEnqueueWriteBuffer(d->queue, dst->address, CL_TRUE, (size_t)dst_offset,
+                                          (size_t)bytes, src, 0, NULL, NULL);
+      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueWriteBuffer", rc);
+  }
+}
+
+static hurray_status opencl_copy_to_host(void *opaque, void *dst,
+                                         const hurray_plugin_allocation *src, uint64_t src_offset,
+                                         uint64_t bytes, hurray_error *err) {
+  const opencl_state *state = opaque;
+  const opencl_device *d = &state->devices[src->device_index];
+  cl_int rc;
+  switch (src->memory_class) {
+    case HURRAY_MEMORY_HOST_PINNED:
+      memcpy(dst, (const unsigned char *)src->host_address + src_offset, (size_t)bytes);
+      return HURRAY_OK;
+    case HURRAY_MEMORY_UNIFIED:
+      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE, dst,
+                                        (const unsigned char *)src->address + src_offset,
+                                        (size_t)bytes, 0, NULL, NULL);
+      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
+    default:
+      rc = state->cl.clEnqueueReadBuffer(d->queue, src->address, CL_TRUE, (size_t)src_offset,
+                                         (size_t)bytes, dst, 0, NULL, NULL);
+      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueReadBuffer", rc);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* 7. Events and streams                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* An event is the marker of its last record; none until recorded. */
+typedef struct opencl_event {
+  uint32_t device_index;
+  cl_event marker;
+} opencl_event;
+
+static hurray_status opencl_create_event(void *opaque, uint32_t device_index, void **out_event,
+                                         hurray_error *err) {
+  const opencl_state *state = opaque;
+  if (device_index >= state->device_count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
+                "opencl: no device %u", (unsigned)device_index);
+  }
+  opencl_event *event = calloc(1, sizeof *event);
+  if (event == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "opencl: event");
+  }
+  event->device_index = device_index;
+  *out_event = event;
+  return HURRAY_OK;
+}
+
+static cl_command_queue queue_of(const opencl_state *state, uint32_t device_index, void *stream) {
+  return stream != NULL ? (cl_command_queue)stream : state->devices[device_index].queue;
+}
+
+static hurray_status opencl_record_event(void *opaque, void *opaque_event, void *stream,
+                                         hurray_error *err) {
+  const opencl_state *state = opaque;
+  opencl_event *event = opaque_event;
+  cl_command_queue queue = queue_of(state, event->device_index, stream);
+  cl_event marker = NULL;
+  cl_int rc = state->cl.clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
+  if (rc != CL_SUCCESS) {
+    return fail_cl(err, "clEnqueueMarkerWithWaitList", rc);
+  }
+  /* Submit now, so a wait from another thread does not wait on nothing. */
+  state->cl.clFlush(queue);
+  if (event->marker != NULL) {
+    state->cl.clReleaseEvent(event->marker);
+  }
+  event->marker = marker;
+  return HURRAY_OK;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Waits for a marker: clWaitForEvents without a timeout; otherwise polls the
+ * execution status with a sleep growing from 10 us to 1 ms. */
+static hurray_status wait_marker(const opencl_state *state, cl_event marker, uint64_t timeout_ns,
+                                 hurray_error *err) {
+  cl_int rc;
+  if (timeout_ns == HURRAY_PLUGIN_WAIT_FOREVER) {
+    rc = state->cl.clWaitForEvents(1, &marker);
+    return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clWaitForEvents", rc);
+  }
+  uint64_t start = now_ns();
+  long sleep_ns = 10000;
+  for (;;) {
+    cl_int status = CL_QUEUED;
+    rc = state->cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                  &status, NULL);
+    if (rc != CL_SUCCESS) {
+      return fail_cl(err, "clGetEventInfo", rc);
+    }
+    if (status == CL_COMPLETE) {
+      return HURRAY_OK;
+    }
+    if (status < 0) {
+      return fail_cl(err, "marker execution status", status);
+    }
+    if (now_ns() - start >= timeout_ns) {
+      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                  "opencl: event not complete after %llu ns", (unsigned long long)timeout_ns);
+    }
+    struct timespec pause = {0, sleep_ns};
+    nanosleep(&pause, NULL);
+    if (sleep_ns < 1000000) {
+      sleep_ns *= 2;
+    }
+  }
+}
+
+static hurray_status opencl_wait_event(void *opaque, void *opaque_event, uint64_t timeout_ns,
+                                       hurray_error *err) {
+  const opencl_event *event = opaque_event;
+  if (event->marker == NULL) {
+    return HURRAY_OK; /* never recorded: complete (plugin.h) */
+  }
+  return wait_marker(opaque, event->marker, timeout_ns, err);
+}
+
+static void opencl_release_event(void *opaque, void *opaque_event) {
+  const opencl_state *state = opaque;
+  opencl_event *event = opaque_event;
+  if (event->marker != NULL) {
+    state->cl.clReleaseEvent(event->marker);
+  }
+  free(event);
+}
+
+static hurray_status opencl_wait_stream(void *opaque, uint32_t device_index, void *stream,
+                                        uint64_t timeout_ns, hurray_error *err) {
+  const opencl_state *state = opaque;
+  cl_command_queue queue = queue_of(state, device_index, stream);
+  if (timeout_ns == HURRAY_PLUGIN_WAIT_FOREVER) {
+    cl_int rc = state->cl.clFinish(queue);
+    return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clFinish", rc);
+  }
+  cl_event marker = NULL;
+  cl_int rc = state->cl.clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
+  if (rc != CL_SUCCESS) {
+    return fail_cl(err, "clEnqueueMarkerWithWaitList", rc);
+  }
+  state->cl.clFlush(queue);
+  hurray_status status = wait_marker(state, marker, timeout_ns, err);
+  state->cl.clReleaseEvent(marker);
+  return status;
+}
+
+static hurray_status opencl_stream_wait_event(void *opaque, void *stream, void *opaque_event,
+                                              hurray_error *err) {
+  const opencl_state *state = opaque;
+  const opencl_event *event = opaque_event;
+  if (event->marker == NULL) {
+    return HURRAY_OK;
+  }
+  cl_command_queue queue = queue_of(state, event->device_index, stream);
+  cl_int rc = state->cl.clEnqueueBarrierWithWaitList(queue, 1, &event->marker, NULL);
+  return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueBarrierWithWaitList", rc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 8. The entry table and the single exported entry symbol                  */
+/* ------------------------------------------------------------------------ */
+
+static const hurray_plugin_table opencl_table = {
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+    .name = "opencl",
+    .plugin_version = "1.0.0",
+    .device_tag = HURRAY_DEVICE_OPENCL,
+    .init = opencl_init,
+    .shutdown = opencl_shutdown,
+    .count_devices = opencl_count_devices,
+    .describe_device = opencl_describe_device,
+    .allocate = opencl_allocate,
+    .free = opencl_free,
+    .copy_to_device = opencl_copy_to_device,
+    .copy_to_host = opencl_copy_to_host,
+    .unavailable_reason = opencl_unavailable_reason,
+    .create_event = opencl_create_event,
+    .record_event = opencl_record_event,
+    .wait_event = opencl_wait_event,
+    .release_event = opencl_release_event,
+    .wait_stream = opencl_wait_stream,
+    .stream_wait_event = opencl_stream_wait_event,
+};
+
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &opencl_table;
+}
