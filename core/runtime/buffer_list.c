@@ -44,7 +44,8 @@ static hurray_status check_list(const hurray_buffer_list *list, hurray_error *er
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
   if (list->magic == LIST_DESTROYING || list->magic == LIST_DEAD) {
-    return fail(err, HURRAY_ERR_USE_AFTER_DESTROY, 0, 0, 0);
+    /* value: no handoff operation, so the message does not name one. */
+    return fail(err, HURRAY_ERR_USE_AFTER_DESTROY, HURRAY_HANDOFF_OP_COUNT, 0, 0);
   }
   if (list->magic != LIST_LIVE) {
     return fail(err, HURRAY_ERR_INVALID_ARGUMENT, list->magic, LIST_LIVE, 0);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "hurray/buffer.h"
+#include "hurray/handoff.h"
 
 static const char *transport_name(uint64_t transport) {
   switch (transport) {
@@ -15,6 +16,15 @@ static const char *transport_name(uint64_t transport) {
     case HURRAY_TRANSPORT_NETWORK: return "network";
     default: return "unknown";
   }
+}
+
+/* Handoff names for the u64 fields of an error; "invalid" when out of range. */
+static const char *op_name(uint64_t op) {
+  return op > UINT32_MAX ? "invalid" : hurray_handoff_op_name((uint32_t)op);
+}
+
+static const char *state_name(uint64_t state) {
+  return state > UINT32_MAX ? "invalid" : hurray_handoff_state_name((uint32_t)state);
 }
 
 /* Writes the message proper (without the detail suffix). */
@@ -104,16 +114,32 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
                       e->value, e->expected);
     case HURRAY_ERR_NULL_ARGUMENT:
       return snprintf(buf, cap, "argument %zu is NULL", e->index);
-    case HURRAY_ERR_SYNC_MODE_MISMATCH:
-      return snprintf(buf, cap,
-                      "handoff payload does not match the declared sync_mode 0x%02X (%s)", v8,
-                      hurray_sync_mode_name(v8));
-    case HURRAY_ERR_ILLEGAL_TRANSITION:
-      return snprintf(buf, cap, "operation %" PRIu64 " is not allowed in state %" PRIu64,
-                      e->value, e->expected);
+    case HURRAY_ERR_SYNC_MODE_MISMATCH: /* specs/handoff.md HO-PAY-5 */
+      if (e->expected == HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG ||
+          e->expected == HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG) {
+        hurray_device_tag_display((uint8_t)e->index, a, sizeof a);
+        return snprintf(buf, cap,
+                        "handoff payload does not match sync_mode 0x%02X (%s): the %s's device "
+                        "tag 0x%02X (%s) differs from the buffer's",
+                        v8, hurray_sync_mode_name(v8),
+                        e->expected == HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG ? "event" : "stream",
+                        (unsigned)(uint8_t)e->index, a);
+      }
+      return snprintf(buf, cap, "handoff payload does not match sync_mode 0x%02X (%s): %s", v8,
+                      hurray_sync_mode_name(v8),
+                      e->expected > UINT32_MAX ? "unknown"
+                                               : hurray_sync_mismatch_name((uint32_t)e->expected));
+    case HURRAY_ERR_ILLEGAL_TRANSITION: /* HO-SM-3 */
+      return snprintf(buf, cap, "handoff operation %s is not allowed in state %s",
+                      op_name(e->value), state_name(e->expected));
     case HURRAY_ERR_ALREADY_RELEASED:
-      return snprintf(buf, cap, "already released (operation %" PRIu64 ")", e->value);
+      return snprintf(buf, cap, "handoff operation %s refused: already released (state %s)",
+                      op_name(e->value), state_name(e->expected));
     case HURRAY_ERR_USE_AFTER_DESTROY:
+      if (e->value < HURRAY_HANDOFF_OP_COUNT) {
+        return snprintf(buf, cap, "handoff operation %s on a destroyed handoff",
+                        op_name(e->value));
+      }
       return snprintf(buf, cap, "object used after it was destroyed");
     case HURRAY_ERR_PLUGIN_LOAD_FAILED:
       return snprintf(buf, cap, "plugin could not be loaded");

@@ -1,0 +1,293 @@
+/*
+ * HO-SM-1..6: the transition function and the runtime, cell by cell, against
+ * the table of specs/handoff.md transcribed here by hand (and checked against
+ * the spec file itself, so the three cannot drift apart).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handoff_test_support.h"
+
+#define N_STATES 12
+#define N_OPS 12
+
+/* The # column of the HO-SM-1 state table. */
+static const char *const state_names[N_STATES] = {
+    "empty",          "offered",       "withdrawn",      "readable",
+    "event_pending",  "event_waited",  "event_released", "event_dropped",
+    "stream_bound",   "stream_waited", "released",       "destroyed"};
+
+/* HO-SM-2, row by row, columns in operation order:
+ * offer withdraw acc_ps acc_ev acc_cs ev_wait rel_ev st_wait access access_other release destroy */
+static const char *const spec_table[N_STATES][N_OPS] = {
+    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed"},
+    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
+     "ILL", "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
+     "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
+     "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL"},
+    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed"},
+    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
+};
+
+typedef struct expected_step {
+  hurray_status status;
+  int next;
+  hurray_handoff_effect effect;
+} expected_step;
+
+static int state_by_name(const char *name, size_t len) {
+  for (int s = 0; s < N_STATES; s++) {
+    if (strlen(state_names[s]) == len && strncmp(state_names[s], name, len) == 0) {
+      return s;
+    }
+  }
+  ck_abort_msg("unknown state name in the transcribed table: %.*s", (int)len, name);
+  return -1;
+}
+
+static expected_step expected_for(int state, int op) {
+  const char *cell = spec_table[state][op];
+  expected_step e = {HURRAY_OK, state, HURRAY_HANDOFF_EFFECT_NONE};
+  if (strcmp(cell, "ILL") == 0) {
+    e.status = HURRAY_ERR_ILLEGAL_TRANSITION;
+  } else if (strcmp(cell, "AR") == 0) {
+    e.status = HURRAY_ERR_ALREADY_RELEASED;
+  } else if (strcmp(cell, "UAD") == 0) {
+    e.status = HURRAY_ERR_USE_AFTER_DESTROY;
+  } else if (strcmp(cell, "=") != 0) {
+    const char *bracket = strchr(cell, '[');
+    size_t len = bracket != NULL ? (size_t)(bracket - cell - 1) : strlen(cell);
+    e.next = state_by_name(cell, len);
+    if (bracket != NULL) {
+      e.effect = bracket[1] == 'B' ? HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER
+                                   : HURRAY_HANDOFF_EFFECT_RELEASE_EVENT;
+    }
+  }
+  return e;
+}
+
+START_TEST(transition_matches_every_cell) {
+  int cells = 0;
+  for (int s = 0; s < N_STATES; s++) {
+    for (int o = 0; o < N_OPS; o++) {
+      const expected_step e = expected_for(s, o);
+      const hurray_handoff_step got =
+          hurray_handoff_transition((hurray_handoff_state)s, (hurray_handoff_op)o);
+      ck_assert_msg(got.status == e.status && (int)got.next == e.next && got.effect == e.effect,
+                    "(%s, %s): got %s -> %s effect %d, spec says %s", state_names[s],
+                    hurray_handoff_op_name((uint32_t)o), hurray_status_name(got.status),
+                    hurray_handoff_state_name(got.next), (int)got.effect, spec_table[s][o]);
+      cells++;
+    }
+  }
+  ck_assert_int_eq(cells, 144);
+}
+END_TEST
+
+START_TEST(transition_is_total_outside_the_enums) {
+  const int values[] = {-1, 12, 13, 255, 256, 1 << 20, -2147483647 - 1, 2147483647};
+  const size_t n = sizeof values / sizeof values[0];
+  for (size_t i = 0; i < n; i++) {
+    for (int o = 0; o < N_OPS; o++) {
+      hurray_handoff_step got =
+          hurray_handoff_transition((hurray_handoff_state)values[i], (hurray_handoff_op)o);
+      ck_assert_int_eq(got.status, HURRAY_ERR_INVALID_ARGUMENT);
+      ck_assert_int_eq((int)got.next, values[i]);
+      ck_assert_int_eq(got.effect, HURRAY_HANDOFF_EFFECT_NONE);
+      got = hurray_handoff_transition((hurray_handoff_state)o, (hurray_handoff_op)values[i]);
+      ck_assert_int_eq(got.status, HURRAY_ERR_INVALID_ARGUMENT);
+      ck_assert_int_eq((int)got.next, o);
+      ck_assert_int_eq(got.effect, HURRAY_HANDOFF_EFFECT_NONE);
+    }
+  }
+}
+END_TEST
+
+/* Splits a Markdown table row into trimmed, heap-copied cells; returns how many. */
+static int split_row(const char *line, char *cells[], int max) {
+  int n = 0;
+  const char *p = strchr(line, '|');
+  while (p != NULL && n < max) {
+    const char *start = p + 1;
+    const char *end = strchr(start, '|');
+    if (end == NULL) {
+      break;
+    }
+    while (start < end && *start == ' ') {
+      start++;
+    }
+    const char *tail = end;
+    while (tail > start && tail[-1] == ' ') {
+      tail--;
+    }
+    cells[n++] = strndup(start, (size_t)(tail - start));
+    p = end;
+  }
+  return n;
+}
+
+START_TEST(transcription_equals_the_spec_file) {
+  const char *path = getenv("HURRAY_HANDOFF_SPEC");
+  ck_assert_msg(path != NULL, "HURRAY_HANDOFF_SPEC must name specs/handoff.md");
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char line[1024];
+  int rows_checked = 0;
+  bool in_table = false;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "| state \\ op |", 14) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table) {
+      continue;
+    }
+    if (line[0] != '|') {
+      break;
+    }
+    char *cells[N_OPS + 2] = {NULL};
+    int n = split_row(line, cells, N_OPS + 2);
+    ck_assert_int_ge(n, 1);
+    if (strncmp(cells[0], "---", 3) != 0) {
+      ck_assert_int_eq(n, N_OPS + 1);
+      const int s = state_by_name(cells[0], strlen(cells[0]));
+      ck_assert_int_eq(s, rows_checked);
+      for (int o = 0; o < N_OPS; o++) {
+        ck_assert_msg(strcmp(cells[o + 1], spec_table[s][o]) == 0,
+                      "spec row %s column %d says '%s', the test says '%s'", cells[0], o,
+                      cells[o + 1], spec_table[s][o]);
+      }
+      rows_checked++;
+    }
+    for (int i = 0; i < n; i++) {
+      free(cells[i]);
+    }
+  }
+  fclose(f);
+  ck_assert_int_eq(rows_checked, N_STATES);
+}
+END_TEST
+
+/* The runtime operation that performs `op`; `stream` is used by access. */
+static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log) {
+  hurray_accepted_buffer accepted;
+  const hurray_buffer_handle ps = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, log);
+  switch (op) {
+    case HURRAY_HANDOFF_OP_OFFER: return hurray_handoff_offer(h, &ps, &offer, NULL);
+    case HURRAY_HANDOFF_OP_WITHDRAW: return hurray_handoff_withdraw(h, NULL);
+    case HURRAY_HANDOFF_OP_ACCEPT_PRODUCER_SYNCED:
+    case HURRAY_HANDOFF_OP_ACCEPT_EVENT:
+    case HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM:
+      return hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL);
+    case HURRAY_HANDOFF_OP_RECORD_EVENT_WAIT: return hurray_handoff_record_event_wait(h, NULL);
+    case HURRAY_HANDOFF_OP_RELEASE_EVENT: return hurray_handoff_release_event(h, NULL);
+    case HURRAY_HANDOFF_OP_RECORD_STREAM_WAIT: return hurray_handoff_record_stream_wait(h, NULL);
+    case HURRAY_HANDOFF_OP_ACCESS: return hurray_handoff_access(h, FAKE_STREAM, NULL, NULL);
+    case HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM:
+      return hurray_handoff_access(h, FAKE_OTHER_STREAM, NULL, NULL);
+    case HURRAY_HANDOFF_OP_RELEASE: return hurray_handoff_release(h, NULL);
+    case HURRAY_HANDOFF_OP_DESTROY: return hurray_handoff_destroy(h, NULL);
+    default: ck_abort_msg("no runtime operation %d", op); return HURRAY_OK;
+  }
+}
+
+/* The sync mode an accept op needs the offer to carry. */
+static hurray_sync_mode mode_of_accept(int op) {
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_EVENT) return HURRAY_SYNC_EVENT;
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM) return HURRAY_SYNC_CONSUMER_STREAM;
+  return HURRAY_SYNC_PRODUCER_SYNCED;
+}
+
+/* Every (state, op) through the real object: the status, the state after and
+ * the callbacks fired are the table's, and an error changes nothing. */
+START_TEST(runtime_matches_every_cell) {
+  const int s = _i;
+  for (int o = 0; o < N_OPS; o++) {
+    release_log log;
+    release_log_reset(&log);
+    hurray_handoff h;
+    drive_to_state(&h, (hurray_handoff_state)s, mode_of_accept(o), &log);
+    const int buffer_before = atomic_load(&log.buffer_releases);
+    const int event_before = atomic_load(&log.event_releases);
+    const expected_step e = expected_for(s, o);
+    const hurray_status got = run_runtime_op(&h, o, &log);
+    ck_assert_msg(got == e.status, "(%s, %s): runtime says %s, spec says %s", state_names[s],
+                  hurray_handoff_op_name((uint32_t)o), hurray_status_name(got), spec_table[s][o]);
+    ck_assert_uint_eq(hurray_handoff_state_of(&h), (unsigned)e.next);
+    ck_assert_int_eq(atomic_load(&log.buffer_releases) - buffer_before,
+                     e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER ? 1 : 0);
+    ck_assert_int_eq(atomic_load(&log.event_releases) - event_before,
+                     e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT ? 1 : 0);
+  }
+}
+END_TEST
+
+/* The error names the operation and the state it was attempted in (HO-SM-3). */
+START_TEST(errors_name_operation_and_state) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  drive_to_state(&h, HURRAY_HANDOFF_EVENT_PENDING, HURRAY_SYNC_EVENT, &log);
+  hurray_error err;
+  ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_RELEASE);
+  ck_assert_uint_eq(err.expected, HURRAY_HANDOFF_EVENT_PENDING);
+  char msg[256];
+  hurray_error_format(&err, msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "release") != NULL && strstr(msg, "event_pending") != NULL,
+                "message does not name operation and state: %s", msg);
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, &err), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_ACCESS);
+}
+END_TEST
+
+/* Random walks: along any path each callback fires at most once (HO-SM-5). */
+START_TEST(random_paths_fire_each_release_at_most_once) {
+  unsigned seed = 12345u;
+  for (int walk = 0; walk < 20000; walk++) {
+    int state = walk % N_STATES;
+    int buffer_fired = 0;
+    int event_fired = 0;
+    for (int step = 0; step < 40; step++) {
+      seed = seed * 1103515245u + 12345u;
+      const int op = (int)((seed >> 16) % N_OPS);
+      const hurray_handoff_step got =
+          hurray_handoff_transition((hurray_handoff_state)state, (hurray_handoff_op)op);
+      buffer_fired += got.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
+      event_fired += got.effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT;
+      state = (int)got.next;
+    }
+    ck_assert_int_le(buffer_fired, 1);
+    ck_assert_int_le(event_fired, 1);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("handoff_table");
+  TCase *tc = tcase_create("table");
+  tcase_add_test(tc, transition_matches_every_cell);
+  tcase_add_test(tc, transition_is_total_outside_the_enums);
+  tcase_add_test(tc, transcription_equals_the_spec_file);
+  tcase_add_loop_test(tc, runtime_matches_every_cell, 0, N_STATES);
+  tcase_add_test(tc, errors_name_operation_and_state);
+  tcase_add_test(tc, random_paths_fire_each_release_at_most_once);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  const int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
