@@ -11,7 +11,7 @@
 #include "text_sink.h"
 
 /* Column widths; longer cells push the row right rather than being cut. */
-enum { WIDTH_OFFSET = 6, WIDTH_BYTES = 23, WIDTH_FIELD = 12, WIDTH_VALUE = 20, WIDTH_MEANING = 50 };
+enum { WIDTH_OFFSET = 6, WIDTH_BYTES = 23, WIDTH_FIELD = 12, WIDTH_VALUE = 20, WIDTH_MEANING = 46 };
 
 static const char *device_meaning(uint8_t tag) {
   switch (tag) {
@@ -76,10 +76,9 @@ static void bytes_cell(text_sink *out, const uint8_t *bytes, size_t n) {
 /* One row; `bytes` may be NULL for a row that shows none. */
 static void row(text_sink *out, size_t offset, const uint8_t *bytes, size_t n, const char *field,
                 const char *value, const char *meaning, const char *judgement) {
-  size_t start = out->len;
   text_sink_printf(out, "%*zu", (int)WIDTH_OFFSET, offset);
   text_sink_repeat(out, ' ', 2);
-  start = out->len;
+  size_t start = out->len;
   if (bytes != NULL) {
     bytes_cell(out, bytes, n);
   }
@@ -158,8 +157,17 @@ static void handle_rows(text_sink *out, const inspect_handle_view *h, size_t ind
   char name[32];
   hurray_device_tag_display(f->device_tag, name, sizeof name);
   snprintf(value, sizeof value, "%s", name);
-  row(out, h->offset + 12u, h->bytes + 12, 1, "device_tag", value, device_meaning(f->device_tag),
-      verdict(v[INSPECT_FIELD_DEVICE_TAG]));
+  /* A colocation failure (BP-COLOC-2) belongs to the table, but the row of
+   * the field that differs is where a reader looks for it. */
+  bool mismatch_here = r->error.index == index && h->status == HURRAY_OK;
+  bool tag_mismatch = mismatch_here && r->status == HURRAY_ERR_DEVICE_TAG_MISMATCH;
+  bool class_mismatch = mismatch_here && r->status == HURRAY_ERR_MEMORY_CLASS_MISMATCH;
+  char differs[96];
+  hurray_device_tag_display((uint8_t)r->error.expected, name, sizeof name);
+  snprintf(differs, sizeof differs, "differs from handle 0's %s (BP-COLOC-2)", name);
+  row(out, h->offset + 12u, h->bytes + 12, 1, "device_tag", value,
+      tag_mismatch ? differs : device_meaning(f->device_tag),
+      tag_mismatch ? hurray_status_name(r->status) : verdict(v[INSPECT_FIELD_DEVICE_TAG]));
 
   hurray_sync_mode_display(f->sync_mode, name, sizeof name);
   snprintf(value, sizeof value, "%s", name);
@@ -177,8 +185,13 @@ static void handle_rows(text_sink *out, const inspect_handle_view *h, size_t ind
   if (v[INSPECT_FIELD_MEMORY_CLASS] == HURRAY_ERR_INVALID_PAIR) {
     class_text = "not valid on this device (BP-PAIR-1..3)";
   }
+  if (class_mismatch) {
+    hurray_memory_class_display((uint8_t)r->error.expected, name, sizeof name);
+    snprintf(differs, sizeof differs, "differs from handle 0's %s (BP-COLOC-2)", name);
+    class_text = differs;
+  }
   row(out, h->offset + 14u, h->bytes + 14, 1, "memory_class", value, class_text,
-      verdict(v[INSPECT_FIELD_MEMORY_CLASS]));
+      class_mismatch ? hurray_status_name(r->status) : verdict(v[INSPECT_FIELD_MEMORY_CLASS]));
 
   snprintf(value, sizeof value, "0x%02X", h->reserved);
   row(out, h->offset + 15u, h->bytes + 15, 1, "reserved", value, "must be 0x00 (BP-WIRE-2)",
@@ -188,11 +201,9 @@ static void handle_rows(text_sink *out, const inspect_handle_view *h, size_t ind
   if (h->status != HURRAY_OK) {
     char message[256];
     hurray_error_format(&h->error, message, sizeof message);
-    snprintf(line, sizeof line, "handle %zu: REJECTED %s: %s", index,
-             hurray_status_name(h->status), message);
-  } else if (r->status != HURRAY_OK && r->error.index == index &&
-             (r->status == HURRAY_ERR_DEVICE_TAG_MISMATCH ||
-              r->status == HURRAY_ERR_MEMORY_CLASS_MISMATCH)) {
+    /* libhurray's message already names the handle. */
+    snprintf(line, sizeof line, "REJECTED %s: %s", hurray_status_name(h->status), message);
+  } else if (tag_mismatch || class_mismatch) {
     snprintf(line, sizeof line, "handle %zu: valid alone, but not colocated with handle 0 (%s)",
              index, hurray_status_name(r->status));
   } else {
