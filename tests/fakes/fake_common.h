@@ -47,7 +47,8 @@ static inline int fake_device_count(void) { return (int)fake_env_long("HURRAY_FA
 
 /* One allocation handed out by a stand-in: the caller sees `address`, which
  * sits `alignment` bytes into a block aligned to 2 * alignment, so that its
- * alignment is exactly the one asked for through HURRAY_FAKE_ALIGNMENT. */
+ * alignment is exactly the one asked for through HURRAY_FAKE_ALIGNMENT (or
+ * the caller's minimum, when larger). */
 typedef struct fake_allocation {
   void *block;
   void *address;
@@ -72,10 +73,15 @@ static inline void fake_count_object(fake_registry *registry, long delta) {
   pthread_mutex_unlock(&registry->lock);
 }
 
-static inline void *fake_allocate(fake_registry *registry, size_t size, int kind) {
+static inline void *fake_allocate(fake_registry *registry, size_t size, int kind,
+                                  size_t min_alignment) {
   size_t alignment = (size_t)fake_env_long("HURRAY_FAKE_ALIGNMENT", 4096);
   if (alignment == 0 || (alignment & (alignment - 1u)) != 0) {
     alignment = 4096;
+  }
+  /* A runtime that takes an alignment argument (Level Zero) honours it. */
+  while (alignment < min_alignment) {
+    alignment <<= 1;
   }
   fake_allocation *record = calloc(1, sizeof *record);
   void *block = NULL;

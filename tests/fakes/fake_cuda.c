@@ -174,7 +174,7 @@ static CUresult allocate(void **out, size_t bytes, int kind) {
   if (fake_env_flag("HURRAY_FAKE_OOM")) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  void *p = fake_allocate(&registry, bytes, kind);
+  void *p = fake_allocate(&registry, bytes, kind, 0);
   if (p == NULL) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
@@ -192,8 +192,12 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) {
 }
 
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) {
-  return fake_release(&registry, (void *)(uintptr_t)dptr, KIND_DEVICE) ? CUDA_SUCCESS
-                                                                        : CUDA_ERROR_INVALID_VALUE;
+  /* cuMemFree frees managed memory too, as in CUDA. */
+  void *p = (void *)(uintptr_t)dptr;
+  if (fake_release(&registry, p, KIND_DEVICE) || fake_release(&registry, p, KIND_MANAGED)) {
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {

@@ -124,7 +124,7 @@ static hipError_t allocate(void **out, size_t size, int kind) {
   if (fake_env_flag("HURRAY_FAKE_OOM")) {
     return hipErrorOutOfMemory;
   }
-  void *p = fake_allocate(&registry, size, kind);
+  void *p = fake_allocate(&registry, size, kind, 0);
   if (p == NULL) {
     return hipErrorOutOfMemory;
   }

@@ -1,0 +1,465 @@
+/*
+ * Tests of the vendor plugins (issue 7) against their stand-in runtimes in
+ * tests/fakes/, through the path users take: the library's loader
+ * (hurray_plugin_load) dlopens the plugin, and the plugin dlopens the
+ * "vendor runtime" named by its HURRAY_<NAME>_LIBRARY variable (Level Zero:
+ * the real Debian loader, which loads the stand-in driver named by
+ * ZE_ENABLE_ALT_DRIVERS). One program, run once per plugin:
+ *   vendor_plugin_test <plugin> <plugin.so> <stand-in.so>
+ *
+ * Covered per plugin: the missing-runtime path (PL-AVAIL-1), the no-device
+ * path, memory-class mapping (facts §5, BP-PAIR-1), alignment measured from
+ * the address (BP-ALIGN-5, PL-ALLOC-3), error mapping (vendor out-of-memory,
+ * vendor error codes), event lifetimes and timeouts, and cleanup: after the
+ * registry is destroyed the stand-in holds no object of the plugin's.
+ *
+ * Each Check test runs in its own process (fork mode), so a test sets the
+ * stand-in's switches (fake_common.h) with setenv before loading.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray/buffer.h"
+#include "hurray/plugin.h"
+
+/* What differs between plugins. */
+typedef struct vendor_case {
+  const char *name;
+  hurray_device_tag tag;
+  /* The plugin's override variable (HURRAY_<NAME>_LIBRARY). */
+  const char *library_env;
+  /* Where the stand-in goes: the override itself, or (Level Zero) the real
+   * loader's driver variable, with the override left unset. */
+  const char *stand_in_env;
+  /* Words the no-device reason and the out-of-memory detail must contain. */
+  const char *no_device_words;
+  const char *out_of_memory_words;
+  /* Classes one stand-in device offers, and whether a second device adds peer. */
+  hurray_memory_class classes[4];
+  size_t class_count;
+  bool peer_with_two_devices;
+  bool has_events;
+  uint32_t ipc_capabilities;
+  /* Alignment the plugin guarantees beyond what the runtime gives. */
+  uint32_t minimum_alignment;
+} vendor_case;
+
+static const vendor_case cases[] = {
+    {"cuda", HURRAY_DEVICE_CUDA, "HURRAY_CUDA_LIBRARY", "HURRAY_CUDA_LIBRARY",
+     "cuInit: CUDA_ERROR_NO_DEVICE", "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
+     HURRAY_IPC_EXPORTS_EVENTS, 64},
+    {"rocm", HURRAY_DEVICE_ROCM, "HURRAY_ROCM_LIBRARY", "HURRAY_ROCM_LIBRARY",
+     "hipInit: hipErrorNoDevice", "hipMalloc: hipErrorOutOfMemory",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
+     HURRAY_IPC_EXPORTS_EVENTS, 64},
+    {"level_zero", HURRAY_DEVICE_LEVEL_ZERO, "HURRAY_LEVEL_ZERO_LIBRARY", "ZE_ENABLE_ALT_DRIVERS",
+     "zeDeviceGet: 0 devices", "zeMemAllocDevice: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true, 0,
+     64},
+    {"hexagon", HURRAY_DEVICE_HEXAGON, "HURRAY_HEXAGON_LIBRARY", "HURRAY_HEXAGON_LIBRARY",
+     "rpcmem_alloc probe", "rpcmem_alloc2",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, false, false,
+     0, 128},
+};
+
+static const vendor_case *the_case;
+static const char *plugin_path;
+static const char *stand_in_path;
+static hurray_plugin_registry *registry;
+
+/* Loads the plugin with the stand-in in place; the test's switches were set
+ * with setenv before. */
+static hurray_plugin *load_with_stand_in(void) {
+  setenv(the_case->stand_in_env, stand_in_path, 1);
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_plugin *plugin = NULL;
+  hurray_status status = hurray_plugin_load(registry, plugin_path, 0, &plugin, &err);
+  ck_assert_msg(status == HURRAY_OK, "load %s: %s", plugin_path, err.detail);
+  ck_assert_ptr_nonnull(plugin);
+  return plugin;
+}
+
+static void reason_of(const hurray_plugin *plugin, char *buf, size_t cap) {
+  size_t n = hurray_plugin_unavailable_reason(plugin, buf, cap);
+  ck_assert_uint_lt(n, cap);
+}
+
+/* The stand-in's count of objects still held (fake_common.h). The stand-in
+ * stays loaded while this process holds its own reference. */
+static void *hold_stand_in(void) {
+  void *handle = dlopen(stand_in_path, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(handle != NULL, "%s", dlerror());
+  return handle;
+}
+
+static long live_objects(void *stand_in) {
+  long (*count)(void);
+  void *symbol = dlsym(stand_in, "hurray_fake_live_objects");
+  ck_assert_ptr_nonnull(symbol);
+  memcpy(&count, &symbol, sizeof symbol);
+  return count();
+}
+
+static bool offers(const hurray_plugin_device_info *info, hurray_memory_class memory_class,
+                   uint32_t *flags) {
+  for (uint32_t i = 0; i < info->memory_class_count; i++) {
+    if (info->memory_classes[i].memory_class == memory_class) {
+      *flags = info->memory_classes[i].flags;
+      return true;
+    }
+  }
+  return false;
+}
+
+static hurray_plugin_device_info describe(const hurray_plugin *plugin, uint32_t index) {
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  hurray_error err;
+  hurray_status status = hurray_plugin_describe_device(plugin, index, &info, &err);
+  ck_assert_msg(status == HURRAY_OK, "describe: %s", err.detail);
+  return info;
+}
+
+/* ---------------------------------------------------------------------- */
+
+START_TEST(missing_runtime_reports_zero_devices_and_the_library) {
+  /* PL-AVAIL-1: a runtime that cannot be loaded is "not supported". */
+  const char *missing = "/nonexistent/hurray-test/libvendor-runtime.so.1";
+  setenv(the_case->library_env, missing, 1);
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_plugin *plugin = NULL;
+  hurray_status status = hurray_plugin_load(registry, plugin_path, 0, &plugin, &err);
+  ck_assert_msg(status == HURRAY_OK, "load: %s", err.detail);
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 0);
+  char reason[256];
+  reason_of(plugin, reason, sizeof reason);
+  ck_assert_msg(strstr(reason, missing) != NULL, "reason names the library: %s", reason);
+  ck_assert_msg(strstr(reason, "dlopen") != NULL, "reason says what failed: %s", reason);
+  /* Nothing can be allocated on a plugin without devices. */
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_ne(hurray_plugin_allocate(plugin, 0, 64, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+                   HURRAY_OK);
+  ck_assert_ptr_null(buffer);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(runtime_without_devices_reports_the_vendor_error) {
+  setenv("HURRAY_FAKE_DEVICES", "0", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 0);
+  char reason[256];
+  reason_of(plugin, reason, sizeof reason);
+  ck_assert_msg(strstr(reason, the_case->no_device_words) != NULL, "reason: %s", reason);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(one_device_offers_the_mapped_classes) {
+  hurray_plugin *plugin = load_with_stand_in();
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 1);
+  ck_assert_int_eq(hurray_plugin_device_tag(plugin), the_case->tag);
+  char reason[256];
+  reason_of(plugin, reason, sizeof reason);
+  ck_assert_str_eq(reason, "");
+  hurray_plugin_device_info info = describe(plugin, 0);
+  ck_assert_uint_eq(info.memory_class_count, the_case->class_count);
+  for (size_t i = 0; i < the_case->class_count; i++) {
+    uint32_t flags = 0;
+    ck_assert_msg(offers(&info, the_case->classes[i], &flags), "class %u offered",
+                  (unsigned)the_case->classes[i]);
+    ck_assert(hurray_pair_is_valid(the_case->tag, the_case->classes[i]));
+  }
+  uint32_t flags = 0;
+  /* One device has no peer to share memory with. */
+  ck_assert(!offers(&info, HURRAY_MEMORY_PEER, &flags));
+  ck_assert_uint_eq(info.ipc_capabilities, the_case->ipc_capabilities);
+  ck_assert_ptr_nonnull(strstr(info.name, "Stand-in"));
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(two_devices_add_peer_where_the_runtime_allows) {
+  setenv("HURRAY_FAKE_DEVICES", "2", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 2);
+  for (uint32_t d = 0; d < 2; d++) {
+    hurray_plugin_device_info info = describe(plugin, d);
+    uint32_t flags = 0;
+    ck_assert_int_eq(offers(&info, HURRAY_MEMORY_PEER, &flags),
+                     the_case->peer_with_two_devices);
+  }
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(no_unified_memory_means_the_class_is_refused) {
+  setenv("HURRAY_FAKE_NO_UNIFIED", "1", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_plugin_device_info info = describe(plugin, 0);
+  uint32_t flags = 0;
+  ck_assert(!offers(&info, HURRAY_MEMORY_UNIFIED, &flags));
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  /* PL-ALLOC-2: refused, never downgraded to another class. */
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_UNIFIED, &buffer, &err),
+      HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.value, HURRAY_MEMORY_UNIFIED);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(every_class_allocates_copies_and_reports_its_alignment) {
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_plugin_device_info info = describe(plugin, 0);
+  unsigned char in[3000];
+  unsigned char out[3000];
+  for (size_t i = 0; i < sizeof in; i++) {
+    in[i] = (unsigned char)(i * 7u + 1u);
+  }
+  for (uint32_t c = 0; c < info.memory_class_count; c++) {
+    hurray_memory_class memory_class = info.memory_classes[c].memory_class;
+    hurray_error err;
+    hurray_plugin_buffer *buffer = NULL;
+    hurray_status status =
+        hurray_plugin_allocate(plugin, 0, sizeof in, 4096, memory_class, &buffer, &err);
+    ck_assert_msg(status == HURRAY_OK, "class %u: %s", (unsigned)memory_class, err.detail);
+    const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
+    const hurray_plugin_allocation *a = hurray_plugin_buffer_allocation(buffer);
+    ck_assert_int_eq(handle->device_tag, the_case->tag);
+    ck_assert_int_eq(handle->memory_class, memory_class);
+    ck_assert_uint_eq(handle->byte_size, sizeof in);
+    ck_assert_int_eq(hurray_buffer_handle_validate(handle, &err), HURRAY_OK);
+    /* Declared alignment: at least the request, and really there. */
+    ck_assert_uint_ge(handle->alignment, 4096);
+    if (a->host_address != NULL) {
+      ck_assert_uint_eq((uintptr_t)a->host_address % handle->alignment, 0);
+    }
+    if (a->device_address != 0) {
+      ck_assert_uint_eq(a->device_address % handle->alignment, 0);
+    }
+    bool host_visible = (info.memory_classes[c].flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0;
+    ck_assert_int_eq(host_visible, a->host_address != NULL);
+    ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, in, sizeof in, &err), HURRAY_OK);
+    memset(out, 0, sizeof out);
+    ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, out, sizeof out, &err), HURRAY_OK);
+    ck_assert_mem_eq(in, out, sizeof in);
+    /* A partial copy at an offset lands where it should. */
+    ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 1000, in, 10, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 995, out, 20, &err), HURRAY_OK);
+    ck_assert_mem_eq(out, in + 995, 5);
+    ck_assert_mem_eq(out + 5, in, 10);
+    hurray_plugin_buffer_free(buffer);
+  }
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(alignment_is_measured_not_the_request) {
+  /* The stand-in returns addresses aligned to exactly 256 bytes. */
+  setenv("HURRAY_FAKE_ALIGNMENT", "256", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+                   HURRAY_OK);
+  uint32_t expected = the_case->minimum_alignment > 256 ? the_case->minimum_alignment : 256;
+  ck_assert_uint_eq(hurray_plugin_buffer_handle(buffer)->alignment, expected);
+  hurray_plugin_buffer_free(buffer);
+  /* More than the runtime gives by itself: obtained, and measured again. */
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 100, 8192, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_OK);
+  const hurray_plugin_allocation *a = hurray_plugin_buffer_allocation(buffer);
+  uintptr_t address = (uintptr_t)a->address;
+  ck_assert_uint_ge(hurray_plugin_buffer_handle(buffer)->alignment, 8192);
+  ck_assert_uint_eq(address % 8192u, 0);
+  hurray_plugin_buffer_free(buffer);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(vendor_out_of_memory_maps_to_out_of_memory) {
+  setenv("HURRAY_FAKE_OOM", "1", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 123456, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_OUT_OF_MEMORY);
+  ck_assert_ptr_null(buffer);
+  ck_assert_uint_eq(err.value, 123456);
+  ck_assert_msg(strstr(err.detail, the_case->out_of_memory_words) != NULL, "detail: %s",
+                err.detail);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(events_complete_and_time_out) {
+  if (!the_case->has_events) {
+    /* The runtime has no events: the plugin leaves the entries NULL. */
+    hurray_plugin *plugin = load_with_stand_in();
+    ck_assert(!hurray_plugin_supports_events(plugin));
+    hurray_plugin_registry_destroy(registry);
+    return;
+  }
+  hurray_plugin *plugin = load_with_stand_in();
+  ck_assert(hurray_plugin_supports_events(plugin));
+  hurray_error err;
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  /* A fresh event counts as complete. */
+  ck_assert_int_eq(hurray_plugin_event_wait(event, 1000000u, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 1000000000u, &err), HURRAY_OK);
+  /* From now on the device never finishes: waits must end at the timeout. */
+  setenv("HURRAY_FAKE_EVENT_HANG", "1", 1);
+  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_event_wait(event, 20000000u, &err), HURRAY_ERR_TIMEOUT);
+  ck_assert_uint_eq(err.value, 20000000u);
+  ck_assert_msg(strstr(err.detail, "NOT_READY") != NULL || strstr(err.detail, "NotReady") != NULL,
+                "detail names the vendor answer: %s", err.detail);
+  /* A device-side wait does not block the host; the stream then stalls. */
+  ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 20000000u, &err),
+                   HURRAY_ERR_TIMEOUT);
+  hurray_plugin_event_release(event);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+START_TEST(destroying_the_registry_releases_everything) {
+  setenv("HURRAY_FAKE_DEVICES", "2", 1);
+  void *stand_in = hold_stand_in();
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffers[4] = {NULL, NULL, NULL, NULL};
+  for (size_t i = 0; i < the_case->class_count; i++) {
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, (uint32_t)(i % 2u), 512, 64,
+                                            the_case->classes[i], &buffers[i], &err),
+                     HURRAY_OK);
+  }
+  hurray_plugin_event *event = NULL;
+  if (the_case->has_events) {
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, 1, &event, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  }
+  ck_assert_int_gt(live_objects(stand_in), 0);
+  /* Buffers and events are left for the registry to free (PL-LOAD-7). */
+  hurray_plugin_registry_destroy(registry);
+  ck_assert_int_eq(live_objects(stand_in), 0);
+  dlclose(stand_in);
+}
+END_TEST
+
+START_TEST(free_and_release_return_every_object) {
+  void *stand_in = hold_stand_in();
+  hurray_plugin *plugin = load_with_stand_in();
+  long baseline = live_objects(stand_in);
+  hurray_error err;
+  for (int round = 0; round < 3; round++) {
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, 0, 4096, 4096, HURRAY_MEMORY_HOST_PINNED, &buffer, &err),
+        HURRAY_OK);
+    hurray_plugin_buffer_free(buffer);
+    if (the_case->has_events) {
+      hurray_plugin_event *event = NULL;
+      ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+      hurray_plugin_event_release(event);
+    }
+    ck_assert_int_eq(live_objects(stand_in), baseline);
+  }
+  hurray_plugin_registry_destroy(registry);
+  ck_assert_int_eq(live_objects(stand_in), 0);
+  dlclose(stand_in);
+}
+END_TEST
+
+START_TEST(rocm_real_runtime_without_gpu_reports_why) {
+  /* Debian's libamdhip64 on a machine without an AMD GPU: hipInit fails at
+   * once (no /dev/kfd); the plugin must say so, not hang or crash. Without
+   * the package the reason names every soname tried instead. */
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_plugin *plugin = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, plugin_path, 0, &plugin, &err), HURRAY_OK);
+  char reason[256];
+  reason_of(plugin, reason, sizeof reason);
+  if (hurray_plugin_device_count(plugin) == 0) {
+    ck_assert_msg(strstr(reason, "libamdhip64") != NULL, "reason: %s", reason);
+    ck_assert_msg(strstr(reason, "hipInit") != NULL || strstr(reason, "dlopen") != NULL,
+                  "reason: %s", reason);
+  } else {
+    ck_assert_str_eq(reason, "");
+  }
+  printf("rocm with the system HIP runtime: %u devices; %s\n",
+         (unsigned)hurray_plugin_device_count(plugin), reason);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s <plugin> <plugin.so> <stand-in.so>\n", argv[0]);
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (strcmp(cases[i].name, argv[1]) == 0) {
+      the_case = &cases[i];
+    }
+  }
+  if (the_case == NULL) {
+    fprintf(stderr, "unknown plugin %s\n", argv[1]);
+    return 2;
+  }
+  plugin_path = argv[2];
+  stand_in_path = argv[3];
+  /* Switches come only from the tests themselves. */
+  unsetenv("HURRAY_FAKE_DEVICES");
+  unsetenv("HURRAY_FAKE_OOM");
+  unsetenv("HURRAY_FAKE_EVENT_HANG");
+  unsetenv("HURRAY_FAKE_ALIGNMENT");
+  unsetenv("HURRAY_FAKE_NO_UNIFIED");
+  unsetenv("HURRAY_FAKE_NO_PEER");
+  unsetenv(the_case->library_env);
+
+  Suite *suite = suite_create(the_case->name);
+  TCase *tc = tcase_create("stand-in");
+  tcase_set_timeout(tc, 20);
+  tcase_add_test(tc, missing_runtime_reports_zero_devices_and_the_library);
+  tcase_add_test(tc, runtime_without_devices_reports_the_vendor_error);
+  tcase_add_test(tc, one_device_offers_the_mapped_classes);
+  tcase_add_test(tc, two_devices_add_peer_where_the_runtime_allows);
+  tcase_add_test(tc, no_unified_memory_means_the_class_is_refused);
+  tcase_add_test(tc, every_class_allocates_copies_and_reports_its_alignment);
+  tcase_add_test(tc, alignment_is_measured_not_the_request);
+  tcase_add_test(tc, vendor_out_of_memory_maps_to_out_of_memory);
+  tcase_add_test(tc, events_complete_and_time_out);
+  tcase_add_test(tc, destroying_the_registry_releases_everything);
+  tcase_add_test(tc, free_and_release_return_every_object);
+  if (strcmp(the_case->name, "rocm") == 0) {
+    tcase_add_test(tc, rocm_real_runtime_without_gpu_reports_why);
+  }
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
