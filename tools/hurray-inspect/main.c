@@ -21,7 +21,8 @@ static int usage_error(const char *message) {
 /* Writes text to stdout; an output error (a full disk, a closed pipe) is
  * reported rather than lost. */
 static int emit(const char *text, size_t len, int status) {
-  if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+  if ((len > 0u && fwrite(text, 1, len, stdout) != len) || fflush(stdout) != 0 ||
+      ferror(stdout)) {
     fprintf(stderr, "%s: cannot write the output\n", program);
     return INSPECT_EXIT_USAGE;
   }
@@ -123,10 +124,10 @@ int main(int argc, char *argv[]) {
   switch (options.command) {
     case INSPECT_COMMAND_HELP:
       inspect_print_usage(stdout);
-      return fflush(stdout) == 0 ? INSPECT_EXIT_VALID : INSPECT_EXIT_USAGE;
+      return emit("", 0, INSPECT_EXIT_VALID);
     case INSPECT_COMMAND_VERSION:
       printf("%s (libhurray %s)\n", program, hurray_version());
-      return fflush(stdout) == 0 ? INSPECT_EXIT_VALID : INSPECT_EXIT_USAGE;
+      return emit("", 0, INSPECT_EXIT_VALID);
     case INSPECT_COMMAND_ENCODE:
       return run_encode(&options);
     case INSPECT_COMMAND_INSPECT:
