@@ -65,7 +65,7 @@ bool spec_pair_is_valid(uint8_t device_tag, uint8_t memory_class) {
 
 static spec_verdict verdict(hurray_status status, uint64_t value, uint64_t expected,
                             bool has_expected) {
-  spec_verdict v = {status, value, expected, has_expected};
+  spec_verdict v = {status, value, expected, has_expected, true};
   return v;
 }
 
@@ -147,4 +147,50 @@ bool spec_transport_allows(hurray_transport transport, uint8_t sync_mode,
     case HURRAY_TRANSPORT_NETWORK: return sync_mode == 0; /* BP-XPORT-4 */
   }
   return false;
+}
+
+/* The fields of a handle read back from its 16 bytes per BP-WIRE-1. */
+static uint64_t little_endian(const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int k = bytes - 1; k >= 0; k--) v = v * 256u + p[k];
+  return v;
+}
+
+spec_verdict spec_table_verdict(const uint8_t *in, size_t len, size_t cap, size_t *index) {
+  *index = SIZE_MAX;
+  if (len < 1) /* BP-TABLE-2 */
+    return verdict(HURRAY_ERR_TRUNCATED, len, 1, true);
+  size_t count = in[0];
+  size_t needed = 1 + 16 * count;
+  if (len < needed) /* BP-TABLE-2 */
+    return verdict(HURRAY_ERR_TRUNCATED, len, needed, true);
+  if (count == 0) { /* BP-TABLE-3: no payload named */
+    spec_verdict v = verdict(HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 0, false);
+    v.has_value = false;
+    return v;
+  }
+  if (cap < count) /* BP-TABLE-4 */
+    return verdict(HURRAY_ERR_CAPACITY, count, cap, true);
+  for (size_t i = 0; i < count; i++) { /* BP-TABLE-5 */
+    const uint8_t *h = in + 1 + 16 * i;
+    spec_verdict v = spec_handle_verdict(little_endian(h, 8), (uint32_t)little_endian(h + 8, 4),
+                                         h[12], h[13], h[14], h[15]);
+    if (v.status != HURRAY_OK) {
+      *index = i;
+      return v;
+    }
+  }
+  const uint8_t *first = in + 1;
+  for (size_t i = 1; i < count; i++) { /* BP-COLOC-2 */
+    const uint8_t *h = in + 1 + 16 * i;
+    if (h[12] != first[12]) {
+      *index = i;
+      return verdict(HURRAY_ERR_DEVICE_TAG_MISMATCH, h[12], first[12], true);
+    }
+    if (h[14] != first[14]) {
+      *index = i;
+      return verdict(HURRAY_ERR_MEMORY_CLASS_MISMATCH, h[14], first[14], true);
+    }
+  }
+  return verdict(HURRAY_OK, 0, 0, false);
 }

@@ -25,6 +25,7 @@ typedef struct spec_verdict {
   uint64_t value;
   uint64_t expected;
   bool has_expected;
+  bool has_value; /* false where the spec names no `value` either */
 } spec_verdict;
 
 /* BP-DEV-1..4: which range a device_tag byte falls in. */
@@ -42,6 +43,11 @@ bool spec_pair_is_valid(uint8_t device_tag, uint8_t memory_class);
 /* BP-ORDER-1 steps 1..8 for a handle's fields and reserved byte. */
 spec_verdict spec_handle_verdict(uint64_t byte_size, uint32_t alignment, uint8_t device_tag,
                                  uint8_t sync_mode, uint8_t memory_class, uint8_t reserved);
+
+/* BP-TABLE-1..5 and BP-COLOC-2 for the table at the start of in[0..len)
+ * read into a capacity of `cap` handles; *index is the failing handle's
+ * position where the spec gives one, SIZE_MAX otherwise. */
+spec_verdict spec_table_verdict(const uint8_t *in, size_t len, size_t cap, size_t *index);
 
 /* BP-WIRE-1: the 16 bytes of a handle, written field by field, little-endian. */
 void spec_put_handle(uint8_t out[16], uint64_t byte_size, uint32_t alignment, uint8_t device_tag,

@@ -27,9 +27,12 @@
  * test can see which fields a call wrote. */
 hurray_error junk_error(void);
 
+/* For an error whose index the spec does not define (TRUNCATED, CAPACITY...). */
+#define ANY_INDEX SIZE_MAX
+
 /* Fails unless `got` is `want` and, on failure, err carries the verdict's
- * value (and expected, where the spec names one) and `index`. `what` names
- * the case in the failure message. */
+ * value (and expected, where the spec names one) and `index` (unless
+ * ANY_INDEX). `what` names the case in the failure message. */
 void require_verdict(const char *what, hurray_status got, const hurray_error *err,
                      spec_verdict want, size_t index);
 
