@@ -1,0 +1,200 @@
+/*
+ * Plugins the loader must refuse, one per way of breaking the ABI, plus the
+ * valid ones the negotiation tests need. Built several times by
+ * tests/plugins/meson.build, each with one BROKEN_* or VARIANT_* macro.
+ * The entries are a minimal host-memory implementation: what is under test
+ * is the table, not the memory.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray/plugin.h"
+
+#ifndef PLUGIN_NAME
+#define PLUGIN_NAME "broken"
+#endif
+#ifndef PLUGIN_TAG
+#define PLUGIN_TAG 0xF7u
+#endif
+
+static hurray_status t_init(void **out_state, hurray_error *err) {
+  (void)err;
+  *out_state = malloc(16);
+  return *out_state != NULL ? HURRAY_OK : HURRAY_ERR_OUT_OF_MEMORY;
+}
+static void t_shutdown(void *state) { free(state); }
+static hurray_status t_count(void *state, uint32_t *n, hurray_error *err) {
+  (void)state;
+  (void)err;
+  *n = 1;
+  return HURRAY_OK;
+}
+static hurray_status t_describe(void *state, uint32_t i, hurray_plugin_device_info *out,
+                                hurray_error *err) {
+  (void)state;
+  (void)i;
+  (void)err;
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  strcpy(info.name, "test host memory");
+  info.memory_class_count = 1;
+  info.memory_classes[0].memory_class = HURRAY_MEMORY_STANDARD;
+  info.memory_classes[0].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
+  info.memory_classes[0].max_alignment = 4096;
+#ifdef BROKEN_DEVICE_CLASS
+  info.memory_classes[0].memory_class = HURRAY_MEMORY_PEER; /* not valid with a private tag */
+#endif
+  hurray_plugin_copy_out(out, &info, sizeof info);
+  return HURRAY_OK;
+}
+static hurray_status t_allocate(void *state, uint32_t device, uint64_t size, uint32_t alignment,
+                                hurray_memory_class memory_class, uint32_t flags,
+                                hurray_plugin_allocation *out, hurray_error *err) {
+  (void)state;
+  (void)flags;
+  (void)err;
+  void *p = NULL;
+  if (posix_memalign(&p, alignment, (size_t)size) != 0) {
+    return HURRAY_ERR_OUT_OF_MEMORY;
+  }
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = alignment; /* what posix_memalign guarantees */
+#ifdef BROKEN_ALIGNMENT_CLAIM
+  a.alignment = 0x80000000u; /* claims more than any heap address has */
+#endif
+  a.byte_size = size;
+  a.address = p;
+  a.host_address = p;
+  a.device_index = device;
+  a.memory_class = memory_class;
+  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
+}
+static void t_free(void *state, const hurray_plugin_allocation *a) {
+  (void)state;
+  free(a->address);
+}
+static hurray_status t_to_device(void *state, const hurray_plugin_allocation *dst, uint64_t off,
+                                 const void *src, uint64_t n, hurray_error *err) {
+  (void)state;
+  (void)err;
+  memcpy((unsigned char *)dst->address + off, src, (size_t)n);
+  return HURRAY_OK;
+}
+static hurray_status t_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
+                               uint64_t off, uint64_t n, hurray_error *err) {
+  (void)state;
+  (void)err;
+  memcpy(dst, (const unsigned char *)src->address + off, (size_t)n);
+  return HURRAY_OK;
+}
+static hurray_status t_create_event(void *state, uint32_t device, void **out, hurray_error *err) {
+  (void)state;
+  (void)device;
+  (void)err;
+  *out = malloc(8);
+  return *out != NULL ? HURRAY_OK : HURRAY_ERR_OUT_OF_MEMORY;
+}
+static hurray_status t_record(void *state, void *event, void *stream, hurray_error *err) {
+  (void)state;
+  (void)event;
+  (void)stream;
+  (void)err;
+  return HURRAY_OK;
+}
+static hurray_status t_wait(void *state, void *event, uint64_t timeout, hurray_error *err) {
+  (void)state;
+  (void)event;
+  (void)timeout;
+  (void)err;
+  return HURRAY_OK;
+}
+static void t_release(void *state, void *event) {
+  (void)state;
+  free(event);
+}
+
+static const struct {
+  hurray_plugin_table table;
+} t_table = {{
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+    .name = PLUGIN_NAME,
+    .plugin_version = "0.0.1",
+    .device_tag = PLUGIN_TAG,
+    .init = t_init,
+    .shutdown = t_shutdown,
+    .count_devices = t_count,
+    .describe_device = t_describe,
+    .allocate = t_allocate,
+    .free = t_free,
+    .copy_to_device = t_to_device,
+    .copy_to_host = t_to_host,
+    .create_event = t_create_event,
+    .record_event = t_record,
+    .wait_event = t_wait,
+    .release_event = t_release,
+}};
+
+#ifdef VARIANT_NEWER_MINOR
+static struct {
+  hurray_plugin_table table;
+  unsigned char later_minor_fields[64];
+} wide;
+#endif
+
+#ifdef BROKEN_NO_ENTRY
+/* A table that nothing exports under the entry name. */
+HURRAY_PLUGIN_EXPORT const void *hurray_test_not_the_entry(void);
+#ifdef BROKEN_FOREIGN_ENTRY
+/* Defined by foreign_entry_provider.c; using it keeps that library a
+ * dependency even under --as-needed. */
+const void *hurray_test_foreign_marker(void);
+HURRAY_PLUGIN_EXPORT const void *hurray_test_not_the_entry(void) {
+  return hurray_test_foreign_marker() != NULL ? (const void *)&t_table : NULL;
+}
+#else
+HURRAY_PLUGIN_EXPORT const void *hurray_test_not_the_entry(void) { return &t_table; }
+#endif
+#else
+static hurray_plugin_table patched;
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  patched = t_table.table;
+#ifdef BROKEN_WRONG_MAJOR
+  patched.abi_version = HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR + 1u, 0u);
+#endif
+#ifdef BROKEN_TOO_SMALL
+  patched.struct_size = 16;
+#endif
+#ifdef BROKEN_NULL_REQUIRED
+  patched.allocate = NULL;
+#endif
+#ifdef BROKEN_PARTIAL_EVENTS
+  patched.wait_event = NULL;
+#endif
+#ifdef BROKEN_BAD_NAME
+  patched.name = "Bad Name";
+#endif
+#ifdef VARIANT_OLDER_MINOR
+  /* A plugin built before the optional entries existed: only the required part. */
+  patched.struct_size = HURRAY_PLUGIN_TABLE_MIN_SIZE;
+#endif
+#ifdef VARIANT_NEWER_MINOR
+  /* Built for a later minor: declares more bytes than this host knows. */
+  wide.table = patched;
+  wide.table.abi_version = HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, 0x7Fu);
+  wide.table.struct_size = (uint32_t)sizeof wide;
+  memset(wide.later_minor_fields, 0xEE, sizeof wide.later_minor_fields); /* unknown to this host */
+  return &wide.table;
+#else
+  return &patched;
+#endif
+}
+#endif

@@ -1,0 +1,462 @@
+/*
+ * The loader against deliberately broken plugins built by the test suite
+ * (PL-LOAD-1..7, PL-ENTRY-1..4, PL-NEG-1..5, PL-TABLE-1..8, PL-REG-1..3):
+ * each refused with its status, its reason and the file named, and nothing
+ * left loaded (checked in /proc/self/maps). Also table validation on raw
+ * bytes, minor-version negotiation both ways, duplicate tags, unsafe paths,
+ * the search path, and the template plugin end to end.
+ *
+ * Usage: test_plugin_loader BROKEN_DIR CPU_PLUGIN EXAMPLE_PRIVATE_PLUGIN
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _DEFAULT_SOURCE /* realpath, mkdtemp */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hurray/plugin.h"
+
+static const char *broken_dir;
+static const char *cpu_plugin;
+static const char *example_plugin;
+static hurray_plugin_registry *registry;
+
+static void setup(void) {
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, NULL), HURRAY_OK);
+}
+static void teardown(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+}
+
+static char *broken(const char *name) {
+  static char path[4096];
+  snprintf(path, sizeof path, "%s/hurray-plugin-broken-%s.so", broken_dir, name);
+  return path;
+}
+
+/* Whether a file with this name is mapped in the process right now. */
+static bool is_mapped(const char *path) {
+  char real[4096];
+  if (realpath(path, real) == NULL) {
+    return false;
+  }
+  FILE *maps = fopen("/proc/self/maps", "r");
+  ck_assert_ptr_nonnull(maps);
+  char line[8192];
+  bool found = false;
+  while (fgets(line, sizeof line, maps) != NULL) {
+    if (strstr(line, real) != NULL) {
+      found = true;
+    }
+  }
+  fclose(maps);
+  return found;
+}
+
+/* Loads `path`, expects `status`, a detail naming the file and containing
+ * `reason`, and nothing of it left in the registry or the address space. */
+static void expect_refused(const char *path, hurray_status status, const char *reason) {
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  hurray_plugin *plugin = NULL;
+  size_t before = hurray_plugin_registry_count(registry);
+  hurray_status s = hurray_plugin_load(registry, path, 0, &plugin, &err);
+  ck_assert_msg(s == status, "%s: expected %s, got %s (%s)", path, hurray_status_name(status),
+                hurray_status_name(s), err.detail);
+  ck_assert_int_eq(err.status, status);
+  ck_assert_ptr_null(plugin);
+  const char *base = strrchr(path, '/');
+  ck_assert_msg(strstr(err.detail, base != NULL ? base + 1 : path) != NULL,
+                "detail does not name the file: %s", err.detail);
+  ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason,
+                err.detail);
+  ck_assert_uint_eq(hurray_plugin_registry_count(registry), before);
+  ck_assert_msg(!is_mapped(path), "%s still mapped after refusal", path);
+}
+
+START_TEST(missing_entry_symbol) {
+  expect_refused(broken("no-entry"), HURRAY_ERR_PLUGIN_LOAD_FAILED, "no entry symbol");
+}
+END_TEST
+
+START_TEST(entry_symbol_from_another_library) {
+  expect_refused(broken("foreign-entry"), HURRAY_ERR_PLUGIN_LOAD_FAILED,
+                 "comes from another library");
+}
+END_TEST
+
+START_TEST(wrong_major) {
+  hurray_error err;
+  expect_refused(broken("wrong-major"), HURRAY_ERR_PLUGIN_ABI_MISMATCH, "majors differ");
+  hurray_plugin_load(registry, broken("wrong-major"), 0, NULL, &err);
+  ck_assert_uint_eq(err.value, HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR + 1u, 0u));
+  ck_assert_uint_eq(err.expected, HURRAY_PLUGIN_ABI_VERSION);
+}
+END_TEST
+
+START_TEST(struct_too_small) {
+  hurray_error err;
+  expect_refused(broken("too-small"), HURRAY_ERR_PLUGIN_INVALID, "struct_size 16");
+  hurray_plugin_load(registry, broken("too-small"), 0, NULL, &err);
+  ck_assert_uint_eq(err.value, 16);
+  ck_assert_uint_eq(err.expected, HURRAY_PLUGIN_TABLE_MIN_SIZE);
+}
+END_TEST
+
+START_TEST(null_required_entry) {
+  expect_refused(broken("null-required"), HURRAY_ERR_PLUGIN_INVALID, "allocate is NULL");
+}
+END_TEST
+
+START_TEST(partial_events) {
+  expect_refused(broken("partial-events"), HURRAY_ERR_PLUGIN_INVALID, "wait_event is NULL");
+}
+END_TEST
+
+START_TEST(tag_ff_and_reserved) {
+  hurray_error err;
+  expect_refused(broken("tag-ff"), HURRAY_ERR_PLUGIN_INVALID, "0xFF is invalid");
+  hurray_plugin_load(registry, broken("tag-ff"), 0, NULL, &err);
+  ck_assert_uint_eq(err.value, 0xFF);
+  expect_refused(broken("tag-reserved"), HURRAY_ERR_PLUGIN_INVALID, "0x09 is reserved");
+}
+END_TEST
+
+START_TEST(bad_name_and_device_class) {
+  expect_refused(broken("bad-name"), HURRAY_ERR_PLUGIN_INVALID, "plugin name has byte 0x42");
+  expect_refused(broken("device-class"), HURRAY_ERR_PLUGIN_INVALID, "not valid with tag 0xF7");
+}
+END_TEST
+
+/* A plugin that claims more alignment than its address has: the allocation
+ * is refused and freed, never handed out (PL-ALLOC-4). */
+START_TEST(alignment_claim_checked) {
+  hurray_error err;
+  hurray_plugin *plugin = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("alignment-claim"), 0, &plugin, &err),
+                   HURRAY_OK);
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_ptr_null(buffer);
+  ck_assert_ptr_nonnull(strstr(err.detail, "host address"));
+  ck_assert_uint_eq(err.value, 0x80000000u);
+}
+END_TEST
+
+START_TEST(duplicate_tag_refused_unless_chosen) {
+  hurray_error err;
+  hurray_plugin *a = NULL;
+  hurray_plugin *b = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0, &a, &err), HURRAY_OK);
+  expect_refused(broken("dup-b"), HURRAY_ERR_PLUGIN_DUPLICATE_TAG, "already served by plugin dup-a");
+  hurray_plugin_load(registry, broken("dup-b"), 0, NULL, &err);
+  ck_assert_uint_eq(err.value, 0xF5);
+  ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
+  /* The caller chooses the second one: it serves, the first stays loaded. */
+  ck_assert_int_eq(
+      hurray_plugin_load(registry, broken("dup-b"), HURRAY_PLUGIN_LOAD_REPLACE_TAG, &b, &err),
+      HURRAY_OK);
+  ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), b);
+  ck_assert(!hurray_plugin_serves_tag(a));
+  ck_assert_uint_eq(hurray_plugin_registry_count(registry), 2);
+  /* Unloading the chosen one gives the tag back to the first. */
+  hurray_plugin_unload(b);
+  ck_assert(!is_mapped(broken("dup-b")));
+  ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0x80, &b, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+static void copy_file(const char *from, const char *to, mode_t mode) {
+  FILE *in = fopen(from, "rb");
+  ck_assert_ptr_nonnull(in);
+  FILE *out = fopen(to, "wb");
+  ck_assert_ptr_nonnull(out);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, in)) > 0) {
+    ck_assert_uint_eq(fwrite(chunk, 1, n, out), n);
+  }
+  fclose(in);
+  fclose(out);
+  ck_assert_int_eq(chmod(to, mode), 0);
+}
+
+START_TEST(unsafe_paths_refused) {
+  char dir[] = "/tmp/hurray-plugin-test-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char file[256];
+  snprintf(file, sizeof file, "%s/hurray-plugin-cpu.so", dir);
+  copy_file(cpu_plugin, file, 0666);
+  ck_assert_int_eq(chmod(file, 0666), 0); /* umask-proof */
+  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH, "writable by others than its owner (mode 0666)");
+  ck_assert_int_eq(chmod(file, 0644), 0);
+  ck_assert_int_eq(chmod(dir, 0777), 0);
+  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH, "is writable by others than its owner (mode 0777)");
+  ck_assert_int_eq(chmod(dir, 0755), 0);
+  /* The same file, now safe, loads: the refusals were about the path. */
+  hurray_plugin *plugin = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_load(registry, file, 0, &plugin, &err), HURRAY_OK);
+  hurray_plugin_unload(plugin);
+  expect_refused("relative/hurray-plugin-cpu.so", HURRAY_ERR_PLUGIN_UNSAFE_PATH,
+                 "relative plugin path refused");
+  expect_refused(dir, HURRAY_ERR_PLUGIN_UNSAFE_PATH, "not a regular file");
+  unlink(file);
+  rmdir(dir);
+  expect_refused(file, HURRAY_ERR_PLUGIN_LOAD_FAILED, "No such file");
+}
+END_TEST
+
+/* PL-NEG-4: an older minor's short table reads as "optional entries NULL";
+ * a newer minor's longer table is read only as far as this host knows. */
+START_TEST(minor_versions_negotiate) {
+  hurray_error err;
+  hurray_plugin *older = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("older-minor"), 0, &older, &err),
+                   HURRAY_OK);
+  ck_assert(!hurray_plugin_supports_events(older));
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(older, 0, &event, &err), HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(hurray_plugin_stream_wait(older, 0, NULL, 0, &err), HURRAY_ERR_UNSUPPORTED);
+  hurray_plugin *newer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_load(registry, broken("newer-minor"), HURRAY_PLUGIN_LOAD_REPLACE_TAG, &newer,
+                         &err),
+      HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_abi_version(newer),
+                    HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, 0x7Fu));
+  ck_assert(hurray_plugin_supports_events(newer));
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(newer, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_OK);
+  hurray_plugin_buffer_free(buffer);
+}
+END_TEST
+
+/* The pure validator on raw bytes, as the fuzz harness calls it. */
+START_TEST(table_bytes_validation) {
+  hurray_plugin_table good;
+  memset(&good, 0, sizeof good);
+  hurray_plugin_table out;
+  hurray_error err;
+  unsigned char bytes[sizeof good + 16];
+  memset(bytes, 0, sizeof bytes);
+  ck_assert_int_eq(hurray_plugin_table_validate(bytes, 7, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+                   HURRAY_ERR_TRUNCATED);
+  ck_assert_uint_eq(err.value, 7);
+  ck_assert_uint_eq(err.expected, 8);
+  /* A zeroed table of the right size and version fails on its first NULL. */
+  good.struct_size = sizeof good;
+  good.abi_version = HURRAY_PLUGIN_ABI_VERSION;
+  memcpy(bytes, &good, sizeof good);
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(bytes, sizeof good, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+      HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, name));
+  /* Claims more than the bytes given. */
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(bytes, sizeof good - 1, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+      HURRAY_ERR_TRUNCATED);
+  /* Reserved byte. */
+  good.reserved[3] = 1;
+  good.device_tag = HURRAY_DEVICE_CPU;
+  memcpy(bytes, &good, sizeof good);
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(bytes, sizeof good, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+      HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, reserved) + 3u);
+  /* Host of another major. */
+  ck_assert_int_eq(hurray_plugin_table_validate(bytes, sizeof good,
+                                                HURRAY_PLUGIN_ABI_MAKE(9u, 0u), &out, &err),
+                   HURRAY_ERR_PLUGIN_ABI_MISMATCH);
+  /* Every byte value of the tag: accepted exactly for named and private tags. */
+  for (unsigned tag = 0; tag < 256; tag++) {
+    hurray_plugin_table t;
+    memset(&t, 0, sizeof t);
+    t.struct_size = sizeof t;
+    t.abi_version = HURRAY_PLUGIN_ABI_VERSION;
+    t.device_tag = (uint8_t)tag;
+    hurray_status s = hurray_plugin_table_validate(&t, sizeof t, HURRAY_PLUGIN_ABI_VERSION, &out,
+                                                   &err);
+    bool acceptable_tag = tag <= 0x08 || (tag >= 0xF0 && tag <= 0xFE);
+    ck_assert_int_eq(s, HURRAY_ERR_PLUGIN_INVALID);
+    ck_assert_uint_eq(err.index == offsetof(hurray_plugin_table, device_tag), !acceptable_tag);
+  }
+}
+END_TEST
+
+/* The template: every entry, through the library. */
+START_TEST(example_private_end_to_end) {
+  hurray_error err;
+  hurray_plugin *plugin = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, example_plugin, 0, &plugin, &err), HURRAY_OK);
+  ck_assert_str_eq(hurray_plugin_name(plugin), "example-private");
+  ck_assert_uint_eq(hurray_plugin_device_tag(plugin), 0xF0);
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 1);
+  hurray_plugin_device_info info;
+  ck_assert_int_eq(hurray_plugin_describe_device(plugin, 0, &info, &err), HURRAY_OK);
+  ck_assert_uint_eq(info.memory_class_count, 2);
+  const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, 0xF1};
+  for (int c = 0; c < 2; c++) {
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 3000, 4096, classes[c], &buffer, &err),
+                     HURRAY_OK);
+    const hurray_buffer_handle *h = hurray_plugin_buffer_handle(buffer);
+    ck_assert_uint_eq(h->memory_class, classes[c]);
+    ck_assert_uint_eq(h->device_tag, 0xF0);
+    ck_assert_uint_ge(h->alignment, 4096);
+    ck_assert_uint_eq(((uintptr_t)hurray_plugin_buffer_allocation(buffer)->address) %
+                          h->alignment,
+                      0);
+    const char text[] = "hello, private device";
+    ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 10, text, sizeof text, &err), HURRAY_OK);
+    char back[sizeof text];
+    ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 10, back, sizeof back, &err), HURRAY_OK);
+    ck_assert_str_eq(back, text);
+    hurray_plugin_event *event = NULL;
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_wait(event, 1000, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
+    hurray_plugin_event_release(event);
+    hurray_plugin_buffer_free(buffer);
+  }
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 64, 64, 0xF2, &buffer, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 64, 131072, 0xF1, &buffer, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.expected, 65536);
+  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 0, &err), HURRAY_OK);
+}
+END_TEST
+
+/* The runtime missing: the template initialises, reports no device and the
+ * reason (PL-AVAIL-1). */
+START_TEST(missing_runtime_reports_reason) {
+  setenv("HURRAY_EXAMPLE_PRIVATE_LIBRARY", "/nonexistent/libvendor.so.1", 1);
+  hurray_error err;
+  hurray_plugin *plugin = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, example_plugin, 0, &plugin, &err), HURRAY_OK);
+  unsetenv("HURRAY_EXAMPLE_PRIVATE_LIBRARY");
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 0);
+  char reason[256];
+  ck_assert_uint_gt(hurray_plugin_unavailable_reason(plugin, reason, sizeof reason), 0);
+  ck_assert_ptr_nonnull(strstr(reason, "/nonexistent/libvendor.so.1"));
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 64, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+typedef struct discovered {
+  int loaded;
+  int refused;
+  int unsafe;
+} discovered;
+
+static void count_discovery(void *ctx, const char *path, hurray_status status,
+                            const hurray_error *err, hurray_plugin *plugin) {
+  (void)path;
+  discovered *d = ctx;
+  if (status == HURRAY_OK) {
+    ck_assert_ptr_nonnull(plugin);
+    d->loaded++;
+  } else {
+    ck_assert_ptr_nonnull(err);
+    ck_assert_ptr_null(plugin);
+    d->refused++;
+    d->unsafe += status == HURRAY_ERR_PLUGIN_UNSAFE_PATH;
+  }
+}
+
+START_TEST(search_path_and_discovery) {
+  char dirs[8192];
+  char cpu_dir[4096];
+  snprintf(cpu_dir, sizeof cpu_dir, "%s", cpu_plugin);
+  *strrchr(cpu_dir, '/') = '\0';
+  snprintf(dirs, sizeof dirs, "relative/dir::%s:%s", cpu_dir, broken_dir);
+  setenv(HURRAY_PLUGIN_PATH_ENV, dirs, 1);
+  char path[8192];
+  size_t n = hurray_plugin_search_path(path, sizeof path);
+  ck_assert_uint_eq(n, strlen(path));
+  char expected[8192];
+  snprintf(expected, sizeof expected, "relative/dir:%s:%s:%s", cpu_dir, broken_dir,
+           hurray_plugin_install_dir());
+  ck_assert_str_eq(path, expected);
+  char small[8];
+  ck_assert_uint_eq(hurray_plugin_search_path(small, sizeof small), n);
+  ck_assert_uint_eq(strlen(small), 7);
+
+  hurray_error err;
+  hurray_plugin *cpu = NULL;
+  ck_assert_int_eq(hurray_plugin_load_by_name(registry, "cpu", 0, &cpu, &err), HURRAY_OK);
+  ck_assert_str_eq(hurray_plugin_name(cpu), "cpu");
+  ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
+                   HURRAY_ERR_PLUGIN_UNSAFE_PATH);
+  ck_assert_ptr_nonnull(strstr(err.detail, "not found"));
+  ck_assert_int_eq(hurray_plugin_load_by_name(registry, "../cpu", 0, NULL, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  hurray_plugin_unload(cpu);
+
+  /* Discovery: the good ones load, every broken one is reported refused. */
+  discovered d = {0, 0, 0};
+  size_t loaded = hurray_plugin_discover(registry, count_discovery, &d);
+  unsetenv(HURRAY_PLUGIN_PATH_ENV);
+  ck_assert_uint_eq(loaded, (size_t)d.loaded);
+  ck_assert_int_ge(d.loaded, 2);  /* at least cpu and one broken-dir plugin */
+  ck_assert_int_ge(d.refused, 9); /* the broken set */
+  ck_assert_int_eq(d.unsafe, 1);  /* "relative/dir" */
+  ck_assert_ptr_nonnull(hurray_plugin_registry_find(registry, HURRAY_DEVICE_CPU));
+  for (size_t i = 0; i < hurray_plugin_registry_count(registry); i++) {
+    ck_assert_ptr_nonnull(hurray_plugin_registry_at(registry, i));
+  }
+  ck_assert_ptr_null(hurray_plugin_registry_at(registry, hurray_plugin_registry_count(registry)));
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s BROKEN_DIR CPU_PLUGIN EXAMPLE_PRIVATE_PLUGIN\n", argv[0]);
+    return 2;
+  }
+  broken_dir = argv[1];
+  cpu_plugin = argv[2];
+  example_plugin = argv[3];
+  Suite *suite = suite_create("plugin_loader");
+  TCase *tc = tcase_create("loader");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, missing_entry_symbol);
+  tcase_add_test(tc, entry_symbol_from_another_library);
+  tcase_add_test(tc, wrong_major);
+  tcase_add_test(tc, struct_too_small);
+  tcase_add_test(tc, null_required_entry);
+  tcase_add_test(tc, partial_events);
+  tcase_add_test(tc, tag_ff_and_reserved);
+  tcase_add_test(tc, bad_name_and_device_class);
+  tcase_add_test(tc, alignment_claim_checked);
+  tcase_add_test(tc, duplicate_tag_refused_unless_chosen);
+  tcase_add_test(tc, unsafe_paths_refused);
+  tcase_add_test(tc, minor_versions_negotiate);
+  tcase_add_test(tc, table_bytes_validation);
+  tcase_add_test(tc, example_private_end_to_end);
+  tcase_add_test(tc, missing_runtime_reports_reason);
+  tcase_add_test(tc, search_path_and_discovery);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}

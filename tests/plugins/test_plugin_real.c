@@ -1,0 +1,310 @@
+/*
+ * Real allocation, copy and event wait through one plugin on every device it
+ * reports (PL-ALLOC-1..5, PL-COPY-1..2, PL-EVENT-1..4), plus the handoff
+ * tie-in: allocate -> record -> offer -> accept -> wait -> release.
+ *
+ * Usage: test_plugin_real PLUGIN_FILE [--require-devices]
+ * With no device (runtime missing) it prints SKIP and the plugin's reason
+ * and exits 77, unless --require-devices is given (then it fails).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hurray/handoff.h"
+#include "hurray/plugin.h"
+
+static const char *plugin_file;
+static hurray_plugin_registry *registry;
+static hurray_plugin *plugin;
+
+static void load(void) {
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
+  ck_assert_msg(s == HURRAY_OK, "load %s: %s %s", plugin_file, hurray_status_name(s), err.detail);
+}
+
+static void unload(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  plugin = NULL;
+}
+
+/* Independent measure of an address's alignment: the lowest set bit. */
+static uint64_t lowest_set_bit(uintptr_t address) { return address & (~address + 1u); }
+
+/* Every class, several alignments: the handle declares what was obtained and
+ * that is what the address shows. */
+START_TEST(allocation_alignment_is_measured) {
+  for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
+    hurray_plugin_device_info info;
+    hurray_error err;
+    ck_assert_int_eq(hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK);
+    for (uint32_t c = 0; c < info.memory_class_count; c++) {
+      const hurray_plugin_memory_class_info *mc = &info.memory_classes[c];
+      for (uint32_t alignment = 64; alignment <= mc->max_alignment && alignment <= 65536u;
+           alignment *= 4u) {
+        hurray_plugin_buffer *buffer = NULL;
+        hurray_status s =
+            hurray_plugin_allocate(plugin, d, 10000, alignment, mc->memory_class, &buffer, &err);
+        if (s == HURRAY_ERR_UNSUPPORTED && mc->memory_class == HURRAY_MEMORY_HOST_PINNED) {
+          /* A runtime-chosen mapping may have less than asked: refused, not downgraded. */
+          ck_assert_uint_lt(err.expected, alignment);
+          continue;
+        }
+        ck_assert_msg(s == HURRAY_OK, "device %u class 0x%02X alignment %u: %s %s", d,
+                      mc->memory_class, alignment, hurray_status_name(s), err.detail);
+        const hurray_plugin_allocation *a = hurray_plugin_buffer_allocation(buffer);
+        const hurray_buffer_handle *h = hurray_plugin_buffer_handle(buffer);
+        ck_assert_uint_ge(h->alignment, alignment);
+        ck_assert_uint_eq(h->alignment, a->alignment);
+        ck_assert_uint_eq(h->byte_size, 10000);
+        ck_assert_uint_eq(h->memory_class, mc->memory_class);
+        ck_assert_uint_eq(h->device_tag, hurray_plugin_device_tag(plugin));
+        ck_assert_int_eq(hurray_buffer_handle_validate(h, &err), HURRAY_OK);
+        if (a->host_address != NULL) {
+          ck_assert_uint_ge(lowest_set_bit((uintptr_t)a->host_address), h->alignment);
+        }
+        if (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE) {
+          ck_assert_uint_eq(a->host_address == NULL, 1);
+        }
+        if ((mc->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u) {
+          ck_assert_ptr_nonnull(a->host_address);
+          memset(a->host_address, 0x5A, 10000);
+        }
+        hurray_plugin_buffer_free(buffer);
+      }
+      /* Past the class's maximum: refused with the maximum named. */
+      if (mc->max_alignment < HURRAY_PLUGIN_MAX_ALIGNMENT) {
+        hurray_plugin_buffer *buffer = NULL;
+        ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 4096, mc->max_alignment * 2u,
+                                                mc->memory_class, &buffer, &err),
+                         HURRAY_ERR_UNSUPPORTED);
+        ck_assert_uint_eq(err.value, mc->max_alignment * 2u);
+        ck_assert_uint_eq(err.expected, mc->max_alignment);
+        ck_assert_ptr_null(buffer);
+      }
+    }
+    /* peer is never offered by these plugins; a private class only by private tags. */
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 4096, 64, HURRAY_MEMORY_PEER, &buffer, &err),
+        HURRAY_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(err.value, HURRAY_MEMORY_PEER);
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 0, 64, HURRAY_MEMORY_STANDARD, &buffer,
+                                            &err),
+                     HURRAY_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 64, 32, HURRAY_MEMORY_STANDARD, &buffer,
+                                            &err),
+                     HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 64, 96, HURRAY_MEMORY_STANDARD, &buffer,
+                                            &err),
+                     HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+  }
+  hurray_plugin_buffer *buffer = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, hurray_plugin_device_count(plugin), 64, 64,
+                                          HURRAY_MEMORY_STANDARD, &buffer, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* Bytes written through the plugin come back unchanged, in every class,
+ * at an offset; out-of-range copies are refused before the plugin runs. */
+START_TEST(copy_round_trip) {
+  enum { size = 1 << 16 };
+  unsigned char *pattern = malloc(size);
+  unsigned char *back = malloc(size);
+  ck_assert_ptr_nonnull(pattern);
+  ck_assert_ptr_nonnull(back);
+  for (size_t i = 0; i < size; i++) {
+    pattern[i] = (unsigned char)(i * 31u + 7u);
+  }
+  for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
+    hurray_plugin_device_info info;
+    hurray_error err;
+    ck_assert_int_eq(hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK);
+    for (uint32_t c = 0; c < info.memory_class_count; c++) {
+      hurray_plugin_buffer *buffer = NULL;
+      hurray_status s = hurray_plugin_allocate(plugin, d, size, 64,
+                                               info.memory_classes[c].memory_class, &buffer, &err);
+      ck_assert_msg(s == HURRAY_OK, "%s %s", hurray_status_name(s), err.detail);
+      ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, pattern, size, &err), HURRAY_OK);
+      ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 100, pattern, 1000, &err), HURRAY_OK);
+      memset(back, 0, size);
+      ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, back, size, &err), HURRAY_OK);
+      ck_assert_mem_eq(back, pattern, 100);
+      ck_assert_mem_eq(back + 100, pattern, 1000);
+      ck_assert_mem_eq(back + 1100, pattern + 1100, size - 1100);
+      ck_assert_int_eq(hurray_plugin_buffer_read(buffer, size - 10, back, 11, &err),
+                       HURRAY_ERR_INVALID_ARGUMENT);
+      ck_assert_uint_eq(err.value, size + 1u);
+      ck_assert_uint_eq(err.expected, size);
+      ck_assert_int_eq(hurray_plugin_buffer_write(buffer, UINT64_MAX, pattern, 2, &err),
+                       HURRAY_ERR_INVALID_ARGUMENT);
+      hurray_plugin_buffer_free(buffer);
+    }
+  }
+  free(pattern);
+  free(back);
+}
+END_TEST
+
+/* Events: a fresh one is complete; after work and a record, a real wait
+ * succeeds; stream waits work on the default queue. */
+START_TEST(event_record_and_wait) {
+  ck_assert(hurray_plugin_supports_events(plugin));
+  for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
+    hurray_error err;
+    hurray_plugin_event *event = NULL;
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, d, &event, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_wait(event, 0, &err), HURRAY_OK);
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 1 << 20, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_OK);
+    static unsigned char data[1 << 20];
+    memset(data, 0xA5, sizeof data);
+    ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, data, sizeof data, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+    hurray_status s = hurray_plugin_event_wait(event, 5000000000u, &err);
+    ck_assert_msg(s == HURRAY_OK, "%s %s", hurray_status_name(s), err.detail);
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
+    s = hurray_plugin_event_stream_wait(event, NULL, &err);
+    ck_assert(s == HURRAY_OK || s == HURRAY_ERR_UNSUPPORTED);
+    s = hurray_plugin_stream_wait(plugin, d, NULL, HURRAY_PLUGIN_WAIT_FOREVER, &err);
+    ck_assert(s == HURRAY_OK || s == HURRAY_ERR_UNSUPPORTED);
+    s = hurray_plugin_stream_wait(plugin, d, NULL, 5000000000u, &err);
+    ck_assert(s == HURRAY_OK || s == HURRAY_ERR_UNSUPPORTED);
+    hurray_plugin_event_release(event);
+    hurray_plugin_buffer_free(buffer);
+  }
+}
+END_TEST
+
+/* The handoff tie-in: producer allocates, writes, records an event and
+ * offers; the consumer accepts, waits through the plugin, releases the event
+ * and then the buffer, which frees the allocation. CPU buffers are
+ * producer_synced (BP-SYNC-2): no event travels. */
+START_TEST(handoff_offer_wait_release) {
+  for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
+    hurray_error err;
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_OK);
+    unsigned char data[4096];
+    memset(data, 0x3C, sizeof data);
+    ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, data, sizeof data, &err), HURRAY_OK);
+    hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
+    bool with_event = handle.device_tag != HURRAY_DEVICE_CPU;
+    hurray_plugin_event *event = NULL;
+    hurray_buffer_offer offer;
+    offer.data = hurray_plugin_buffer_allocation(buffer)->address;
+    offer.release = hurray_plugin_buffer_release_callback;
+    offer.release_ctx = buffer;
+    offer.sync = hurray_sync_payload_none();
+    if (with_event) {
+      ck_assert_int_eq(hurray_plugin_event_create(plugin, d, &event, &err), HURRAY_OK);
+      ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+      handle.sync_mode = HURRAY_SYNC_EVENT;
+      offer.sync = hurray_sync_payload_event(event, handle.device_tag,
+                                             hurray_plugin_event_release_callback, NULL);
+    }
+    hurray_handoff handoff;
+    hurray_handoff_init(&handoff);
+    ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);
+    hurray_accepted_buffer accepted;
+    hurray_status s =
+        hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err);
+    ck_assert_msg(s == HURRAY_OK, "accept: %s", hurray_status_name(s));
+    ck_assert_ptr_eq(accepted.data, offer.data);
+    if (with_event) {
+      ck_assert_ptr_eq(accepted.event, event);
+      /* The consumer's wait: a real wait through the plugin. */
+      ck_assert_int_eq(hurray_plugin_event_wait(accepted.event, HURRAY_PLUGIN_WAIT_FOREVER, &err),
+                       HURRAY_OK);
+      ck_assert_int_eq(hurray_handoff_record_event_wait(&handoff, &err), HURRAY_OK);
+      ck_assert_int_eq(hurray_handoff_release_event(&handoff, &err), HURRAY_OK);
+    }
+    unsigned char back[4096];
+    ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, back, sizeof back, &err), HURRAY_OK);
+    ck_assert_mem_eq(back, data, sizeof data);
+    ck_assert_int_eq(hurray_handoff_release(&handoff, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_handoff_release(&handoff, &err), HURRAY_ERR_ALREADY_RELEASED);
+    ck_assert_int_eq(hurray_handoff_destroy(&handoff, &err), HURRAY_OK);
+  }
+}
+END_TEST
+
+/* Unload with buffers and events still alive releases them (PL-LOAD-7);
+ * the leak checkers (ASan, valgrind) see the rest. */
+START_TEST(unload_releases_everything) {
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 8192, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_OK);
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  hurray_plugin_unload(plugin);
+  ck_assert_uint_eq(hurray_plugin_registry_count(registry), 0);
+  plugin = NULL;
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s PLUGIN_FILE [--require-devices]\n", argv[0]);
+    return 2;
+  }
+  plugin_file = argv[1];
+  bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
+  /* Probe once outside Check: no devices means SKIP with the plugin's reason. */
+  hurray_error err;
+  hurray_plugin_registry *probe = NULL;
+  hurray_plugin *p = NULL;
+  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
+      hurray_plugin_load(probe, plugin_file, 0, &p, &err) != HURRAY_OK) {
+    fprintf(stderr, "FAIL: cannot load %s: %s\n", plugin_file, err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
+  if (hurray_plugin_device_count(p) == 0u) {
+    char reason[256];
+    hurray_plugin_unavailable_reason(p, reason, sizeof reason);
+    printf("%s: %s has no device here: %s\n", require ? "FAIL" : "SKIP", hurray_plugin_name(p),
+           reason);
+    hurray_plugin_registry_destroy(probe);
+    return require ? 1 : 77;
+  }
+  printf("%s: %u device(s), first: ", hurray_plugin_name(p), hurray_plugin_device_count(p));
+  hurray_plugin_device_info info;
+  hurray_plugin_describe_device(p, 0, &info, &err);
+  printf("%s\n", info.name);
+  hurray_plugin_registry_destroy(probe);
+
+  Suite *suite = suite_create("plugin_real");
+  TCase *tc = tcase_create("device");
+  tcase_add_checked_fixture(tc, load, unload);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, allocation_alignment_is_measured);
+  tcase_add_test(tc, copy_round_trip);
+  tcase_add_test(tc, event_record_and_wait);
+  tcase_add_test(tc, handoff_offer_wait_release);
+  tcase_add_test(tc, unload_releases_everything);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  /* No fork: a vendor runtime's threads and global state do not survive one. */
+  srunner_set_fork_status(runner, CK_NOFORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
