@@ -1,0 +1,310 @@
+/*
+ * Whole handoffs from offer to destroy, one per sync mode, with every
+ * callback counted and its arguments checked (HO-OWN-1..3, HO-SYNC duties in
+ * HO-SM-2); the ABI version (HO-ABI-1..2); misuse detection (HO-MIS-1..2);
+ * callbacks that call back in (HO-THR-3).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handoff_test_support.h"
+
+static void assert_counts(release_log *log, int buffer, int event) {
+  ck_assert_int_eq(atomic_load(&log->buffer_releases), buffer);
+  ck_assert_int_eq(atomic_load(&log->event_releases), event);
+}
+
+START_TEST(abi_version_is_the_headers) {
+  ck_assert_uint_eq(hurray_c_abi_version(), HURRAY_C_ABI_VERSION);
+  ck_assert_uint_ge(hurray_c_abi_version(), 1u);
+}
+END_TEST
+
+START_TEST(producer_synced_path) {
+  release_log log;
+  release_log_reset(&log);
+  static _Alignas(4096) unsigned char host[4096];
+  hurray_buffer_handle handle;
+  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(host, sizeof host, 4096, &handle, NULL),
+                   HURRAY_OK);
+  const hurray_buffer_offer offer = {host, count_buffer_release, &log, hurray_sync_payload_none()};
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                   HURRAY_OK);
+  ck_assert(hurray_buffer_handle_equal(&got.handle, &handle));
+  ck_assert_ptr_eq(got.data, host);
+  ck_assert_ptr_null(got.event);
+  ck_assert_ptr_null(got.stream);
+  void *data = NULL;
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, &data, NULL), HURRAY_OK);
+  ck_assert_ptr_eq(data, host);
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_OTHER_STREAM, &data, NULL), HURRAY_OK);
+  assert_counts(&log, 0, 0);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 0);
+  ck_assert_ptr_eq(log.buffer_seen, host);
+  /* Nothing is readable after the release, and a second release is refused. */
+  hurray_error err;
+  data = NULL;
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, &data, &err), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_ptr_null(data);
+  ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_RELEASE);
+  assert_counts(&log, 1, 0);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 0);
+}
+END_TEST
+
+START_TEST(event_path) {
+  release_log log;
+  release_log_reset(&log);
+  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                   HURRAY_OK);
+  ck_assert_ptr_eq(got.event, FAKE_EVENT);
+  ck_assert_ptr_eq(got.data, FAKE_DEVICE_POINTER);
+  /* Not readable before the wait; the buffer cannot be released before the event. */
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_record_stream_wait(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  assert_counts(&log, 0, 0);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK); /* a second stream */
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_STREAM, NULL, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 0, 1);
+  ck_assert_ptr_eq(log.event_seen, FAKE_EVENT);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_STREAM, NULL, NULL), HURRAY_OK);
+  assert_counts(&log, 0, 1);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 1);
+  ck_assert_ptr_eq(log.buffer_seen, FAKE_DEVICE_POINTER);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 1);
+}
+END_TEST
+
+/* A consumer giving an event buffer up unread still releases both, once each. */
+START_TEST(event_dropped_path) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  drive_to_state(&h, HURRAY_HANDOFF_EVENT_PENDING, HURRAY_SYNC_EVENT, &log);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 0, 1);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 1);
+}
+END_TEST
+
+START_TEST(consumer_stream_path) {
+  release_log log;
+  release_log_reset(&log);
+  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_CONSUMER_STREAM);
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                   HURRAY_OK);
+  ck_assert_ptr_eq(got.stream, FAKE_STREAM);
+  ck_assert_ptr_null(got.event);
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_STREAM, NULL, NULL), HURRAY_OK);
+  hurray_error err;
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_OTHER_STREAM, NULL, &err),
+                   HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM);
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_record_stream_wait(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_access(&h, FAKE_OTHER_STREAM, NULL, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 0);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+}
+END_TEST
+
+/* HO-OWN-2: a withdrawn offer calls nothing; the producer frees its own. */
+START_TEST(withdraw_calls_nothing) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  drive_to_state(&h, HURRAY_HANDOFF_OFFERED, HURRAY_SYNC_EVENT, &log);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_OK);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                   HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 0, 0);
+}
+END_TEST
+
+/* HO-MIS-1: a destroyed handoff answers USE_AFTER_DESTROY to everything, calls nothing. */
+START_TEST(destroyed_is_poisoned) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  drive_to_state(&h, HURRAY_HANDOFF_RELEASED, HURRAY_SYNC_PRODUCER_SYNCED, &log);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
+  hurray_accepted_buffer got;
+  hurray_error err;
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_withdraw(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, &err),
+                   HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_record_stream_wait(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_RELEASE);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_DESTROYED);
+  char msg[256];
+  hurray_error_format(&err, msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "destroyed") != NULL && strstr(msg, "destroy") != NULL, "%s", msg);
+  assert_counts(&log, 1, 0);
+  /* The storage can start a new lifetime. */
+  hurray_handoff_init(&h);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_OK);
+}
+END_TEST
+
+/* HO-MIS-2: storage never initialised is reported, not trusted. */
+START_TEST(uninitialised_storage_is_refused) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  memset(&h, 0, sizeof h);
+  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
+  hurray_error err;
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.index, 0);
+  ck_assert_msg(strstr(err.detail, "hurray_handoff_init") != NULL, "%s", err.detail);
+  memset(&h, 0x5A, sizeof h);
+  ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_STATE_COUNT);
+  assert_counts(&log, 0, 0);
+}
+END_TEST
+
+START_TEST(null_handoff_everywhere) {
+  hurray_error err;
+  hurray_handoff_init(NULL);
+  ck_assert_int_eq(hurray_handoff_withdraw(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_release_event(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_record_stream_wait(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_access(NULL, NULL, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_release(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_destroy(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 0);
+  ck_assert_uint_eq(hurray_handoff_state_of(NULL), HURRAY_HANDOFF_STATE_COUNT);
+}
+END_TEST
+
+/* HO-THR-3: a release callback that calls back in sees the state after its own release. */
+typedef struct reentry {
+  hurray_handoff *handoff;
+  hurray_status second_release;
+  hurray_status second_event_release;
+  int calls;
+} reentry;
+
+static void release_again(void *buffer, void *ctx) {
+  (void)buffer;
+  reentry *r = ctx;
+  r->calls++;
+  r->second_release = hurray_handoff_release(r->handoff, NULL);
+}
+
+static void release_event_again(void *event, void *ctx) {
+  (void)event;
+  reentry *r = ctx;
+  r->calls++;
+  r->second_event_release = hurray_handoff_release_event(r->handoff, NULL);
+}
+
+START_TEST(reentrant_callbacks_cannot_release_twice) {
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  reentry r = {&h, HURRAY_OK, HURRAY_OK, 0};
+  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
+  hurray_buffer_offer offer = {FAKE_DEVICE_POINTER, release_again, &r,
+                               hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA,
+                                                         release_event_again, &r)};
+  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  hurray_accepted_buffer got;
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                   HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(r.calls, 1);
+  ck_assert_int_eq(r.second_event_release, HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(r.calls, 2);
+  ck_assert_int_eq(r.second_release, HURRAY_ERR_ALREADY_RELEASED);
+}
+END_TEST
+
+START_TEST(names) {
+  ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_EVENT_PENDING), "event_pending");
+  ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_STATE_COUNT), "invalid");
+  ck_assert_str_eq(hurray_handoff_op_name(HURRAY_HANDOFF_OP_RELEASE_EVENT), "release_event");
+  ck_assert_str_eq(hurray_handoff_op_name(HURRAY_HANDOFF_OP_COUNT), "invalid");
+  ck_assert_str_eq(hurray_status_name(HURRAY_ERR_SYNC_MODE_MISMATCH), "SYNC_MODE_MISMATCH");
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("handoff_lifecycle");
+  TCase *tc = tcase_create("lifecycle");
+  tcase_add_test(tc, abi_version_is_the_headers);
+  tcase_add_test(tc, producer_synced_path);
+  tcase_add_test(tc, event_path);
+  tcase_add_test(tc, event_dropped_path);
+  tcase_add_test(tc, consumer_stream_path);
+  tcase_add_test(tc, withdraw_calls_nothing);
+  tcase_add_test(tc, destroyed_is_poisoned);
+  tcase_add_test(tc, uninitialised_storage_is_refused);
+  tcase_add_test(tc, null_handoff_everywhere);
+  tcase_add_test(tc, reentrant_callbacks_cannot_release_twice);
+  tcase_add_test(tc, names);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  const int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,228 @@
+/*
+ * HO-THR-1..3 under contention: several threads race accept, the event
+ * wait, the event release and the buffer release of many handoffs; each
+ * buffer must see exactly one accept, one event release and one buffer
+ * release, every other attempt a clean error. Also built with
+ * -fsanitize=thread by tools/test.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "handoff_test_support.h"
+
+#define THREADS 4
+#define BUFFERS 4000
+#define ROUNDS 3
+
+typedef struct shared_run {
+  hurray_handoff *handoffs;
+  release_log *logs;
+  atomic_int *accept_wins;
+  atomic_int *event_release_wins;
+  atomic_int *release_wins;
+  atomic_int *withdraw_wins;
+  atomic_int unexpected;
+  int round;
+  pthread_barrier_t start;
+} shared_run;
+
+typedef struct worker {
+  shared_run *run;
+  int id;
+} worker;
+
+/* Counts a win; a loss must be ALREADY_RELEASED, or ILLEGAL_TRANSITION where
+ * `illegal_loses` (an accept or withdraw that came after the other side's
+ * step: the state moved on, possibly all the way to RELEASED). */
+static void note(atomic_int *counter, hurray_status status, bool illegal_loses,
+                 atomic_int *unexpected) {
+  if (status == HURRAY_OK) {
+    atomic_fetch_add(counter, 1);
+  } else if (status != HURRAY_ERR_ALREADY_RELEASED &&
+             !(illegal_loses && status == HURRAY_ERR_ILLEGAL_TRANSITION)) {
+    atomic_fetch_add(unexpected, 1);
+  }
+}
+
+/* Every thread tries every step on every buffer. Round 0: all in the same
+ * order (they collide on the same buffer at the same time); round 1: odd
+ * threads walk backwards; round 2: each starts at a different place. */
+static void *consume_all(void *arg) {
+  worker *w = arg;
+  shared_run *run = w->run;
+  pthread_barrier_wait(&run->start);
+  for (int k = 0; k < BUFFERS; k++) {
+    int i = k;
+    if (run->round == 1 && w->id % 2 == 1) {
+      i = BUFFERS - 1 - k;
+    } else if (run->round == 2) {
+      i = (k + w->id * (BUFFERS / THREADS)) % BUFFERS;
+    }
+    hurray_handoff *h = &run->handoffs[i];
+    hurray_accepted_buffer got;
+    const hurray_status accepted = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got,
+                                                         NULL);
+    note(&run->accept_wins[i], accepted, true, &run->unexpected);
+    if (i % 2 == 1) { /* event buffers */
+      hurray_status waited = hurray_handoff_record_event_wait(h, NULL);
+      if (waited != HURRAY_OK && waited != HURRAY_ERR_ALREADY_RELEASED) {
+        atomic_fetch_add(&run->unexpected, 1);
+      }
+      note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL),
+           false, &run->unexpected);
+    }
+    note(&run->release_wins[i], hurray_handoff_release(h, NULL), false,
+         &run->unexpected);
+  }
+  return NULL;
+}
+
+static void offer_all(shared_run *run) {
+  for (int i = 0; i < BUFFERS; i++) {
+    release_log_reset(&run->logs[i]);
+    atomic_store(&run->accept_wins[i], 0);
+    atomic_store(&run->event_release_wins[i], 0);
+    atomic_store(&run->release_wins[i], 0);
+    atomic_store(&run->withdraw_wins[i], 0);
+    const hurray_sync_mode mode = i % 2 == 1 ? HURRAY_SYNC_EVENT : HURRAY_SYNC_PRODUCER_SYNCED;
+    const hurray_buffer_handle handle = cuda_handle(mode);
+    const hurray_buffer_offer offer = offer_for_mode(mode, &run->logs[i]);
+    hurray_handoff_init(&run->handoffs[i]);
+    ck_assert_int_eq(hurray_handoff_offer(&run->handoffs[i], &handle, &offer, NULL), HURRAY_OK);
+  }
+}
+
+static shared_run *new_run(void) {
+  shared_run *run = calloc(1, sizeof *run);
+  ck_assert_ptr_nonnull(run);
+  run->handoffs = calloc(BUFFERS, sizeof *run->handoffs);
+  run->logs = calloc(BUFFERS, sizeof *run->logs);
+  run->accept_wins = calloc(BUFFERS, sizeof *run->accept_wins);
+  run->event_release_wins = calloc(BUFFERS, sizeof *run->event_release_wins);
+  run->release_wins = calloc(BUFFERS, sizeof *run->release_wins);
+  run->withdraw_wins = calloc(BUFFERS, sizeof *run->withdraw_wins);
+  ck_assert(run->handoffs && run->logs && run->accept_wins && run->event_release_wins &&
+            run->release_wins && run->withdraw_wins);
+  return run;
+}
+
+static void free_run(shared_run *run) {
+  free(run->handoffs);
+  free(run->logs);
+  free(run->accept_wins);
+  free(run->event_release_wins);
+  free(run->release_wins);
+  free(run->withdraw_wins);
+  free(run);
+}
+
+static void run_threads(shared_run *run, void *(*body)(void *), int threads) {
+  pthread_t tids[THREADS + 1];
+  worker workers[THREADS + 1];
+  ck_assert_int_eq(pthread_barrier_init(&run->start, NULL, (unsigned)threads), 0);
+  for (int t = 0; t < threads; t++) {
+    workers[t].run = run;
+    workers[t].id = t;
+    ck_assert_int_eq(pthread_create(&tids[t], NULL, body, &workers[t]), 0);
+  }
+  for (int t = 0; t < threads; t++) {
+    pthread_join(tids[t], NULL);
+  }
+  pthread_barrier_destroy(&run->start);
+}
+
+START_TEST(racing_releases_release_each_buffer_once) {
+  shared_run *run = new_run();
+  for (int round = 0; round < ROUNDS; round++) {
+    offer_all(run);
+    atomic_store(&run->unexpected, 0);
+    run->round = round;
+    run_threads(run, consume_all, THREADS);
+    const int unexpected = atomic_load(&run->unexpected);
+    ck_assert_int_eq(unexpected, 0);
+    for (int i = 0; i < BUFFERS; i++) {
+      const int is_event = i % 2 == 1;
+      ck_assert_int_eq(atomic_load(&run->accept_wins[i]), 1);
+      ck_assert_int_eq(atomic_load(&run->release_wins[i]), 1);
+      ck_assert_int_eq(atomic_load(&run->event_release_wins[i]), is_event);
+      ck_assert_int_eq(atomic_load(&run->logs[i].buffer_releases), 1);
+      ck_assert_int_eq(atomic_load(&run->logs[i].event_releases), is_event);
+      ck_assert_uint_eq(hurray_handoff_state_of(&run->handoffs[i]), HURRAY_HANDOFF_RELEASED);
+      ck_assert_int_eq(hurray_handoff_destroy(&run->handoffs[i], NULL), HURRAY_OK);
+    }
+  }
+  free_run(run);
+}
+END_TEST
+
+/* The producer withdrawing while consumers accept: one side wins each buffer. */
+static void *withdraw_all(void *arg) {
+  worker *w = arg;
+  shared_run *run = w->run;
+  pthread_barrier_wait(&run->start);
+  for (int i = BUFFERS - 1; i >= 0; i--) {
+    note(&run->withdraw_wins[i], hurray_handoff_withdraw(&run->handoffs[i], NULL),
+         true, &run->unexpected);
+  }
+  return NULL;
+}
+
+static void *accept_or_withdraw(void *arg) {
+  worker *w = arg;
+  if (w->id == 0) {
+    return withdraw_all(arg);
+  }
+  shared_run *run = w->run;
+  pthread_barrier_wait(&run->start);
+  for (int i = 0; i < BUFFERS; i++) {
+    hurray_handoff *h = &run->handoffs[i];
+    hurray_accepted_buffer got;
+    hurray_status status = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
+    note(&run->accept_wins[i], status, true, &run->unexpected);
+    if (status == HURRAY_OK) {
+      if (i % 2 == 1) {
+        note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL),
+             false, &run->unexpected);
+      }
+      note(&run->release_wins[i], hurray_handoff_release(h, NULL), false,
+           &run->unexpected);
+    }
+  }
+  return NULL;
+}
+
+START_TEST(withdraw_races_accept) {
+  shared_run *run = new_run();
+  offer_all(run);
+  atomic_store(&run->unexpected, 0);
+  run_threads(run, accept_or_withdraw, THREADS);
+  const int unexpected = atomic_load(&run->unexpected);
+  ck_assert_int_eq(unexpected, 0);
+  for (int i = 0; i < BUFFERS; i++) {
+    const int accepted = atomic_load(&run->accept_wins[i]);
+    const int withdrawn = atomic_load(&run->withdraw_wins[i]);
+    ck_assert_int_eq(accepted + withdrawn, 1);
+    /* Withdrawn: the producer kept ownership, no callback ran (HO-OWN-2). */
+    ck_assert_int_eq(atomic_load(&run->logs[i].buffer_releases), accepted);
+    ck_assert_int_eq(atomic_load(&run->logs[i].event_releases), accepted && i % 2 == 1);
+    ck_assert_int_eq(hurray_handoff_destroy(&run->handoffs[i], NULL), HURRAY_OK);
+  }
+  free_run(run);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("handoff_stress");
+  TCase *tc = tcase_create("stress");
+  tcase_set_timeout(tc, 240);
+  tcase_add_test(tc, racing_releases_release_each_buffer_once);
+  tcase_add_test(tc, withdraw_races_accept);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  const int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
