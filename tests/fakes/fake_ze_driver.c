@@ -231,9 +231,13 @@ static ze_result_t fake_list_destroy(ze_command_list_handle_t list) {
   return ZE_RESULT_SUCCESS;
 }
 
-static void signal_event(ze_event_handle_t event) {
+/* An event signalled behind a wait that never completes never completes. */
+static void signal_event(ze_command_list_handle_t list, ze_event_handle_t event) {
   if (event != NULL) {
     fake_event_record(&event->state);
+    if (list->blocked_on != NULL && !fake_event_complete(list->blocked_on)) {
+      event->state.hangs = true;
+    }
     event->signalled = true;
   }
 }
@@ -241,20 +245,18 @@ static void signal_event(ze_event_handle_t event) {
 static ze_result_t fake_list_copy(ze_command_list_handle_t list, void *dst, const void *src,
                                   size_t size, ze_event_handle_t signal, uint32_t wait_count,
                                   ze_event_handle_t *waits) {
-  (void)list;
   (void)wait_count;
   (void)waits;
   if (!fake_contains(&registry, dst, size) && !fake_contains(&registry, src, size)) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
   memcpy(dst, src, size);
-  signal_event(signal);
+  signal_event(list, signal);
   return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t fake_list_signal(ze_command_list_handle_t list, ze_event_handle_t event) {
-  (void)list;
-  signal_event(event);
+  signal_event(list, event);
   return ZE_RESULT_SUCCESS;
 }
 

@@ -1,0 +1,748 @@
+/*
+ * libhurray device plugin: Intel Level Zero / oneAPI (device tag 0x07
+ * level_zero).
+ *
+ * Runtime: the Level Zero loader, loaded at run time from "libze_loader.so.1"
+ * (Debian libze1), or from the file named by HURRAY_LEVEL_ZERO_LIBRARY. The
+ * loader finds the drivers itself (libze_intel_gpu.so.1, ..., or those named
+ * by ZE_ENABLE_ALT_DRIVERS); the plugin uses every GPU device of the first
+ * driver that has one. Types and constants come from Debian's
+ * <level_zero/ze_api.h> (libze-dev).
+ *
+ * Memory classes (facts §5, specs BP-PAIR-1):
+ *   standard    -> zeMemAllocDevice
+ *   host_pinned -> zeMemAllocHost   (where hostAllocCapabilities is non-zero)
+ *   unified     -> zeMemAllocShared (where sharedSingleDeviceAllocCapabilities
+ *                  is non-zero)
+ *   peer        -> zeMemAllocDevice, offered by a device for which
+ *                  zeDeviceCanAccessPeer is true for at least one other device
+ *                  (device allocations of one context are then reachable).
+ * Level Zero takes the alignment as an argument, so the plugin asks for it
+ * and then measures the address it got.
+ * IPC: Level Zero can export event pools (ZE_IPC_PROPERTY_FLAG_EVENT_POOL),
+ * but the plugin's events are not created in IPC-capable pools, so it
+ * declares no IPC capability (BP-XPORT-3 then allows producer_synced only).
+ *
+ * Streams are immediate command lists (ze_command_list_handle_t); NULL means
+ * the plugin's own asynchronous immediate list of the device. Copies go
+ * through a second, synchronous immediate list, so they are blocking.
+ * Events each own a one-slot host-visible event pool.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <level_zero/ze_api.h>
+
+#include "hurray/plugin.h"
+
+/* ------------------------------------------------------------------------ */
+/* 2. Vendor declarations: Debian's <level_zero/ze_api.h> (included above)  */
+/* ------------------------------------------------------------------------ */
+
+#define ZE_DEFAULT_LIBRARY "libze_loader.so.1"
+#define ZE_LIBRARY_ENV "HURRAY_LEVEL_ZERO_LIBRARY"
+/* The largest alignment allocate() asks the driver for. */
+#define ZE_MAX_ALIGNMENT 65536u
+#define ZE_MAX_DEVICES 16u
+
+/* ------------------------------------------------------------------------ */
+/* 3. The vendor symbol table                                               */
+/* ------------------------------------------------------------------------ */
+
+#define ZE_SYMBOLS(X)                                                                          \
+  X(ze_result_t, zeInit, (ze_init_flags_t))                                                    \
+  X(ze_result_t, zeDriverGet, (uint32_t *, ze_driver_handle_t *))                              \
+  X(ze_result_t, zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *))          \
+  X(ze_result_t, zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *))        \
+  X(ze_result_t, zeDeviceGetMemoryAccessProperties,                                            \
+    (ze_device_handle_t, ze_device_memory_access_properties_t *))                              \
+  X(ze_result_t, zeDeviceCanAccessPeer, (ze_device_handle_t, ze_device_handle_t, ze_bool_t *)) \
+  X(ze_result_t, zeContextCreate,                                                              \
+    (ze_driver_handle_t, const ze_context_desc_t *, ze_context_handle_t *))                    \
+  X(ze_result_t, zeContextDestroy, (ze_context_handle_t))                                      \
+  X(ze_result_t, zeMemAllocDevice,                                                             \
+    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t,                  \
+     ze_device_handle_t, void **))                                                             \
+  X(ze_result_t, zeMemAllocHost,                                                               \
+    (ze_context_handle_t, const ze_host_mem_alloc_desc_t *, size_t, size_t, void **))          \
+  X(ze_result_t, zeMemAllocShared,                                                             \
+    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *,                                  \
+     const ze_host_mem_alloc_desc_t *, size_t, size_t, ze_device_handle_t, void **))           \
+  X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                     \
+  X(ze_result_t, zeCommandListCreateImmediate,                                                 \
+    (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,                 \
+     ze_command_list_handle_t *))                                                              \
+  X(ze_result_t, zeCommandListDestroy, (ze_command_list_handle_t))                             \
+  X(ze_result_t, zeCommandListAppendMemoryCopy,                                                \
+    (ze_command_list_handle_t, void *, const void *, size_t, ze_event_handle_t, uint32_t,      \
+     ze_event_handle_t *))                                                                     \
+  X(ze_result_t, zeCommandListAppendSignalEvent, (ze_command_list_handle_t, ze_event_handle_t)) \
+  X(ze_result_t, zeCommandListAppendWaitOnEvents,                                              \
+    (ze_command_list_handle_t, uint32_t, ze_event_handle_t *))                                 \
+  X(ze_result_t, zeEventPoolCreate,                                                            \
+    (ze_context_handle_t, const ze_event_pool_desc_t *, uint32_t, ze_device_handle_t *,        \
+     ze_event_pool_handle_t *))                                                                \
+  X(ze_result_t, zeEventPoolDestroy, (ze_event_pool_handle_t))                                 \
+  X(ze_result_t, zeEventCreate,                                                                \
+    (ze_event_pool_handle_t, const ze_event_desc_t *, ze_event_handle_t *))                    \
+  X(ze_result_t, zeEventDestroy, (ze_event_handle_t))                                          \
+  X(ze_result_t, zeEventHostSynchronize, (ze_event_handle_t, uint64_t))                        \
+  X(ze_result_t, zeEventHostReset, (ze_event_handle_t))
+
+typedef struct ze_symbols {
+#define ZE_SYMBOL_FIELD(ret, name, args) ret(*name) args;
+  ZE_SYMBOLS(ZE_SYMBOL_FIELD)
+#undef ZE_SYMBOL_FIELD
+} ze_symbols;
+
+typedef struct ze_device {
+  ze_device_handle_t device;
+  ze_command_list_handle_t stream; /* asynchronous: what a NULL stream means */
+  ze_command_list_handle_t copier; /* synchronous: blocking copies */
+  char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
+  bool host_alloc;
+  bool shared_alloc;
+  bool has_peer;
+} ze_device;
+
+typedef struct ze_state {
+  void *library;
+  ze_symbols ze;
+  ze_driver_handle_t driver;
+  ze_context_handle_t context;
+  uint32_t device_count;
+  ze_device devices[ZE_MAX_DEVICES];
+  char reason[HURRAY_ERROR_DETAIL_SIZE];
+} ze_state;
+
+/* One plugin event: its own one-slot pool. `recorded` is kept because a
+ * Level Zero event starts unsignalled, while the ABI says a fresh event
+ * counts as complete. */
+typedef struct ze_plugin_event {
+  ze_event_pool_handle_t pool;
+  ze_event_handle_t event;
+  uint32_t device_index;
+  bool recorded;
+} ze_plugin_event;
+
+/* dlsym into the table; false (reason set) at the first missing symbol. The
+ * memcpy turns dlsym's void * into a function pointer without a cast that
+ * -Wpedantic rejects. */
+static bool ze_resolve_symbols(ze_state *s, const char *library) {
+#define ZE_SYMBOL_LOAD(ret, name, args)                                                   \
+  {                                                                                      \
+    void *address = dlsym(s->library, #name);                                            \
+    if (address == NULL) {                                                               \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
+               library);                                                                 \
+      return false;                                                                      \
+    }                                                                                    \
+    memcpy(&s->ze.name, &address, sizeof address);                                       \
+  }
+  ZE_SYMBOLS(ZE_SYMBOL_LOAD)
+#undef ZE_SYMBOL_LOAD
+  return true;
+}
+
+/* The names of the results this plugin can meet; the hex code otherwise. */
+static const char *ze_result_name(ze_result_t r) {
+  switch (r) {
+  case ZE_RESULT_SUCCESS:
+    return "ZE_RESULT_SUCCESS";
+  case ZE_RESULT_NOT_READY:
+    return "ZE_RESULT_NOT_READY";
+  case ZE_RESULT_ERROR_UNINITIALIZED:
+    return "ZE_RESULT_ERROR_UNINITIALIZED";
+  case ZE_RESULT_ERROR_DEVICE_LOST:
+    return "ZE_RESULT_ERROR_DEVICE_LOST";
+  case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
+    return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
+  case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY:
+    return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
+  case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE:
+    return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
+  case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
+    return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
+  case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
+    return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
+  case ZE_RESULT_ERROR_INVALID_ARGUMENT:
+    return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
+  case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
+    return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
+  case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
+    return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
+  case ZE_RESULT_ERROR_UNKNOWN:
+    return "ZE_RESULT_ERROR_UNKNOWN";
+  default:
+    return "ze_result_t";
+  }
+}
+
+/* Fills the host's error (status, offending values, the vendor call in
+ * detail) and returns the status. */
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...) {
+  if (err != NULL) {
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = 0;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->detail, sizeof err->detail, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+/* A failed vendor call: OUT_OF_MEMORY (value: the bytes asked for) for the
+ * two out-of-memory results, DEVICE_ERROR (value: the result) otherwise. */
+static hurray_status ze_vendor_fail(hurray_error *err, const char *call, ze_result_t r,
+                                    uint64_t bytes) {
+  if (r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call,
+                ze_result_name(r), (unsigned)r);
+  }
+  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)", call,
+              ze_result_name(r), (unsigned)r);
+}
+
+/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
+static uint64_t ze_alignment_of(uint64_t address) {
+  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
+}
+
+static hurray_status ze_check_device(const ze_state *s, uint32_t device_index, hurray_error *err) {
+  if (device_index >= s->device_count) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
+                "level_zero: no device %u", (unsigned)device_index);
+  }
+  return HURRAY_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 4. Devices                                                               */
+/* ------------------------------------------------------------------------ */
+
+static ze_result_t ze_create_list(const ze_state *s, ze_device_handle_t device,
+                                  ze_command_queue_mode_t mode, ze_command_list_handle_t *out) {
+  ze_command_queue_desc_t desc;
+  memset(&desc, 0, sizeof desc);
+  desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  desc.ordinal = 0;
+  desc.mode = mode;
+  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  return s->ze.zeCommandListCreateImmediate(s->context, device, &desc, out);
+}
+
+static void ze_release_devices(ze_state *s) {
+  for (uint32_t i = 0; i < s->device_count; i++) {
+    if (s->devices[i].stream != NULL) {
+      (void)s->ze.zeCommandListDestroy(s->devices[i].stream);
+    }
+    if (s->devices[i].copier != NULL) {
+      (void)s->ze.zeCommandListDestroy(s->devices[i].copier);
+    }
+  }
+  s->device_count = 0;
+  if (s->context != NULL) {
+    (void)s->ze.zeContextDestroy(s->context);
+    s->context = NULL;
+  }
+}
+
+/* Opens one device of the driver; false with s->reason set on failure. */
+static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d) {
+  ze_device_properties_t properties;
+  memset(&properties, 0, sizeof properties);
+  properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  ze_device_memory_access_properties_t access;
+  memset(&access, 0, sizeof access);
+  access.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES;
+  const char *call = "zeDeviceGetProperties";
+  ze_result_t r = s->ze.zeDeviceGetProperties(handle, &properties);
+  if (r == ZE_RESULT_SUCCESS) {
+    call = "zeDeviceGetMemoryAccessProperties";
+    r = s->ze.zeDeviceGetMemoryAccessProperties(handle, &access);
+  }
+  d->device = handle;
+  if (r == ZE_RESULT_SUCCESS) {
+    call = "zeCommandListCreateImmediate";
+    r = ze_create_list(s, handle, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, &d->stream);
+  }
+  if (r == ZE_RESULT_SUCCESS) {
+    r = ze_create_list(s, handle, ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, &d->copier);
+  }
+  if (r != ZE_RESULT_SUCCESS) {
+    snprintf(s->reason, sizeof s->reason, "%s: %s (0x%x)", call, ze_result_name(r), (unsigned)r);
+    return false;
+  }
+  /* The driver's name may be longer than the ABI's field: keep its start. */
+  size_t length = strnlen(properties.name, sizeof properties.name);
+  length = length < sizeof d->name - 1u ? length : sizeof d->name - 1u;
+  memcpy(d->name, properties.name, length);
+  d->name[length] = '\0';
+  d->host_alloc = access.hostAllocCapabilities != 0;
+  d->shared_alloc = access.sharedSingleDeviceAllocCapabilities != 0;
+  return true;
+}
+
+/* Loads the loader, takes the first driver with devices and opens them; on
+ * any failure the state holds zero devices and the reason (PL-AVAIL-1). */
+static void ze_open(ze_state *s) {
+  const char *library = getenv(ZE_LIBRARY_ENV);
+  if (library == NULL || *library == '\0') {
+    library = ZE_DEFAULT_LIBRARY;
+  }
+  s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (s->library == NULL) {
+    const char *why = dlerror();
+    snprintf(s->reason, sizeof s->reason, "dlopen %s: %s", library,
+             why != NULL ? why : "unknown error");
+    return;
+  }
+  if (!ze_resolve_symbols(s, library)) {
+    goto unload;
+  }
+  ze_result_t r = s->ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
+  if (r != ZE_RESULT_SUCCESS) {
+    snprintf(s->reason, sizeof s->reason, "%s: zeInit: %s (0x%x): no Level Zero driver loaded",
+             library, ze_result_name(r), (unsigned)r);
+    goto unload;
+  }
+  uint32_t driver_count = 1;
+  r = s->ze.zeDriverGet(&driver_count, &s->driver);
+  if (r != ZE_RESULT_SUCCESS || driver_count == 0) {
+    snprintf(s->reason, sizeof s->reason, "%s: zeDriverGet: %s (0x%x), %u drivers", library,
+             ze_result_name(r), (unsigned)r, (unsigned)driver_count);
+    goto unload;
+  }
+  ze_device_handle_t handles[ZE_MAX_DEVICES];
+  uint32_t count = ZE_MAX_DEVICES;
+  r = s->ze.zeDeviceGet(s->driver, &count, handles);
+  if (r != ZE_RESULT_SUCCESS || count == 0) {
+    snprintf(s->reason, sizeof s->reason, "%s: zeDeviceGet: %u devices (%s)", library,
+             (unsigned)(r == ZE_RESULT_SUCCESS ? count : 0u), ze_result_name(r));
+    goto unload;
+  }
+  ze_context_desc_t context_desc;
+  memset(&context_desc, 0, sizeof context_desc);
+  context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+  r = s->ze.zeContextCreate(s->driver, &context_desc, &s->context);
+  if (r != ZE_RESULT_SUCCESS) {
+    snprintf(s->reason, sizeof s->reason, "%s: zeContextCreate: %s (0x%x)", library,
+             ze_result_name(r), (unsigned)r);
+    s->context = NULL;
+    goto unload;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    s->device_count = i + 1u;
+    if (!ze_open_device(s, handles[i], &s->devices[i])) {
+      ze_release_devices(s);
+      goto unload;
+    }
+  }
+  for (uint32_t i = 0; i < s->device_count; i++) {
+    for (uint32_t j = 0; j < s->device_count; j++) {
+      ze_bool_t can = 0;
+      if (i != j &&
+          s->ze.zeDeviceCanAccessPeer(s->devices[i].device, s->devices[j].device, &can) ==
+              ZE_RESULT_SUCCESS &&
+          can) {
+        s->devices[i].has_peer = true;
+      }
+    }
+  }
+  return;
+unload:
+  memset(s->devices, 0, sizeof s->devices);
+  dlclose(s->library);
+  s->library = NULL;
+  memset(&s->ze, 0, sizeof s->ze);
+}
+
+static hurray_status ze_plugin_init(void **out_state, hurray_error *err) {
+  ze_state *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                "level_zero: no memory for the plugin state");
+  }
+  ze_open(s);
+  *out_state = s;
+  return HURRAY_OK;
+}
+
+static void ze_plugin_shutdown(void *state) {
+  ze_state *s = state;
+  if (s->library != NULL) {
+    ze_release_devices(s);
+    dlclose(s->library);
+  }
+  free(s);
+}
+
+static hurray_status ze_plugin_count_devices(void *state, uint32_t *out_count, hurray_error *err) {
+  (void)err;
+  *out_count = ((ze_state *)state)->device_count;
+  return HURRAY_OK;
+}
+
+static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
+  const ze_state *s = state;
+  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
+  switch (memory_class) {
+  case HURRAY_MEMORY_STANDARD:
+    return true;
+  case HURRAY_MEMORY_HOST_PINNED:
+    return d->host_alloc;
+  case HURRAY_MEMORY_UNIFIED:
+    return d->shared_alloc;
+  case HURRAY_MEMORY_PEER:
+    return d->has_peer;
+  default:
+    return false;
+  }
+}
+
+static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
+                                               hurray_plugin_device_info *out, hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const ze_device *d = &s->devices[device_index];
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.ipc_capabilities = 0u;
+  memcpy(info.name, d->name, sizeof info.name);
+  info.memory_bytes = 0u; /* zeDeviceGetMemoryProperties is not queried */
+  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
+                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    if (ze_offers(d, classes[i])) {
+      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
+      c->memory_class = classes[i];
+      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
+                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
+                     : 0u;
+      c->max_alignment = ZE_MAX_ALIGNMENT;
+    }
+  }
+  hurray_plugin_copy_out(out, &info, sizeof info);
+  return HURRAY_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 5. Memory                                                                */
+/* ------------------------------------------------------------------------ */
+
+static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint64_t byte_size,
+                                        uint32_t alignment, hurray_memory_class memory_class,
+                                        uint32_t flags, hurray_plugin_allocation *out,
+                                        hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const ze_device *d = &s->devices[device_index];
+  if (!ze_offers(d, memory_class)) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
+                "level_zero: memory class 0x%02X is not offered by device %u",
+                (unsigned)memory_class, (unsigned)device_index);
+  }
+  if (flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                "level_zero: allocate flags must be 0 in ABI 1.x");
+  }
+  if (alignment > ZE_MAX_ALIGNMENT) {
+    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
+                "level_zero: alignment %u above the %u this plugin guarantees",
+                (unsigned)alignment, ZE_MAX_ALIGNMENT);
+  }
+  if (byte_size > SIZE_MAX) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                "level_zero: %llu bytes do not fit in this address space",
+                (unsigned long long)byte_size);
+  }
+  ze_device_mem_alloc_desc_t device_desc;
+  memset(&device_desc, 0, sizeof device_desc);
+  device_desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
+  ze_host_mem_alloc_desc_t host_desc;
+  memset(&host_desc, 0, sizeof host_desc);
+  host_desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+  void *p = NULL;
+  const char *call;
+  ze_result_t r;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    call = "zeMemAllocHost";
+    r = s->ze.zeMemAllocHost(s->context, &host_desc, (size_t)byte_size, alignment, &p);
+  } else if (memory_class == HURRAY_MEMORY_UNIFIED) {
+    call = "zeMemAllocShared";
+    r = s->ze.zeMemAllocShared(s->context, &device_desc, &host_desc, (size_t)byte_size, alignment,
+                               d->device, &p);
+  } else {
+    call = "zeMemAllocDevice";
+    r = s->ze.zeMemAllocDevice(s->context, &device_desc, (size_t)byte_size, alignment, d->device,
+                               &p);
+  }
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, call, r, byte_size);
+  }
+  uint64_t measured = ze_alignment_of((uint64_t)(uintptr_t)p);
+  if (measured < alignment) {
+    /* The driver ignored the alignment it was given: refuse, never downgrade. */
+    (void)s->ze.zeMemFree(s->context, p);
+    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                "%s returned an address aligned to %llu bytes, %u were asked", call,
+                (unsigned long long)measured, (unsigned)alignment);
+  }
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < ZE_MAX_ALIGNMENT ? measured : ZE_MAX_ALIGNMENT);
+  a.byte_size = byte_size;
+  a.address = p;
+  a.device_address = (uint64_t)(uintptr_t)p; /* one unified virtual address space */
+  a.device_index = device_index;
+  a.memory_class = memory_class;
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
+    a.host_address = p;
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+  } else {
+    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  }
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
+}
+
+static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocation) {
+  const ze_state *s = state;
+  (void)s->ze.zeMemFree(s->context, allocation->address);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 6. Copies host<->device                                                  */
+/* ------------------------------------------------------------------------ */
+/* The host has already checked the range (PL-COPY-2). The synchronous
+ * immediate list returns once the copy has completed. */
+
+static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                              uint64_t dst_offset, const void *src,
+                                              uint64_t bytes, hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, dst->device_index, err);
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
+      s->devices[dst->device_index].copier, (unsigned char *)dst->address + dst_offset, src,
+      (size_t)bytes, NULL, 0, NULL);
+  return r == ZE_RESULT_SUCCESS ? HURRAY_OK
+                                : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
+}
+
+static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
+                                            const hurray_plugin_allocation *src,
+                                            uint64_t src_offset, uint64_t bytes,
+                                            hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, src->device_index, err);
+  if (status != HURRAY_OK || bytes == 0) {
+    return status;
+  }
+  ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
+      s->devices[src->device_index].copier, dst, (const unsigned char *)src->address + src_offset,
+      (size_t)bytes, NULL, 0, NULL);
+  return r == ZE_RESULT_SUCCESS ? HURRAY_OK
+                                : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 7. Events and streams                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A host-visible one-slot pool and its event, signalled and waited on by
+ * both host and device. */
+static ze_result_t ze_make_event(const ze_state *s, uint32_t device_index, ze_plugin_event *e) {
+  ze_event_pool_desc_t pool_desc;
+  memset(&pool_desc, 0, sizeof pool_desc);
+  pool_desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
+  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+  pool_desc.count = 1;
+  ze_device_handle_t device = s->devices[device_index].device;
+  ze_result_t r = s->ze.zeEventPoolCreate(s->context, &pool_desc, 1, &device, &e->pool);
+  if (r != ZE_RESULT_SUCCESS) {
+    return r;
+  }
+  ze_event_desc_t event_desc;
+  memset(&event_desc, 0, sizeof event_desc);
+  event_desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
+  event_desc.index = 0;
+  event_desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
+  event_desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+  r = s->ze.zeEventCreate(e->pool, &event_desc, &e->event);
+  if (r != ZE_RESULT_SUCCESS) {
+    (void)s->ze.zeEventPoolDestroy(e->pool);
+  }
+  e->device_index = device_index;
+  return r;
+}
+
+static void ze_unmake_event(const ze_state *s, ze_plugin_event *e) {
+  (void)s->ze.zeEventDestroy(e->event);
+  (void)s->ze.zeEventPoolDestroy(e->pool);
+}
+
+static ze_command_list_handle_t ze_stream_of(const ze_state *s, uint32_t device_index,
+                                             void *stream) {
+  return stream != NULL ? (ze_command_list_handle_t)stream : s->devices[device_index].stream;
+}
+
+static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, void **out_event,
+                                            hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  ze_plugin_event *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                "level_zero: no memory for an event");
+  }
+  ze_result_t r = ze_make_event(s, device_index, e);
+  if (r != ZE_RESULT_SUCCESS) {
+    free(e);
+    return ze_vendor_fail(err, "zeEventPoolCreate/zeEventCreate", r, 0);
+  }
+  *out_event = e;
+  return HURRAY_OK;
+}
+
+static hurray_status ze_plugin_record_event(void *state, void *event, void *stream,
+                                            hurray_error *err) {
+  const ze_state *s = state;
+  ze_plugin_event *e = event;
+  /* Re-recording replaces the previous point: reset, then signal anew. */
+  ze_result_t r = s->ze.zeEventHostReset(e->event);
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, "zeEventHostReset", r, 0);
+  }
+  r = s->ze.zeCommandListAppendSignalEvent(ze_stream_of(s, e->device_index, stream), e->event);
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, "zeCommandListAppendSignalEvent", r, 0);
+  }
+  e->recorded = true;
+  return HURRAY_OK;
+}
+
+/* zeEventHostSynchronize takes the timeout itself (UINT64_MAX: forever,
+ * which is HURRAY_PLUGIN_WAIT_FOREVER too). */
+static hurray_status ze_host_wait(const ze_state *s, ze_event_handle_t event, uint64_t timeout_ns,
+                                  hurray_error *err) {
+  ze_result_t r = s->ze.zeEventHostSynchronize(event, timeout_ns);
+  if (r == ZE_RESULT_SUCCESS) {
+    return HURRAY_OK;
+  }
+  if (r == ZE_RESULT_NOT_READY) {
+    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                "zeEventHostSynchronize: still ZE_RESULT_NOT_READY after %llu ns",
+                (unsigned long long)timeout_ns);
+  }
+  return ze_vendor_fail(err, "zeEventHostSynchronize", r, 0);
+}
+
+static hurray_status ze_plugin_wait_event(void *state, void *event, uint64_t timeout_ns,
+                                          hurray_error *err) {
+  const ze_state *s = state;
+  const ze_plugin_event *e = event;
+  return e->recorded ? ze_host_wait(s, e->event, timeout_ns, err) : HURRAY_OK;
+}
+
+static void ze_plugin_release_event(void *state, void *event) {
+  ze_unmake_event(state, event);
+  free(event);
+}
+
+/* An immediate list has no "wait for everything" of its own in Level Zero
+ * 1.4: append a signal of a private event and wait for that. */
+static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, void *stream,
+                                           uint64_t timeout_ns, hurray_error *err) {
+  const ze_state *s = state;
+  hurray_status status = ze_check_device(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  ze_plugin_event marker;
+  memset(&marker, 0, sizeof marker);
+  ze_result_t r = ze_make_event(s, device_index, &marker);
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, "zeEventPoolCreate/zeEventCreate", r, 0);
+  }
+  r = s->ze.zeCommandListAppendSignalEvent(ze_stream_of(s, device_index, stream), marker.event);
+  status = r == ZE_RESULT_SUCCESS ? ze_host_wait(s, marker.event, timeout_ns, err)
+                                  : ze_vendor_fail(err, "zeCommandListAppendSignalEvent", r, 0);
+  ze_unmake_event(s, &marker);
+  return status;
+}
+
+static hurray_status ze_plugin_stream_wait_event(void *state, void *stream, void *event,
+                                                 hurray_error *err) {
+  const ze_state *s = state;
+  ze_plugin_event *e = event;
+  if (!e->recorded) {
+    return HURRAY_OK;
+  }
+  ze_result_t r = s->ze.zeCommandListAppendWaitOnEvents(ze_stream_of(s, e->device_index, stream),
+                                                        1, &e->event);
+  return r == ZE_RESULT_SUCCESS ? HURRAY_OK
+                                : ze_vendor_fail(err, "zeCommandListAppendWaitOnEvents", r, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* 8. The entry table and the single exported entry symbol                  */
+/* ------------------------------------------------------------------------ */
+
+static const hurray_plugin_table ze_table = {
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+    .name = "level_zero",
+    .plugin_version = "1.0.0",
+    .device_tag = HURRAY_DEVICE_LEVEL_ZERO,
+    .init = ze_plugin_init,
+    .shutdown = ze_plugin_shutdown,
+    .count_devices = ze_plugin_count_devices,
+    .describe_device = ze_plugin_describe_device,
+    .allocate = ze_plugin_allocate,
+    .free = ze_plugin_free,
+    .copy_to_device = ze_plugin_copy_to_device,
+    .copy_to_host = ze_plugin_copy_to_host,
+    .unavailable_reason = ze_plugin_unavailable_reason,
+    .create_event = ze_plugin_create_event,
+    .record_event = ze_plugin_record_event,
+    .wait_event = ze_plugin_wait_event,
+    .release_event = ze_plugin_release_event,
+    .wait_stream = ze_plugin_wait_stream,
+    .stream_wait_event = ze_plugin_stream_wait_event,
+};
+
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version) {
+  (void)host_abi_version;
+  return &ze_table;
+}
