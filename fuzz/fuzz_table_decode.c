@@ -1,0 +1,234 @@
+/*
+ * Fuzz target table_decode: a buffer table (BP-TABLE-1..6) with colocation
+ * (BP-COLOC-1, BP-COLOC-2). The input is the table bytes, as a file or a
+ * descriptor would carry them (anything after the table is trailing data).
+ *
+ * Oracle, for every input:
+ *  - hurray_buffer_table_decode and _decode_exact agree with the reference
+ *    reader (fuzz/reference_decoder.c) on status, payload and every decoded
+ *    handle; *count and out[] past what the contract allows stay untouched;
+ *  - a capacity one short of the count is reported before any handle is
+ *    written (BP-TABLE-4);
+ *  - an accepted table encodes back to the same bytes, and the encoder
+ *    refuses what the reader would refuse, with the same error (BP-ORDER-1:
+ *    a writer never produces what a reader rejects);
+ *  - hurray_validate_colocation agrees with the reference on the handles
+ *    as given, valid or not;
+ *  - NULL arguments are refused with the position of the argument.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "hurray/buffer.h"
+#include "reference_decoder.h"
+
+FUZZ_ORACLE_BEGIN
+
+#define MAX_HANDLES HURRAY_BUFFER_TABLE_MAX_HANDLES
+#define NOT_WRITTEN ((size_t)0xC0FFEEu)
+
+/* Room for 255 handles plus one guard entry past the largest count. */
+static hurray_buffer_handle out[MAX_HANDLES + 1];
+static ref_fields want_handles[MAX_HANDLES];
+static hurray_buffer_handle raw[MAX_HANDLES + 1];
+static uint8_t encoded[HURRAY_BUFFER_TABLE_MAX_SIZE];
+
+#define POISON_BYTE 0x5A
+
+static void poison_out(size_t entries) { memset(out, POISON_BYTE, entries * sizeof out[0]); }
+
+/* A plain loop rather than memcmp: the engines hook memcmp, and this runs on
+ * every input. */
+static bool out_untouched(size_t from, size_t to) {
+  const unsigned char *p = (const unsigned char *)&out[from];
+  const unsigned char *end = (const unsigned char *)&out[to];
+  for (; p < end; p++) {
+    if (*p != POISON_BYTE) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool same_handle(const hurray_buffer_handle *h, const ref_fields *f) {
+  return h->byte_size == f->byte_size && h->alignment == f->alignment &&
+         h->device_tag == f->device_tag && h->sync_mode == f->sync_mode &&
+         h->memory_class == f->memory_class;
+}
+
+/* One decode call (exact or not) against the reference. */
+static void check_decode(const uint8_t *data, size_t size, bool exact) {
+  size_t n = size > 0 ? data[0] : 0;
+  /* The entries a decoder could fill from this input, plus one guard. */
+  size_t present = size > 0 ? (size - 1) / 16 : 0;
+  size_t watched = (n < present ? n : present) + 1;
+  poison_out(watched);
+  size_t count = NOT_WRITTEN;
+  size_t want_count = NOT_WRITTEN;
+  hurray_error err;
+  ref_error_poison(&err);
+  ref_verdict want = ref_decode_table(data, size, MAX_HANDLES, exact, want_handles, &want_count);
+  hurray_status s = exact ? hurray_buffer_table_decode_exact(data, size, out, MAX_HANDLES, &count, &err)
+                          : hurray_buffer_table_decode(data, size, out, MAX_HANDLES, &count, &err);
+  FUZZ_CHECK(ref_verdict_matches(want, s, &err));
+  if (s != HURRAY_OK) {
+    FUZZ_CHECK(count == NOT_WRITTEN);
+    switch (s) {
+      case HURRAY_ERR_TRUNCATED:
+      case HURRAY_ERR_EMPTY_BUFFER_LIST:
+      case HURRAY_ERR_CAPACITY: FUZZ_CHECK(out_untouched(0, watched)); break;
+      case HURRAY_ERR_DEVICE_TAG_MISMATCH:
+      case HURRAY_ERR_MEMORY_CLASS_MISMATCH:
+      case HURRAY_ERR_TRAILING_BYTES: FUZZ_CHECK(out_untouched(watched - 1, watched)); break;
+      default: FUZZ_CHECK(out_untouched(err.index, watched)); break; /* a handle's own error */
+    }
+    return;
+  }
+  FUZZ_CHECK(ref_error_is_poisoned(&err));
+  FUZZ_CHECK(count == want_count && count == n);
+  for (size_t i = 0; i < n; i++) {
+    FUZZ_CHECK(same_handle(&out[i], &want_handles[i]));
+  }
+  FUZZ_CHECK(out_untouched(watched - 1, watched));
+}
+
+/* BP-TABLE-4: one slot short is reported before anything is decoded. */
+static void check_capacity(const uint8_t *data, size_t size) {
+  size_t n = data[0];
+  poison_out(n + 1);
+  size_t count = NOT_WRITTEN;
+  hurray_error err;
+  hurray_status s = hurray_buffer_table_decode(data, size, out, n - 1, &count, &err);
+  FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, n, n - 1, 0), s, &err));
+  FUZZ_CHECK(count == NOT_WRITTEN && out_untouched(0, n + 1));
+}
+
+static void check_null_arguments(const uint8_t *data, size_t size, bool exact_table_is_valid) {
+  hurray_error err;
+  size_t count = 0;
+  FUZZ_CHECK(hurray_buffer_table_decode(NULL, size, out, MAX_HANDLES, &count, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 0);
+  FUZZ_CHECK(hurray_buffer_table_decode(data, size, NULL, MAX_HANDLES, &count, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 2);
+  FUZZ_CHECK(hurray_buffer_table_decode(data, size, out, MAX_HANDLES, NULL, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 4);
+  if (exact_table_is_valid) {
+    FUZZ_CHECK(hurray_buffer_table_decode_exact(data, size, out, MAX_HANDLES, NULL, &err) ==
+                   HURRAY_ERR_NULL_ARGUMENT &&
+               err.index == 4);
+  }
+  size_t written = 0;
+  FUZZ_CHECK(hurray_buffer_table_encode(NULL, 1, encoded, sizeof encoded, &written, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 0);
+  FUZZ_CHECK(hurray_buffer_table_encode(raw, 1, NULL, sizeof encoded, &written, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 2);
+  FUZZ_CHECK(hurray_buffer_table_encode(raw, 1, encoded, sizeof encoded, NULL, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 4);
+  FUZZ_CHECK(hurray_validate_colocation(NULL, 1, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 0);
+}
+
+/* An accepted table encodes back to its own bytes; a short buffer is refused. */
+static void check_round_trip(const uint8_t *data, size_t n) {
+  size_t occupied = hurray_buffer_table_encoded_size(n);
+  FUZZ_CHECK(occupied == 1 + 16 * n);
+  size_t written = 0;
+  hurray_error err;
+  ref_error_poison(&err);
+  hurray_status s = hurray_buffer_table_encode(out, n, encoded, sizeof encoded, &written, &err);
+  FUZZ_CHECK(s == HURRAY_OK && ref_error_is_poisoned(&err));
+  FUZZ_CHECK(written == occupied && memcmp(encoded, data, occupied) == 0);
+  written = NOT_WRITTEN;
+  s = hurray_buffer_table_encode(out, n, encoded, occupied - 1, &written, &err);
+  FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, occupied, occupied - 1, 0), s, &err));
+  FUZZ_CHECK(written == NOT_WRITTEN);
+}
+
+/* The handles present in the input, taken as values without any check:
+ * what a producer might hand the encoder. */
+static void check_writer_side(const uint8_t *data, size_t size) {
+  size_t complete = (size - 1) / 16;
+  size_t n = data[0] < complete ? data[0] : complete;
+  ref_fields fields[MAX_HANDLES];
+  for (size_t i = 0; i < n; i++) {
+    fields[i] = ref_read_fields(data + 1 + 16 * i);
+    raw[i].byte_size = fields[i].byte_size;
+    raw[i].alignment = fields[i].alignment;
+    raw[i].device_tag = fields[i].device_tag;
+    raw[i].sync_mode = fields[i].sync_mode;
+    raw[i].memory_class = fields[i].memory_class;
+  }
+
+  hurray_error err;
+  ref_error_poison(&err);
+  hurray_device_tag device = 0x77;
+  ref_verdict want = ref_colocation(fields, n);
+  hurray_status s = hurray_validate_colocation(raw, n, &device, &err);
+  FUZZ_CHECK(ref_verdict_matches(want, s, &err));
+  FUZZ_CHECK(s == HURRAY_OK ? device == fields[0].device_tag && ref_error_is_poisoned(&err)
+                            : device == 0x77);
+  FUZZ_CHECK(hurray_validate_colocation(raw, n, NULL, NULL) == s);
+
+  /* The encoder validates every handle (BP-ORDER-1 steps 2..8) and then
+   * colocation before it writes anything. */
+  if (n == 0) {
+    want = ref_fail(HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 0, 0);
+  } else {
+    want = ref_ok();
+    for (size_t i = 0; i < n && want.status == HURRAY_OK; i++) {
+      want = ref_check_fields(&fields[i], i);
+    }
+    if (want.status == HURRAY_OK) {
+      want = ref_colocation(fields, n);
+    }
+  }
+  size_t written = NOT_WRITTEN;
+  ref_error_poison(&err);
+  s = hurray_buffer_table_encode(raw, n, encoded, sizeof encoded, &written, &err);
+  FUZZ_CHECK(ref_verdict_matches(want, s, &err));
+  FUZZ_CHECK(s == HURRAY_OK ? written == 1 + 16 * n : written == NOT_WRITTEN);
+  if (s == HURRAY_OK) {
+    /* What the writer wrote, the reader reads back unchanged. */
+    size_t count = 0;
+    FUZZ_CHECK(hurray_buffer_table_decode_exact(encoded, written, out, MAX_HANDLES, &count, NULL) ==
+                   HURRAY_OK &&
+               count == n);
+    for (size_t i = 0; i < n; i++) {
+      FUZZ_CHECK(hurray_buffer_handle_equal(&out[i], &raw[i]));
+    }
+  }
+  /* More handles than a count byte can say (BP-TABLE-1). */
+  FUZZ_CHECK(ref_verdict_matches(
+      ref_fail(HURRAY_ERR_CAPACITY, MAX_HANDLES + 1, MAX_HANDLES, 0),
+      hurray_buffer_table_encode(raw, MAX_HANDLES + 1, encoded, sizeof encoded, &written, &err),
+      &err));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  check_decode(data, size, false);
+  check_decode(data, size, true);
+  bool complete = size >= 1 && size >= 1 + 16 * (size_t)data[0];
+  if (complete && data[0] > 0) {
+    check_capacity(data, size);
+  }
+  size_t count = 0;
+  bool valid = hurray_buffer_table_decode(data, size, out, MAX_HANDLES, &count, NULL) == HURRAY_OK;
+  bool exact_valid = valid && size == 1 + 16 * count;
+  check_null_arguments(data, size, exact_valid);
+  if (valid) {
+    check_round_trip(data, count);
+  }
+  if (size >= 1) {
+    check_writer_side(data, size);
+  }
+  return 0;
+}
+
+FUZZ_ORACLE_END

@@ -1,0 +1,30 @@
+# The fuzz targets, sourced by fuzz/run, fuzz/oss-fuzz-build.sh and tools/test.
+# A target <name> is fuzz/fuzz_<name>.c plus fuzz/reference_decoder.c, linked
+# with every source of libhurray (core/) and the extra sources listed below.
+# SPDX-License-Identifier: Apache-2.0
+
+HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack error_format cli_input handoff plugin_table)
+
+# The sources of libhurray, relative to the repository root: the ones
+# core/meson.build lists, so the fuzzers build exactly what the library does.
+hurray_fuzz_library_sources() {
+  grep -oE "'(proven|runtime)/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^|core/|'
+}
+
+# Sources a target needs besides libhurray.
+hurray_fuzz_extra_sources() {
+  case $1 in
+    cli_input)
+      echo tools/hurray-inspect/hex_input.c tools/hurray-inspect/analyze.c \
+        tools/hurray-inspect/report_text.c tools/hurray-inspect/json_writer.c \
+        tools/hurray-inspect/text_sink.c tools/hurray-inspect/value_names.c
+      ;;
+  esac
+}
+
+# Include directories a target needs besides include/.
+hurray_fuzz_extra_includes() {
+  case $1 in
+    cli_input) echo -Itools/hurray-inspect ;;
+  esac
+}
