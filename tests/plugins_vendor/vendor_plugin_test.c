@@ -44,7 +44,13 @@ typedef struct vendor_case {
   size_t class_count;
   bool peer_with_two_devices;
   bool has_events;
+  /* Whether unified memory depends on what the device reports. */
+  bool unified_is_optional;
   uint32_t ipc_capabilities;
+  /* Devices the plugin can see at most (the DSP is one), and whether their
+   * names come from the runtime. */
+  uint32_t max_devices;
+  bool named_by_runtime;
   /* Alignment the plugin guarantees beyond what the runtime gives. */
   uint32_t minimum_alignment;
 } vendor_case;
@@ -53,19 +59,19 @@ static const vendor_case cases[] = {
     {"cuda", HURRAY_DEVICE_CUDA, "HURRAY_CUDA_LIBRARY", "HURRAY_CUDA_LIBRARY",
      "cuInit: CUDA_ERROR_NO_DEVICE", "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY",
      {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
-     HURRAY_IPC_EXPORTS_EVENTS, 64},
+     true, HURRAY_IPC_EXPORTS_EVENTS, 8, true, 64},
     {"rocm", HURRAY_DEVICE_ROCM, "HURRAY_ROCM_LIBRARY", "HURRAY_ROCM_LIBRARY",
      "hipInit: hipErrorNoDevice", "hipMalloc: hipErrorOutOfMemory",
      {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
-     HURRAY_IPC_EXPORTS_EVENTS, 64},
+     true, HURRAY_IPC_EXPORTS_EVENTS, 8, true, 64},
     {"level_zero", HURRAY_DEVICE_LEVEL_ZERO, "HURRAY_LEVEL_ZERO_LIBRARY", "ZE_ENABLE_ALT_DRIVERS",
      "zeDeviceGet: 0 devices", "zeMemAllocDevice: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true, 0,
-     64},
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true, true,
+     0, 8, true, 64},
     {"hexagon", HURRAY_DEVICE_HEXAGON, "HURRAY_HEXAGON_LIBRARY", "HURRAY_HEXAGON_LIBRARY",
      "rpcmem_alloc probe", "rpcmem_alloc2",
      {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, false, false,
-     0, 128},
+     false, 0, 1, false, 128},
 };
 
 static const vendor_case *the_case;
@@ -184,7 +190,11 @@ START_TEST(one_device_offers_the_mapped_classes) {
   /* One device has no peer to share memory with. */
   ck_assert(!offers(&info, HURRAY_MEMORY_PEER, &flags));
   ck_assert_uint_eq(info.ipc_capabilities, the_case->ipc_capabilities);
-  ck_assert_ptr_nonnull(strstr(info.name, "Stand-in"));
+  if (the_case->named_by_runtime) {
+    ck_assert_ptr_nonnull(strstr(info.name, "Stand-in"));
+  } else {
+    ck_assert_uint_gt(strlen(info.name), 0);
+  }
   hurray_plugin_registry_destroy(registry);
 }
 END_TEST
@@ -192,12 +202,13 @@ END_TEST
 START_TEST(two_devices_add_peer_where_the_runtime_allows) {
   setenv("HURRAY_FAKE_DEVICES", "2", 1);
   hurray_plugin *plugin = load_with_stand_in();
-  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 2);
-  for (uint32_t d = 0; d < 2; d++) {
+  uint32_t expected = the_case->max_devices < 2 ? the_case->max_devices : 2;
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), expected);
+  for (uint32_t d = 0; d < expected; d++) {
     hurray_plugin_device_info info = describe(plugin, d);
     uint32_t flags = 0;
     ck_assert_int_eq(offers(&info, HURRAY_MEMORY_PEER, &flags),
-                     the_case->peer_with_two_devices);
+                     the_case->peer_with_two_devices && expected == 2);
   }
   hurray_plugin_registry_destroy(registry);
 }
@@ -291,8 +302,9 @@ START_TEST(alignment_is_measured_not_the_request) {
 END_TEST
 
 START_TEST(vendor_out_of_memory_maps_to_out_of_memory) {
-  setenv("HURRAY_FAKE_OOM", "1", 1);
   hurray_plugin *plugin = load_with_stand_in();
+  /* After initialisation, which may probe with an allocation of its own. */
+  setenv("HURRAY_FAKE_OOM", "1", 1);
   hurray_error err;
   memset(&err, 0, sizeof err);
   hurray_plugin_buffer *buffer = NULL;
@@ -350,13 +362,15 @@ START_TEST(destroying_the_registry_releases_everything) {
   hurray_error err;
   hurray_plugin_buffer *buffers[4] = {NULL, NULL, NULL, NULL};
   for (size_t i = 0; i < the_case->class_count; i++) {
-    ck_assert_int_eq(hurray_plugin_allocate(plugin, (uint32_t)(i % 2u), 512, 64,
+    uint32_t device = (uint32_t)i % hurray_plugin_device_count(plugin);
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, device, 512, 64,
                                             the_case->classes[i], &buffers[i], &err),
                      HURRAY_OK);
   }
   hurray_plugin_event *event = NULL;
   if (the_case->has_events) {
     ck_assert_int_eq(hurray_plugin_event_create(plugin, 1, &event, &err), HURRAY_OK);
+    (void)event; /* left for the registry to release */
     ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
   }
   ck_assert_int_gt(live_objects(stand_in), 0);
@@ -446,7 +460,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, runtime_without_devices_reports_the_vendor_error);
   tcase_add_test(tc, one_device_offers_the_mapped_classes);
   tcase_add_test(tc, two_devices_add_peer_where_the_runtime_allows);
-  tcase_add_test(tc, no_unified_memory_means_the_class_is_refused);
+  if (the_case->unified_is_optional) {
+    tcase_add_test(tc, no_unified_memory_means_the_class_is_refused);
+  }
   tcase_add_test(tc, every_class_allocates_copies_and_reports_its_alignment);
   tcase_add_test(tc, alignment_is_measured_not_the_request);
   tcase_add_test(tc, vendor_out_of_memory_maps_to_out_of_memory);
