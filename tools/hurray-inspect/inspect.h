@@ -155,7 +155,8 @@ typedef struct inspect_result {
  * handles, colocation, then trailing bytes) or as one handle (exactly 16
  * bytes: TRUNCATED / TRAILING_BYTES otherwise, CLI-INPUT-2, then
  * hurray_buffer_handle_decode). `input` may be NULL when len is 0. Fills all
- * of *out (about 10 KiB; the caller provides it). Returns out->status.
+ * of *out (about 75 KiB: give it static or heap storage rather than a small
+ * stack). Returns out->status.
  */
 hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_kind kind,
                               inspect_result *out);
