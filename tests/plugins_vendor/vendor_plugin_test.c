@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "hurray/buffer.h"
+#include "hurray/handoff.h"
 #include "hurray/plugin.h"
 
 /* What differs between plugins. */
@@ -405,6 +406,67 @@ START_TEST(free_and_release_return_every_object) {
 }
 END_TEST
 
+START_TEST(event_handoff_from_producer_to_consumer) {
+  /* The handoff of specs/handoff.md with a plugin event (facts §7): the
+   * producer writes, records an event and offers; the consumer accepts,
+   * waits on its stream through the plugin, releases the event, reads and
+   * releases the buffer. Both release callbacks are the library's. */
+  void *stand_in = hold_stand_in();
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 256, 4096, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_OK);
+  unsigned char payload[256];
+  for (size_t i = 0; i < sizeof payload; i++) {
+    payload[i] = (unsigned char)(255u - i);
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, payload, sizeof payload, &err), HURRAY_OK);
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+
+  hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
+  handle.sync_mode = HURRAY_SYNC_EVENT;
+  hurray_buffer_offer offer;
+  offer.data = hurray_plugin_buffer_allocation(buffer)->address;
+  offer.release = hurray_plugin_buffer_release_callback;
+  offer.release_ctx = buffer; /* the record the callback frees */
+  offer.sync = hurray_sync_payload_event(event, the_case->tag,
+                                         hurray_plugin_event_release_callback, NULL);
+  hurray_handoff handoff;
+  hurray_handoff_init(&handoff);
+  ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);
+
+  hurray_accepted_buffer accepted;
+  ck_assert_int_eq(
+      hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err), HURRAY_OK);
+  ck_assert_ptr_eq(accepted.event, event);
+  ck_assert_int_eq(accepted.handle.device_tag, the_case->tag);
+  /* Not readable before the wait (BP-SYNC-3). */
+  ck_assert_int_ne(hurray_handoff_access(&handoff, NULL, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_stream_wait(accepted.event, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_record_event_wait(&handoff, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release_event(&handoff, &err), HURRAY_OK);
+  void *data = NULL;
+  ck_assert_int_eq(hurray_handoff_access(&handoff, NULL, &data, &err), HURRAY_OK);
+  ck_assert_ptr_eq(data, offer.data);
+  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 1000000000u, &err), HURRAY_OK);
+  unsigned char seen[256];
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, seen, sizeof seen, &err), HURRAY_OK);
+  ck_assert_mem_eq(seen, payload, sizeof seen);
+  long before_release = live_objects(stand_in);
+  ck_assert_int_eq(hurray_handoff_release(&handoff, &err), HURRAY_OK);
+  /* The buffer went back to the runtime through the release callback. */
+  ck_assert_int_eq(live_objects(stand_in), before_release - 1);
+  ck_assert_int_eq(hurray_handoff_destroy(&handoff, &err), HURRAY_OK);
+  hurray_plugin_registry_destroy(registry);
+  ck_assert_int_eq(live_objects(stand_in), 0);
+  dlclose(stand_in);
+}
+END_TEST
+
 START_TEST(rocm_real_runtime_without_gpu_reports_why) {
   /* Debian's libamdhip64 on a machine without an AMD GPU: hipInit fails at
    * once (no /dev/kfd); the plugin must say so, not hang or crash. Without
@@ -469,6 +531,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, events_complete_and_time_out);
   tcase_add_test(tc, destroying_the_registry_releases_everything);
   tcase_add_test(tc, free_and_release_return_every_object);
+  if (the_case->has_events) {
+    tcase_add_test(tc, event_handoff_from_producer_to_consumer);
+  }
   if (strcmp(the_case->name, "rocm") == 0) {
     tcase_add_test(tc, rocm_real_runtime_without_gpu_reports_why);
   }
