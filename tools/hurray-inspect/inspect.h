@@ -17,7 +17,8 @@
  *   Contract: every function accepts any bytes and any length (text need not
  *             be NUL-terminated, may hold NUL bytes); writers never write past
  *             `cap` and always NUL-terminate when cap > 0; nothing allocates,
- *             nothing touches global state, nothing reads past `len`.
+ *             nothing touches global state, nothing reads past `len`. The
+ *             report writers take a result that inspect_analyze() filled.
  *
  * Rules of the tool's own (hex syntax, what --handle accepts, exit codes, the
  * JSON shape) are in specs/cli.md under CLI-... IDs; the protocol rules the

@@ -221,8 +221,11 @@ static void extra_rows(text_sink *out, const inspect_result *r, const char *fiel
   }
   char value[48];
   size_t n = r->extra_len;
-  snprintf(value, sizeof value, "%zu byte%s%s", n, n == 1u ? "" : "s",
-           n > INSPECT_EXTRA_BYTES_KEPT ? " (8 shown)" : "");
+  char shown[24] = "";
+  if (n > INSPECT_EXTRA_BYTES_KEPT) {
+    snprintf(shown, sizeof shown, " (%u shown)", (unsigned)INSPECT_EXTRA_BYTES_KEPT);
+  }
+  snprintf(value, sizeof value, "%zu byte%s%s", n, n == 1u ? "" : "s", shown);
   row(out, r->extra_offset, r->extra_bytes, n < INSPECT_EXTRA_BYTES_KEPT ? n : INSPECT_EXTRA_BYTES_KEPT,
       field, value, meaning, judgement);
 }
