@@ -24,8 +24,17 @@ typedef struct handoff_impl {
   /* Everything below is written by init and offer only, before the state
    * word publishes it (release store), and never written again: concurrent
    * readers after an acquire load see it complete. */
-  uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE];
   hurray_buffer_offer offer;
+  /* A value handle is kept as a value and validated at accept; wire bytes
+   * are kept as given and decoded at accept (BP-ORDER-1, reserved byte
+   * included). Encoding a value only to decode it again would double the
+   * cost of the check for nothing. */
+  hurray_buffer_handle handle;
+  uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE];
+  bool from_wire;
+  /* The sync byte as offered, whichever form: picks accept's operation and
+   * tells access whether there is a declared stream. */
+  uint8_t sync_byte;
 } handoff_impl;
 
 _Static_assert(sizeof(handoff_impl) <= sizeof(hurray_handoff),
@@ -34,7 +43,14 @@ _Static_assert(alignof(handoff_impl) <= alignof(hurray_handoff),
                "hurray_handoff storage under-aligned for the implementation");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handoff needs lock-free 32-bit atomics");
 
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
+/* Failure paths are the rare ones: keep them out of the hot code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HANDOFF_COLD __attribute__((cold, noinline))
+#else
+#define HANDOFF_COLD
+#endif
+
+HANDOFF_COLD static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
                           uint64_t expected, size_t index, const char *detail) {
   if (err != NULL) {
     err->status = status;
@@ -206,6 +222,36 @@ static hurray_status check_word(uint32_t word, hurray_error *err) {
   return HURRAY_OK;
 }
 
+/*
+ * The steps of the proven transition function, memoised: each (state, op)
+ * cell is computed by hurray_handoff_transition the first time any thread
+ * needs it and kept in a relaxed atomic word, so the runtime takes exactly
+ * the proven function's steps while paying one load per step (a call costs
+ * a third of a handoff). Threads that race to fill a cell store the same
+ * value. Bit 31 marks a filled cell; 0 means not computed yet.
+ */
+#define MEMO_FILLED 0x80000000u
+static _Atomic uint32_t step_memo[HURRAY_HANDOFF_STATE_COUNT * HURRAY_HANDOFF_OP_COUNT];
+
+static inline hurray_handoff_step step_of(uint32_t state, hurray_handoff_op op) {
+  if (state >= HURRAY_HANDOFF_STATE_COUNT || (uint32_t)op >= HURRAY_HANDOFF_OP_COUNT) {
+    return hurray_handoff_transition((hurray_handoff_state)state, op);
+  }
+  _Atomic uint32_t *cell = &step_memo[state * HURRAY_HANDOFF_OP_COUNT + (uint32_t)op];
+  uint32_t packed = atomic_load_explicit(cell, memory_order_relaxed);
+  if (packed == 0u) {
+    const hurray_handoff_step step = hurray_handoff_transition((hurray_handoff_state)state, op);
+    packed = MEMO_FILLED | (uint32_t)step.status << 16 | (uint32_t)step.next << 8 |
+             (uint32_t)step.effect;
+    atomic_store_explicit(cell, packed, memory_order_relaxed);
+  }
+  hurray_handoff_step step;
+  step.status = (hurray_status)((packed >> 16) & 0xFFu);
+  step.next = (hurray_handoff_state)((packed >> 8) & 0xFFu);
+  step.effect = (hurray_handoff_effect)(packed & 0xFFu);
+  return step;
+}
+
 static hurray_status step_error(hurray_error *err, hurray_handoff_step step,
                                 hurray_handoff_op op, uint32_t state) {
   return fail(err, step.status, (uint64_t)op, state, 0, NULL);
@@ -217,7 +263,7 @@ static hurray_status step_error(hurray_error *err, hurray_handoff_step step,
  * losing the race recomputes from the winner's state, so of two threads
  * releasing, the second sees RELEASED and gets ALREADY_RELEASED.
  */
-static hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
+static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
                            hurray_handoff_effect *effect, hurray_error *err) {
   uint32_t word = load_word(impl);
   for (;;) {
@@ -227,7 +273,7 @@ static hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
     }
     const uint32_t state = word & 0xFFu;
     const hurray_handoff_step step =
-        hurray_handoff_transition((hurray_handoff_state)state, op);
+        step_of(state, op);
     if (step.status != HURRAY_OK) {
       return step_error(err, step, op, state);
     }
@@ -248,20 +294,19 @@ void hurray_handoff_init(hurray_handoff *handoff) {
     return;
   }
   handoff_impl *impl = impl_of(handoff);
-  memset(impl->encoded_handle, 0, sizeof impl->encoded_handle);
-  memset(&impl->offer, 0, sizeof impl->offer);
+  /* The other fields are written by the offer before anything reads them:
+   * in EMPTY only sync_byte is read (by accept and access, to name their
+   * operation), and producer_synced makes access look no further. */
+  impl->from_wire = false;
+  impl->sync_byte = HURRAY_SYNC_PRODUCER_SYNCED;
   atomic_init(&impl->word, HANDOFF_WORD(HURRAY_HANDOFF_EMPTY));
 }
 
-hurray_status hurray_handoff_offer_encoded(hurray_handoff *handoff,
-                                           const uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE],
-                                           const hurray_buffer_offer *offer, hurray_error *err) {
-  if (handoff == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
-  }
-  if (encoded_handle == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
-  }
+/* The part of both offers after their own arguments were checked: the
+ * object must be EMPTY; then the fields are written and published. */
+static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_handle *handle,
+                                  const uint8_t *encoded_handle, const hurray_buffer_offer *offer,
+                                  hurray_error *err) {
   if (offer == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2, NULL);
   }
@@ -276,15 +321,35 @@ hurray_status hurray_handoff_offer_encoded(hurray_handoff *handoff,
   }
   const uint32_t state = word & 0xFFu;
   const hurray_handoff_step step =
-      hurray_handoff_transition((hurray_handoff_state)state, HURRAY_HANDOFF_OP_OFFER);
+      step_of(state, HURRAY_HANDOFF_OP_OFFER);
   if (step.status != HURRAY_OK) {
     return step_error(err, step, HURRAY_HANDOFF_OP_OFFER, state);
   }
-  memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);
   impl->offer = *offer;
+  if (encoded_handle != NULL) {
+    memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);
+    impl->from_wire = true;
+    impl->sync_byte = encoded_handle[13]; /* BP-WIRE-1: offset of sync_mode */
+  } else {
+    impl->handle = *handle;
+    impl->from_wire = false;
+    impl->sync_byte = handle->sync_mode;
+  }
   /* Publishes the fields above to every thread that loads the word. */
   atomic_store_explicit(&impl->word, HANDOFF_WORD(step.next), memory_order_release);
   return HURRAY_OK;
+}
+
+hurray_status hurray_handoff_offer_encoded(hurray_handoff *handoff,
+                                           const uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE],
+                                           const hurray_buffer_offer *offer, hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  if (encoded_handle == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
+  }
+  return offer_common(handoff, NULL, encoded_handle, offer, err);
 }
 
 hurray_status hurray_handoff_offer(hurray_handoff *handoff, const hurray_buffer_handle *handle,
@@ -295,9 +360,7 @@ hurray_status hurray_handoff_offer(hurray_handoff *handoff, const hurray_buffer_
   if (handle == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
   }
-  uint8_t encoded[HURRAY_BUFFER_HANDLE_SIZE];
-  hurray_buffer_handle_encode(handle, encoded);
-  return hurray_handoff_offer_encoded(handoff, encoded, offer, err);
+  return offer_common(handoff, handle, NULL, offer, err);
 }
 
 /* Runs `op` on a non-NULL handoff and fires the callback the step names. */
@@ -351,11 +414,16 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
    * an EMPTY or RELEASED object reports its state, not a garbage handle. */
   const uint32_t state = word & 0xFFu;
   if (state != HURRAY_HANDOFF_OFFERED) {
-    const hurray_handoff_op op = accept_op_for(impl->encoded_handle[13]);
-    return step_error(err, hurray_handoff_transition((hurray_handoff_state)state, op), op, state);
+    const hurray_handoff_op op = accept_op_for(impl->sync_byte);
+    return step_error(err, step_of(state, op), op, state);
   }
   hurray_buffer_handle handle;
-  status = hurray_buffer_handle_decode(impl->encoded_handle, &handle, err);
+  if (impl->from_wire) {
+    status = hurray_buffer_handle_decode(impl->encoded_handle, &handle, err);
+  } else {
+    handle = impl->handle;
+    status = hurray_buffer_handle_validate(&handle, err);
+  }
   if (status != HURRAY_OK) {
     return status;
   }
@@ -400,11 +468,11 @@ hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *s
   }
   const uint32_t state = word & 0xFFu;
   /* Only a consumer_stream buffer has a declared stream to differ from. */
-  const bool other_stream = impl->encoded_handle[13] == HURRAY_SYNC_CONSUMER_STREAM &&
+  const bool other_stream = impl->sync_byte == HURRAY_SYNC_CONSUMER_STREAM &&
                             stream != impl->offer.sync.stream;
   const hurray_handoff_op op =
       other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM : HURRAY_HANDOFF_OP_ACCESS;
-  const hurray_handoff_step step = hurray_handoff_transition((hurray_handoff_state)state, op);
+  const hurray_handoff_step step = step_of(state, op);
   if (step.status != HURRAY_OK) {
     return step_error(err, step, op, state);
   }

@@ -1,0 +1,145 @@
+/*
+ * Cost of one C ABI handoff (specs/handoff.md): init, offer, accept (with
+ * its full cross-check) and release of one buffer, with and without the
+ * optional destroy — producer_synced, and event with its event wait and event
+ * release — against
+ * a baseline measured in the same run: calling the same release callbacks
+ * directly, which is what a consumer without the library would do at least.
+ *
+ * The machine may be shared, so each figure is the best (lowest) of several
+ * repetitions: interference only ever adds time.
+ *
+ * Usage: bench_handoff [repetitions] [handoffs-per-repetition]
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hurray/handoff.h"
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static uint64_t buffer_releases;
+static uint64_t event_releases;
+
+static void release_buffer(void *buffer, void *ctx) {
+  (void)ctx;
+  buffer_releases += (uintptr_t)buffer & 1u ? 2u : 1u;
+}
+
+static void release_event(void *event, void *ctx) {
+  (void)ctx;
+  event_releases += (uintptr_t)event & 1u ? 2u : 1u;
+}
+
+/* Through volatile pointers so the baseline calls cannot be inlined away. */
+static void (*volatile direct_buffer_release)(void *, void *) = release_buffer;
+static void (*volatile direct_event_release)(void *, void *) = release_event;
+
+static void fail(const char *what, hurray_status status) {
+  fprintf(stderr, "bench_handoff: %s failed: %s\n", what, hurray_status_name(status));
+  exit(2);
+}
+
+static void one_handoff(const hurray_buffer_handle *handle, const hurray_buffer_offer *offer,
+                        int event_mode, int destroy) {
+  hurray_handoff h;
+  hurray_accepted_buffer got;
+  hurray_status s;
+  hurray_handoff_init(&h);
+  if ((s = hurray_handoff_offer(&h, handle, offer, NULL)) != HURRAY_OK) fail("offer", s);
+  if ((s = hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL)) != HURRAY_OK)
+    fail("accept", s);
+  if (event_mode) {
+    if ((s = hurray_handoff_record_event_wait(&h, NULL)) != HURRAY_OK) fail("event wait", s);
+    if ((s = hurray_handoff_release_event(&h, NULL)) != HURRAY_OK) fail("release_event", s);
+  }
+  if ((s = hurray_handoff_release(&h, NULL)) != HURRAY_OK) fail("release", s);
+  if (destroy && (s = hurray_handoff_destroy(&h, NULL)) != HURRAY_OK) fail("destroy", s);
+}
+
+int main(int argc, char **argv) {
+  long repetitions = argc > 1 ? strtol(argv[1], NULL, 10) : 200;
+  long count = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
+  if (repetitions < 1 || count < 1) {
+    fprintf(stderr, "usage: %s [repetitions>=1] [handoffs-per-repetition>=1]\n", argv[0]);
+    return 2;
+  }
+  if (hurray_c_abi_version() < HURRAY_C_ABI_VERSION) {
+    fprintf(stderr, "bench_handoff: library C ABI %u older than header %u\n",
+            hurray_c_abi_version(), HURRAY_C_ABI_VERSION);
+    return 2;
+  }
+  /* A CUDA buffer: its pointer is opaque to the library and never touched. */
+  void *device_pointer = (void *)(uintptr_t)0x7f0000200000u;
+  int event_object;
+  const hurray_buffer_handle ps_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA,
+                                          HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD};
+  const hurray_buffer_handle ev_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
+                                          HURRAY_MEMORY_STANDARD};
+  const hurray_buffer_offer ps_offer = {device_pointer, release_buffer, NULL,
+                                        hurray_sync_payload_none()};
+  const hurray_buffer_offer ev_offer = {
+      device_pointer, release_buffer, NULL,
+      hurray_sync_payload_event(&event_object, HURRAY_DEVICE_CUDA, release_event, NULL)};
+
+  /* Figures, each the best over the repetitions, in ns for `count` handoffs. */
+  enum { PS, PS_DESTROY, EVENT, EVENT_DESTROY, BASE_PS, BASE_EVENT, FIGURES };
+  double best[FIGURES];
+  for (int f = 0; f < FIGURES; f++) best[f] = 1e300;
+  for (long r = 0; r < repetitions; r++) {
+    double t[FIGURES + 1];
+    t[0] = now_ns();
+    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 0);
+    t[1] = now_ns();
+    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 1);
+    t[2] = now_ns();
+    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 0);
+    t[3] = now_ns();
+    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 1);
+    t[4] = now_ns();
+    for (long i = 0; i < count; i++) direct_buffer_release(device_pointer, NULL);
+    t[5] = now_ns();
+    for (long i = 0; i < count; i++) {
+      direct_event_release(&event_object, NULL);
+      direct_buffer_release(device_pointer, NULL);
+    }
+    t[6] = now_ns();
+    for (int f = 0; f < FIGURES; f++) {
+      if (t[f + 1] - t[f] < best[f]) best[f] = t[f + 1] - t[f];
+    }
+  }
+  const uint64_t per_rep = (uint64_t)repetitions * (uint64_t)count;
+  const uint64_t expected_buffer = per_rep * 6u;
+  const uint64_t expected_event = per_rep * 3u;
+  if (buffer_releases != expected_buffer || event_releases != expected_event) {
+    fprintf(stderr, "bench_handoff: callbacks %llu/%llu, expected %llu/%llu\n",
+            (unsigned long long)buffer_releases, (unsigned long long)event_releases,
+            (unsigned long long)expected_buffer, (unsigned long long)expected_event);
+    return 1;
+  }
+  const double n = (double)count;
+  printf("C ABI handoff, ns per handoff, best of %ld repetitions x %ld handoffs\n", repetitions,
+         count);
+  printf("  baseline, direct call of the buffer release:            %6.1f ns\n",
+         best[BASE_PS] / n);
+  printf("  baseline, direct calls of event and buffer releases:    %6.1f ns\n",
+         best[BASE_EVENT] / n);
+  printf("  producer_synced  init+offer+accept+release:             %6.1f ns  (%.1fx baseline)\n",
+         best[PS] / n, best[PS] / best[BASE_PS]);
+  printf("  producer_synced  ... +destroy:                          %6.1f ns  (%.1fx baseline)\n",
+         best[PS_DESTROY] / n, best[PS_DESTROY] / best[BASE_PS]);
+  printf("  event  init+offer+accept+wait+release_event+release:    %6.1f ns  (%.1fx baseline)\n",
+         best[EVENT] / n, best[EVENT] / best[BASE_EVENT]);
+  printf("  event  ... +destroy:                                    %6.1f ns  (%.1fx baseline)\n",
+         best[EVENT_DESTROY] / n, best[EVENT_DESTROY] / best[BASE_EVENT]);
+  printf("  target (producer_synced offer+accept+release < 50 ns): %s\n",
+         best[PS] / n < 50.0 ? "met" : "not met");
+  return 0;
+}
