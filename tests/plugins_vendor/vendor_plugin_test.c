@@ -467,10 +467,13 @@ START_TEST(event_handoff_from_producer_to_consumer) {
 }
 END_TEST
 
-START_TEST(rocm_real_runtime_without_gpu_reports_why) {
-  /* Debian's libamdhip64 on a machine without an AMD GPU: hipInit fails at
-   * once (no /dev/kfd); the plugin must say so, not hang or crash. Without
-   * the package the reason names every soname tried instead. */
+START_TEST(system_runtime_without_device_reports_why) {
+  /* The runtime Debian installs here, with no device behind it: Debian's
+   * libamdhip64 without an AMD GPU (hipInit fails at once, no /dev/kfd), or
+   * the Level Zero loader without a driver (zeInit finds none). The plugin
+   * must say so, not hang or crash. Without the package, the reason names
+   * the library it tried instead. */
+  unsetenv(the_case->stand_in_env);
   hurray_error err;
   ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
   hurray_plugin *plugin = NULL;
@@ -478,13 +481,16 @@ START_TEST(rocm_real_runtime_without_gpu_reports_why) {
   char reason[256];
   reason_of(plugin, reason, sizeof reason);
   if (hurray_plugin_device_count(plugin) == 0) {
-    ck_assert_msg(strstr(reason, "libamdhip64") != NULL, "reason: %s", reason);
-    ck_assert_msg(strstr(reason, "hipInit") != NULL || strstr(reason, "dlopen") != NULL,
+    bool rocm = strcmp(the_case->name, "rocm") == 0;
+    ck_assert_msg(strstr(reason, rocm ? "libamdhip64" : "libze_loader") != NULL, "reason: %s",
+                  reason);
+    ck_assert_msg(strstr(reason, rocm ? "hipInit" : "zeInit") != NULL ||
+                      strstr(reason, "dlopen") != NULL,
                   "reason: %s", reason);
   } else {
     ck_assert_str_eq(reason, "");
   }
-  printf("rocm with the system HIP runtime: %u devices; %s\n",
+  printf("%s with the system runtime: %u devices; %s\n", the_case->name,
          (unsigned)hurray_plugin_device_count(plugin), reason);
   hurray_plugin_registry_destroy(registry);
 }
@@ -534,8 +540,8 @@ int main(int argc, char **argv) {
   if (the_case->has_events) {
     tcase_add_test(tc, event_handoff_from_producer_to_consumer);
   }
-  if (strcmp(the_case->name, "rocm") == 0) {
-    tcase_add_test(tc, rocm_real_runtime_without_gpu_reports_why);
+  if (strcmp(the_case->name, "rocm") == 0 || strcmp(the_case->name, "level_zero") == 0) {
+    tcase_add_test(tc, system_runtime_without_device_reports_why);
   }
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
