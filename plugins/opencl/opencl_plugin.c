@@ -188,7 +188,10 @@ static bool opencl_open(opencl_state *state) {
   if (library == NULL || library[0] == '\0') {
     library = OPENCL_DEFAULT_LIBRARY;
   }
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
+   * never free it; unmapping the loader would turn that table into a leak
+   * and a second init would build another one. Kept resident, it is reused. */
+  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == NULL) {
     const char *why = dlerror();
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s",
