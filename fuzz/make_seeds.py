@@ -177,11 +177,58 @@ def error_format_seeds():
     return seeds
 
 
+def hex_text(data, per_line=16, comment=None):
+    lines = [] if comment is None else ["# " + comment]
+    for i in range(0, len(data), per_line):
+        lines.append(" ".join("%02x" % b for b in data[i:i + per_line]))
+    return ("\n".join(lines) + "\n").encode()
+
+
+# cli_input flags byte: bit 0 hex text, bit 1 --handle, bits 2..7 a capacity.
+RAW_TABLE, HEX_TABLE, RAW_HANDLE, HEX_HANDLE = 0x00 | 63 << 2, 0x01 | 40 << 2, 0x02 | 8 << 2, 0x03
+
+
+def cli_input_seeds():
+    seeds = {}
+    for name, data in table_decode_seeds().items():
+        if len(data) > 600:
+            continue
+        seeds["raw-table-" + name] = bytes([RAW_TABLE]) + data
+        seeds["hex-table-" + name] = bytes([HEX_TABLE]) + hex_text(data, comment=name)
+    for name, h in DOC_HANDLES:
+        seeds["raw-handle-" + name] = bytes([RAW_HANDLE]) + h
+        seeds["hex-handle-" + name] = bytes([HEX_HANDLE]) + hex_text(h, per_line=4)
+    d = dict(DOC_HANDLES)
+    seeds.update({
+        "hex-handle-upper-case": bytes([HEX_HANDLE]) + d["guide-cpu-1k-simd"].hex().upper().encode(),
+        "hex-handle-split-digits": bytes([HEX_HANDLE]) + b" ".join(
+            bytes([c]) for c in d["api-cuda-1k"].hex().encode()),
+        "hex-handle-short": bytes([HEX_HANDLE]) + b"0004000000000000",
+        "hex-handle-trailing": bytes([HEX_HANDLE]) + (d["api-cpu-512"] + b"\x00").hex().encode(),
+        "hex-bad-0x-prefix": bytes([HEX_TABLE]) + b"0x01",
+        "hex-bad-character-line-3": bytes([HEX_TABLE]) + b"01\n# ok\n  zz\n",
+        "hex-odd-digits": bytes([HEX_TABLE]) + b"01 0",
+        "hex-only-comment": bytes([HEX_TABLE]) + b"# nothing here\n",
+        "hex-empty": bytes([HEX_TABLE]),
+        "hex-crlf-tabs-vt-ff": bytes([HEX_TABLE]) + b"01\r\n\t0004\v00\f000000000040000000000000\r\n",
+        "hex-comment-without-newline": bytes([HEX_TABLE]) + b"00 # the end",
+        "raw-empty-table": bytes([RAW_TABLE]),
+        "raw-empty-handle": bytes([RAW_HANDLE]),
+        "raw-json-escapes-private": bytes([RAW_TABLE]) + table(handle(64, 64, 0xF2, 0, 0xF3)),
+        "raw-cap-0": bytes([0]) + table(handle(64, 64, 0x09)),
+        "raw-cap-1": bytes([4]) + table(handle(64, 64, 0xFF)),
+        "utf8-mixed": bytes([RAW_TABLE]) + "é€😀".encode() + b"\xc3\x28\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82",
+        "control-characters": bytes([RAW_TABLE]) + bytes(range(0, 0x21)) + b'"\\/\x7f',
+    })
+    return seeds
+
+
 GENERATORS = {
     "handle_decode": handle_decode_seeds,
     "table_decode": table_decode_seeds,
     "dlpack": dlpack_seeds,
     "error_format": error_format_seeds,
+    "cli_input": cli_input_seeds,
 }
 
 

@@ -15,9 +15,10 @@ hurray_fuzz_library_sources() {
 hurray_fuzz_extra_sources() {
   case $1 in
     cli_input)
+      # The memory-only part of hurray-inspect (tools/hurray-inspect/inspect.h).
       echo tools/hurray-inspect/hex_input.c tools/hurray-inspect/analyze.c \
         tools/hurray-inspect/report_text.c tools/hurray-inspect/json_writer.c \
-        tools/hurray-inspect/text_sink.c tools/hurray-inspect/value_names.c
+        tools/hurray-inspect/text_sink.c
       ;;
   esac
 }
