@@ -98,6 +98,7 @@ typedef struct hurray_sync_payload {
 } hurray_sync_payload;
 
 /** The payload of a producer_synced buffer: nothing. */
+/*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_none(void) {
   hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL,
                                  NULL, HURRAY_DEVICE_INVALID};
@@ -105,6 +106,7 @@ static inline hurray_sync_payload hurray_sync_payload_none(void) {
 }
 
 /** The payload of an event buffer: the event, its driver's device tag, and its release. */
+/*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_event(void *event,
                                                             hurray_device_tag event_device_tag,
                                                             hurray_event_release_fn release,
@@ -115,6 +117,7 @@ static inline hurray_sync_payload hurray_sync_payload_event(void *event,
 }
 
 /** The payload of a consumer_stream buffer: the consumer's stream and its device tag. */
+/*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
                                                              hurray_device_tag stream_device_tag) {
   hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL, stream,
