@@ -61,6 +61,8 @@ START_TEST(device_tag_every_byte) {
      * producer_synced too). */
     require_decode("device tag", 4096, 4096, byte, 1, 0, 0);
     require_decode("device tag", 4096, 4096, byte, 0, 0, 0);
+    require_decode("device tag, empty", 0, 1, byte, 0, 0, 0);
+    require_decode("device tag, empty", 0, 1, byte, 2, 0, 0);
   }
 }
 END_TEST
@@ -121,6 +123,7 @@ START_TEST(sync_mode_every_byte) {
     require_decode("sync mode", 4096, 4096, 0x01, byte, 0, 0);
     require_decode("sync mode", 4096, 4096, 0x00, byte, 0, 0);
     require_decode("sync mode", 0, 1, 0xF7, byte, 0xF7, 0);
+    require_decode("sync mode, empty", 0, 1, 0x00, byte, 0, 0);
   }
 }
 END_TEST
@@ -166,6 +169,8 @@ START_TEST(memory_class_every_byte) {
     require_decode("memory class", 4096, 4096, 0x01, 0, byte, 0);
     require_decode("memory class", 4096, 4096, 0x00, 0, byte, 0);
     require_decode("memory class", 64, 64, 0xF3, 2, byte, 0);
+    require_decode("memory class, empty", 0, 1, 0x02, 1, byte, 0);
+    require_decode("memory class, empty", 0, 8, 0xFE, 0, byte, 0);
   }
 }
 END_TEST
@@ -176,6 +181,7 @@ START_TEST(reserved_byte_every_value) {
      * (the reserved byte is step 1 of BP-ORDER-1). */
     require_decode("reserved", 4096, 4096, 0x01, 1, 0, (uint8_t)b);
     require_decode("reserved", 1, 3, 0xFF, 0xFF, 0xFF, (uint8_t)b);
+    require_decode("reserved, empty", 0, 1, 0x00, 0, 0, (uint8_t)b);
   }
 }
 END_TEST

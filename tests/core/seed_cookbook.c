@@ -42,7 +42,9 @@
  *       alignment of its new address: 4096 becomes 64)
  *       -> cookbook_alignment_after_rebuild
  *   Sync Mode, Python (constructed buffers are producer_synced; a decoded one
- *       reports what its producer declared) -> cookbook_sync_mode
+ *       reports what its producer declared) -> cookbook_sync_mode. The
+ *       binding's refusal to hand out the bytes of a buffer that is not
+ *       producer_synced is the handoff layer's (tests/handoff), not this one's.
  *   Device Colocation, Rust (CPU data + scale) -> cookbook_device_colocation
  *   Device Colocation, Rust (mixed devices)
  *       -> cookbook_device_colocation_mixed_devices
