@@ -24,6 +24,14 @@ static const hurray_plugin_memory_class_info *find_class(const hurray_plugin_dev
   return NULL;
 }
 
+/* The alignment an address shows: its lowest set bit, capped at 2^31 (as
+ * hurray_alignment_of, without the loop: this is on every allocation). */
+static uint32_t measured_alignment(uint64_t address) {
+  uint64_t lowest = address & (~address + 1u);
+  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
+                                                            : (uint32_t)lowest;
+}
+
 /* PL-ALLOC-3, PL-ALLOC-4: what the plugin says it obtained must be what the
  * addresses it reports show; the host re-measures wherever it can. */
 static hurray_status check_allocation(const hurray_plugin *plugin,
@@ -49,15 +57,13 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
                               (unsigned long long)byte_size, (unsigned)memory_class,
                               (unsigned)device_index);
   }
-  if (a->host_address != NULL && hurray_alignment_of(a->host_address) < a->alignment) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment,
-                              hurray_alignment_of(a->host_address), 0,
+  uint32_t host_measured = measured_alignment((uint64_t)(uintptr_t)a->host_address);
+  if (a->host_address != NULL && host_measured < a->alignment) {
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment, host_measured, 0,
                               "%s: reported alignment %u but host address %p measures %u", name,
-                              (unsigned)a->alignment, a->host_address,
-                              (unsigned)hurray_alignment_of(a->host_address));
+                              (unsigned)a->alignment, a->host_address, (unsigned)host_measured);
   }
-  if (a->device_address != 0u &&
-      hurray_alignment_of((const void *)(uintptr_t)a->device_address) < a->alignment) {
+  if (a->device_address != 0u && measured_alignment(a->device_address) < a->alignment) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment, a->device_address, 0,
                               "%s: reported alignment %u but device address 0x%llx has less",
                               name, (unsigned)a->alignment,
@@ -130,37 +136,50 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               plugin->table.name, (unsigned)device_index,
                               (unsigned)class_info->max_alignment, (unsigned)memory_class);
   }
-  hurray_plugin_buffer *buffer = malloc(sizeof *buffer);
-  if (buffer == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *buffer, 0, 0,
-                              "buffer record");
-  }
-  memset(&buffer->allocation, 0, sizeof buffer->allocation);
-  buffer->allocation.struct_size = sizeof buffer->allocation;
-  hurray_status status =
-      plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class, 0u,
-                             &buffer->allocation, err);
+  hurray_plugin_allocation allocation;
+  memset(&allocation, 0, sizeof allocation);
+  allocation.struct_size = sizeof allocation;
+  hurray_status status = plugin->table.allocate(plugin->state, device_index, byte_size, alignment,
+                                                memory_class, 0u, &allocation, err);
   if (status != HURRAY_OK) {
-    free(buffer);
     return status;
   }
-  buffer->allocation.struct_size = sizeof buffer->allocation;
-  status = check_allocation(plugin, &buffer->allocation, class_info, device_index, byte_size,
-                            alignment, memory_class, err);
-  if (status == HURRAY_OK) {
-    /* PL-ALLOC-5: the handle declares what was obtained, producer_synced. */
-    status = hurray_buffer_handle_with_memory_class(
-        byte_size, buffer->allocation.alignment, plugin->table.device_tag,
-        HURRAY_SYNC_PRODUCER_SYNCED, memory_class, &buffer->handle, err);
-  }
+  allocation.struct_size = sizeof allocation;
+  status = check_allocation(plugin, &allocation, class_info, device_index, byte_size, alignment,
+                            memory_class, err);
   if (status != HURRAY_OK) {
-    plugin->table.free(plugin->state, &buffer->allocation);
-    free(buffer);
+    plugin->table.free(plugin->state, &allocation);
     return status;
+  }
+  /* One lock: take a spare record if there is one, and link it. */
+  pthread_mutex_lock(&plugin->lock);
+  hurray_plugin_buffer *buffer = plugin->spare_buffers;
+  if (buffer != NULL) {
+    plugin->spare_buffers = buffer->next;
+    plugin->spare_count--;
+  } else {
+    pthread_mutex_unlock(&plugin->lock);
+    buffer = malloc(sizeof *buffer);
+    if (buffer == NULL) {
+      plugin->table.free(plugin->state, &allocation);
+      return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *buffer, 0, 0,
+                                "buffer record");
+    }
+    pthread_mutex_lock(&plugin->lock);
   }
   buffer->plugin = plugin;
+  buffer->allocation = allocation;
+  /* PL-ALLOC-5: the handle declares what was obtained, producer_synced. It
+   * is valid by construction (BP-ORDER-1 steps 2-8): the tag passed PL-TABLE-2,
+   * the pair PL-DEV-1 (the class is one the device declared), the alignment
+   * is a power of two >= the requested one, itself >= 64, and producer_synced
+   * suits every device (BP-SYNC-2). */
+  buffer->handle.byte_size = byte_size;
+  buffer->handle.alignment = allocation.alignment;
+  buffer->handle.device_tag = plugin->table.device_tag;
+  buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
+  buffer->handle.memory_class = memory_class;
   buffer->prev = NULL;
-  pthread_mutex_lock(&plugin->lock);
   buffer->next = plugin->buffers;
   if (plugin->buffers != NULL) {
     plugin->buffers->prev = buffer;
@@ -185,9 +204,19 @@ void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer) {
   if (buffer->next != NULL) {
     buffer->next->prev = buffer->prev;
   }
+  /* The allocation is copied out so that the record can be reused at once. */
+  hurray_plugin_allocation allocation = buffer->allocation;
+  bool keep = plugin->spare_count < HURRAY_PLUGIN_SPARE_RECORDS;
+  if (keep) {
+    buffer->next = plugin->spare_buffers;
+    plugin->spare_buffers = buffer;
+    plugin->spare_count++;
+  }
   pthread_mutex_unlock(&plugin->lock);
-  plugin->table.free(plugin->state, &buffer->allocation);
-  free(buffer);
+  plugin->table.free(plugin->state, &allocation);
+  if (!keep) {
+    free(buffer);
+  }
 }
 
 void hurray_plugin_buffer_release_callback(void *data, void *ctx) {

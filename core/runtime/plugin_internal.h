@@ -46,8 +46,14 @@ struct hurray_plugin {
   pthread_mutex_t lock;   /* guards buffers and events */
   hurray_plugin_buffer *buffers;
   hurray_plugin_event *events;
+  /* Freed buffer records kept for reuse (at most HURRAY_PLUGIN_SPARE_RECORDS),
+   * so that a steady allocate/free cycle costs no malloc of its own. */
+  hurray_plugin_buffer *spare_buffers;
+  uint32_t spare_count;
   char path[PATH_MAX];
 };
+
+#define HURRAY_PLUGIN_SPARE_RECORDS 64u
 
 struct hurray_plugin_registry {
   pthread_mutex_t lock; /* guards the plugin list and tag service */

@@ -53,6 +53,11 @@ void hurray_plugin_destroy_unlinked(hurray_plugin *plugin) {
     plugin->table.free(plugin->state, &buffer->allocation);
     free(buffer);
   }
+  while (plugin->spare_buffers != NULL) {
+    hurray_plugin_buffer *spare = plugin->spare_buffers;
+    plugin->spare_buffers = spare->next;
+    free(spare);
+  }
   while (plugin->events != NULL) {
     hurray_plugin_event *event = plugin->events;
     plugin->events = event->next;

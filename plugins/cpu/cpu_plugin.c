@@ -66,11 +66,11 @@ static hurray_status fail(hurray_error *err, hurray_status status, uint64_t valu
 }
 
 static uint32_t alignment_of_address(uintptr_t address) {
-  uint32_t alignment = 1u;
-  while (alignment < HURRAY_PLUGIN_MAX_ALIGNMENT && (address & alignment) == 0u) {
-    alignment <<= 1;
-  }
-  return alignment;
+  /* The lowest set bit (two's complement), capped at what a u32 can declare;
+   * address 0 has every bit clear and gets the cap. */
+  uintptr_t lowest = address & (~address + 1u);
+  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
+                                                            : (uint32_t)lowest;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -131,11 +131,11 @@ static void example_vendor_open(example_state *state) {
 /* The largest power of two dividing the address: what a plugin reports as
  * the alignment obtained (PL-ALLOC-3), measured rather than assumed. */
 static uint32_t alignment_of_address(uintptr_t address) {
-  uint32_t alignment = 1u;
-  while (alignment < HURRAY_PLUGIN_MAX_ALIGNMENT && (address & alignment) == 0u) {
-    alignment <<= 1;
-  }
-  return alignment;
+  /* The lowest set bit (two's complement), capped at what a u32 can declare;
+   * address 0 has every bit clear and gets the cap. */
+  uintptr_t lowest = address & (~address + 1u);
+  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
+                                                            : (uint32_t)lowest;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -191,11 +191,11 @@ static hurray_status fail_vk(hurray_error *err, const char *call, VkResult r) {
 }
 
 static uint32_t alignment_of_address(uint64_t address) {
-  uint32_t alignment = 1u;
-  while (alignment < HURRAY_PLUGIN_MAX_ALIGNMENT && (address & alignment) == 0u) {
-    alignment <<= 1;
-  }
-  return alignment;
+  /* The lowest set bit (two's complement), capped at what a u32 can declare;
+   * address 0 has every bit clear and gets the cap. */
+  uint64_t lowest = address & (~address + 1u);
+  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
+                                                            : (uint32_t)lowest;
 }
 
 static bool vulkan_open(vulkan_state *state) {
