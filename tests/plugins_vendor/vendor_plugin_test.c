@@ -73,6 +73,9 @@ static const vendor_case cases[] = {
      "rpcmem_alloc probe", "rpcmem_alloc2",
      {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, false, false,
      false, 0, 1, false, 128},
+    {"webgpu", HURRAY_DEVICE_WEBGPU, "HURRAY_WEBGPU_LIBRARY", "HURRAY_WEBGPU_LIBRARY",
+     "wgpuInstanceRequestAdapter: no adapter", "wgpuDeviceCreateBuffer(123456 bytes): OutOfMemory",
+     {HURRAY_MEMORY_STANDARD}, 1, false, true, false, 0, 1, false, 256},
 };
 
 static const vendor_case *the_case;
@@ -242,10 +245,13 @@ START_TEST(every_class_allocates_copies_and_reports_its_alignment) {
   }
   for (uint32_t c = 0; c < info.memory_class_count; c++) {
     hurray_memory_class memory_class = info.memory_classes[c].memory_class;
+    uint32_t wanted = info.memory_classes[c].max_alignment < 4096u
+                          ? info.memory_classes[c].max_alignment
+                          : 4096u;
     hurray_error err;
     hurray_plugin_buffer *buffer = NULL;
     hurray_status status =
-        hurray_plugin_allocate(plugin, 0, sizeof in, 4096, memory_class, &buffer, &err);
+        hurray_plugin_allocate(plugin, 0, sizeof in, wanted, memory_class, &buffer, &err);
     ck_assert_msg(status == HURRAY_OK, "class %u: %s", (unsigned)memory_class, err.detail);
     const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
     const hurray_plugin_allocation *a = hurray_plugin_buffer_allocation(buffer);
@@ -254,7 +260,7 @@ START_TEST(every_class_allocates_copies_and_reports_its_alignment) {
     ck_assert_uint_eq(handle->byte_size, sizeof in);
     ck_assert_int_eq(hurray_buffer_handle_validate(handle, &err), HURRAY_OK);
     /* Declared alignment: at least the request, and really there. */
-    ck_assert_uint_ge(handle->alignment, 4096);
+    ck_assert_uint_ge(handle->alignment, wanted);
     if (a->host_address != NULL) {
       ck_assert_uint_eq((uintptr_t)a->host_address % handle->alignment, 0);
     }
@@ -289,6 +295,17 @@ START_TEST(alignment_is_measured_not_the_request) {
   uint32_t expected = the_case->minimum_alignment > 256 ? the_case->minimum_alignment : 256;
   ck_assert_uint_eq(hurray_plugin_buffer_handle(buffer)->alignment, expected);
   hurray_plugin_buffer_free(buffer);
+  hurray_plugin_device_info info = describe(plugin, 0);
+  if (info.memory_classes[0].max_alignment < 8192u) {
+    /* A device that cannot give more says so: refused, never downgraded. */
+    buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, 0, 100, 8192, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(buffer);
+    hurray_plugin_registry_destroy(registry);
+    return;
+  }
   /* More than the runtime gives by itself: obtained, and measured again. */
   ck_assert_int_eq(
       hurray_plugin_allocate(plugin, 0, 100, 8192, HURRAY_MEMORY_STANDARD, &buffer, &err),
@@ -345,7 +362,8 @@ START_TEST(events_complete_and_time_out) {
   memset(&err, 0, sizeof err);
   ck_assert_int_eq(hurray_plugin_event_wait(event, 20000000u, &err), HURRAY_ERR_TIMEOUT);
   ck_assert_uint_eq(err.value, 20000000u);
-  ck_assert_msg(strstr(err.detail, "NOT_READY") != NULL || strstr(err.detail, "NotReady") != NULL,
+  ck_assert_msg(strstr(err.detail, "NOT_READY") != NULL || strstr(err.detail, "NotReady") != NULL ||
+                    strstr(err.detail, "not complete") != NULL,
                 "detail names the vendor answer: %s", err.detail);
   /* A device-side wait does not block the host; the stream then stalls. */
   ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
@@ -370,7 +388,8 @@ START_TEST(destroying_the_registry_releases_everything) {
   }
   hurray_plugin_event *event = NULL;
   if (the_case->has_events) {
-    ck_assert_int_eq(hurray_plugin_event_create(plugin, 1, &event, &err), HURRAY_OK);
+    uint32_t last_device = hurray_plugin_device_count(plugin) - 1u;
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, last_device, &event, &err), HURRAY_OK);
     (void)event; /* left for the registry to release */
     ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
   }
@@ -389,9 +408,8 @@ START_TEST(free_and_release_return_every_object) {
   hurray_error err;
   for (int round = 0; round < 3; round++) {
     hurray_plugin_buffer *buffer = NULL;
-    ck_assert_int_eq(
-        hurray_plugin_allocate(plugin, 0, 4096, 4096, HURRAY_MEMORY_HOST_PINNED, &buffer, &err),
-        HURRAY_OK);
+    hurray_memory_class last = the_case->classes[the_case->class_count - 1];
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, last, &buffer, &err), HURRAY_OK);
     hurray_plugin_buffer_free(buffer);
     if (the_case->has_events) {
       hurray_plugin_event *event = NULL;
@@ -416,7 +434,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
   ck_assert_int_eq(
-      hurray_plugin_allocate(plugin, 0, 256, 4096, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      hurray_plugin_allocate(plugin, 0, 256, 256, HURRAY_MEMORY_STANDARD, &buffer, &err),
       HURRAY_OK);
   unsigned char payload[256];
   for (size_t i = 0; i < sizeof payload; i++) {
@@ -459,7 +477,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   long before_release = live_objects(stand_in);
   ck_assert_int_eq(hurray_handoff_release(&handoff, &err), HURRAY_OK);
   /* The buffer went back to the runtime through the release callback. */
-  ck_assert_int_eq(live_objects(stand_in), before_release - 1);
+  ck_assert_int_lt(live_objects(stand_in), before_release);
   ck_assert_int_eq(hurray_handoff_destroy(&handoff, &err), HURRAY_OK);
   hurray_plugin_registry_destroy(registry);
   ck_assert_int_eq(live_objects(stand_in), 0);
