@@ -92,6 +92,14 @@
     (op == HURRAY_HANDOFF_OP_ACCESS && \result.status == HURRAY_OK) ==>
       readable_anywhere(state) || state == HURRAY_HANDOFF_STREAM_BOUND;
 
+  // A transfer hands the release duty to a buffer list (HO-LIST-7): only a
+  // buffer readable anywhere with no event held, and it fires nothing here.
+  ensures transfer_moves_the_duty:
+    (op == HURRAY_HANDOFF_OP_TRANSFER && \result.status == HURRAY_OK) ==>
+      readable_anywhere(state) && !event_owed(state) &&
+      \result.next == HURRAY_HANDOFF_RELEASED &&
+      \result.effect == HURRAY_HANDOFF_EFFECT_NONE;
+
   behavior out_of_range:
     assumes !valid_state(state) || !valid_op(op);
     ensures \result.status == HURRAY_ERR_INVALID_ARGUMENT;
@@ -112,7 +120,8 @@
     ensures \result.status == HURRAY_OK || \result.status == HURRAY_ERR_ILLEGAL_TRANSITION ||
             \result.status == HURRAY_ERR_ALREADY_RELEASED;
     ensures \result.next == HURRAY_HANDOFF_DESTROYED ==> op == HURRAY_HANDOFF_OP_DESTROY;
-    ensures \result.next == HURRAY_HANDOFF_RELEASED ==> op == HURRAY_HANDOFF_OP_RELEASE;
+    ensures \result.next == HURRAY_HANDOFF_RELEASED ==>
+      op == HURRAY_HANDOFF_OP_RELEASE || op == HURRAY_HANDOFF_OP_TRANSFER;
   complete behaviors;
   disjoint behaviors;
 */
@@ -187,6 +196,10 @@ hurray_handoff_step hurray_handoff_transition(hurray_handoff_state state, hurray
         step.effect = HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
         return step;
       }
+      if (op == HURRAY_HANDOFF_OP_TRANSFER) {
+        step.next = HURRAY_HANDOFF_RELEASED;
+        return step;
+      }
       break;
     case HURRAY_HANDOFF_EVENT_PENDING:
       if (op == HURRAY_HANDOFF_OP_RECORD_EVENT_WAIT) {
@@ -223,9 +236,14 @@ hurray_handoff_step hurray_handoff_transition(hurray_handoff_state state, hurray
         step.effect = HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
         return step;
       }
-      /* A dropped event was never waited on: its bytes stay unreadable. */
+      /* A dropped event was never waited on: its bytes stay unreadable, and
+       * it cannot go to a list that would lend them out. */
       if (state == HURRAY_HANDOFF_EVENT_RELEASED &&
           (op == HURRAY_HANDOFF_OP_ACCESS || op == HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM)) {
+        return step;
+      }
+      if (state == HURRAY_HANDOFF_EVENT_RELEASED && op == HURRAY_HANDOFF_OP_TRANSFER) {
+        step.next = HURRAY_HANDOFF_RELEASED;
         return step;
       }
       break;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handoff_internal.h"
 #include "hurray/handoff.h"
 
 /* A live list carries LIST_LIVE; while destroy runs the callbacks it carries
@@ -87,6 +88,39 @@ static hurray_status reserve_one(hurray_buffer_list *list, hurray_error *err) {
   return HURRAY_OK;
 }
 
+/* Colocation with the first entry (BP-COLOC-2), the 255-entry limit, and the
+ * memory for one more entry: everything that can refuse an append. */
+static hurray_status make_room_for(hurray_buffer_list *list, const hurray_buffer_handle *handle,
+                                   hurray_error *err) {
+  const size_t position = list->count;
+  if (position > 0u) {
+    const hurray_buffer_handle *first = &list->entries[0].handle;
+    if (handle->device_tag != first->device_tag) {
+      return fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, handle->device_tag, first->device_tag,
+                  position);
+    }
+    if (handle->memory_class != first->memory_class) {
+      return fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, handle->memory_class,
+                  first->memory_class, position);
+    }
+  }
+  if (position >= HURRAY_BUFFER_TABLE_MAX_HANDLES) {
+    return fail(err, HURRAY_ERR_CAPACITY, position + 1u, HURRAY_BUFFER_TABLE_MAX_HANDLES, 0);
+  }
+  return reserve_one(list, err);
+}
+
+/* Cannot fail: make_room_for succeeded first. */
+static void append(hurray_buffer_list *list, const hurray_buffer_handle *handle, void *data,
+                   hurray_buffer_release_fn release, void *release_ctx) {
+  list_entry *entry = &list->entries[list->count];
+  entry->handle = *handle;
+  entry->data = data;
+  entry->release = release;
+  entry->release_ctx = release_ctx;
+  list->count++;
+}
+
 hurray_status hurray_buffer_list_push(hurray_buffer_list *list, const hurray_buffer_handle *handle,
                                       void *data, hurray_buffer_release_fn release,
                                       void *release_ctx, hurray_error *err) {
@@ -111,31 +145,35 @@ hurray_status hurray_buffer_list_push(hurray_buffer_list *list, const hurray_buf
   if (data == NULL && handle->byte_size != 0u) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
   }
-  /* BP-COLOC-2: the first entry sets what is expected. */
-  if (position > 0u) {
-    const hurray_buffer_handle *first = &list->entries[0].handle;
-    if (handle->device_tag != first->device_tag) {
-      return fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, handle->device_tag, first->device_tag,
-                  position);
-    }
-    if (handle->memory_class != first->memory_class) {
-      return fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, handle->memory_class,
-                  first->memory_class, position);
-    }
-  }
-  if (position >= HURRAY_BUFFER_TABLE_MAX_HANDLES) {
-    return fail(err, HURRAY_ERR_CAPACITY, position + 1u, HURRAY_BUFFER_TABLE_MAX_HANDLES, 0);
-  }
-  status = reserve_one(list, err);
+  status = make_room_for(list, handle, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  list_entry *entry = &list->entries[position];
-  entry->handle = *handle;
-  entry->data = data;
-  entry->release = release;
-  entry->release_ctx = release_ctx;
-  list->count = position + 1u;
+  append(list, handle, data, release, release_ctx);
+  return HURRAY_OK;
+}
+
+hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list, hurray_handoff *handoff,
+                                              hurray_error *err) {
+  hurray_status status = check_list(list, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  handoff_owned_buffer owned;
+  status = handoff_transfer_peek(handoff, &owned, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  /* Every check that can refuse comes before the step that cannot be undone. */
+  status = make_room_for(list, &owned.handle, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  status = handoff_transfer_commit(handoff, err);
+  if (status != HURRAY_OK) {
+    return status; /* another thread released it first; the room stays for later */
+  }
+  append(list, &owned.handle, owned.data, owned.release, owned.release_ctx);
   return HURRAY_OK;
 }
 

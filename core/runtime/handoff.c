@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "handoff_internal.h"
 #include "hurray/handoff.h"
 
 /* The upper 24 bits of the state word say "this storage is a handoff"; the
@@ -97,7 +98,8 @@ const char *hurray_handoff_op_name(uint32_t op) {
   static const char *const names[HURRAY_HANDOFF_OP_COUNT] = {
       "offer",         "withdraw",           "accept_producer_synced", "accept_event",
       "accept_consumer_stream", "record_event_wait", "release_event",  "record_stream_wait",
-      "access",        "access_other_stream", "release",               "destroy"};
+      "access",        "access_other_stream", "release",               "destroy",
+      "transfer"};
   return op < HURRAY_HANDOFF_OP_COUNT ? names[op] : "invalid";
 }
 
@@ -496,4 +498,44 @@ uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
   }
   const uint32_t word = load_word(const_impl_of(handoff));
   return (word >> 8) == HANDOFF_MAGIC ? (word & 0xFFu) : HURRAY_HANDOFF_STATE_COUNT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Transfer into a buffer list (HO-LIST-7)                                  */
+/* ------------------------------------------------------------------------ */
+
+hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
+                                    hurray_error *err) {
+  if (handoff == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
+  }
+  const handoff_impl *impl = const_impl_of(handoff);
+  const uint32_t word = load_word(impl);
+  hurray_status status = check_word(word, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const uint32_t state = word & 0xFFu;
+  const hurray_handoff_step step = step_of(state, HURRAY_HANDOFF_OP_TRANSFER);
+  if (step.status != HURRAY_OK) {
+    return step_error(err, step, HURRAY_HANDOFF_OP_TRANSFER, state);
+  }
+  /* Only accepted states get here: the handle passed the cross-check. */
+  if (impl->from_wire) {
+    status = hurray_buffer_handle_decode(impl->encoded_handle, &out->handle, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+  } else {
+    out->handle = impl->handle;
+  }
+  out->data = impl->offer.data;
+  out->release = impl->offer.release;
+  out->release_ctx = impl->offer.release_ctx;
+  return HURRAY_OK;
+}
+
+hurray_status handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err) {
+  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
+  return apply(impl_of(handoff), HURRAY_HANDOFF_OP_TRANSFER, &effect, err);
 }

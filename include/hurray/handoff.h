@@ -228,11 +228,13 @@ typedef enum hurray_handoff_op {
   /** Access on a stream other than the declared one. */
   HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM = 9,
   HURRAY_HANDOFF_OP_RELEASE = 10,
-  HURRAY_HANDOFF_OP_DESTROY = 11
+  HURRAY_HANDOFF_OP_DESTROY = 11,
+  /** The buffer-release duty moves to a buffer list (hurray_buffer_list_push_handoff). */
+  HURRAY_HANDOFF_OP_TRANSFER = 12
 } hurray_handoff_op;
 
 /** Number of operations: valid ops are 0 .. HURRAY_HANDOFF_OP_COUNT - 1. */
-#define HURRAY_HANDOFF_OP_COUNT 12
+#define HURRAY_HANDOFF_OP_COUNT 13
 
 /** The callback a transition fires, if any. */
 typedef enum hurray_handoff_effect {
@@ -432,6 +434,21 @@ HURRAY_API hurray_status hurray_buffer_list_push(hurray_buffer_list *list,
                                                  const hurray_buffer_handle *handle, void *data,
                                                  hurray_buffer_release_fn release,
                                                  void *release_ctx, hurray_error *err);
+
+/**
+ * Consumer: moves an accepted buffer into the list, with the duty to release
+ * it (HO-LIST-7). The handoff must be readable on any stream with no event
+ * still held: READABLE, EVENT_RELEASED or STREAM_WAITED; it goes to RELEASED
+ * without calling anything, and the list calls the producer's release
+ * function at destroy. Refused (handoff unchanged, list unchanged, nothing
+ * called): the list checks of hurray_buffer_list_push, then the table's
+ * error for HURRAY_HANDOFF_OP_TRANSFER (e.g. ILLEGAL_TRANSITION while the
+ * event is held, ALREADY_RELEASED after a release). Safe against another
+ * thread releasing the same handoff: exactly one of them wins.
+ */
+HURRAY_API hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list,
+                                                         hurray_handoff *handoff,
+                                                         hurray_error *err);
 
 /** Number of buffers held; 0 for NULL or a destroyed list. */
 HURRAY_API size_t hurray_buffer_list_count(const hurray_buffer_list *list);

@@ -206,31 +206,89 @@ START_TEST(reentrant_callbacks_cannot_double_release) {
 }
 END_TEST
 
-/* The natural use: accepted handoffs handed to a list that owns them. */
+/* HO-LIST-7: a consumer moves accepted handoffs into the list that owns them. */
 START_TEST(list_of_accepted_handoffs) {
   release_log data_log;
   release_log scale_log;
   release_log_reset(&data_log);
   release_log_reset(&scale_log);
   hurray_buffer_list *list = new_list();
-  release_log *logs[2] = {&data_log, &scale_log};
-  for (int i = 0; i < 2; i++) {
-    hurray_handoff h;
-    hurray_handoff_init(&h);
-    const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
-    const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, logs[i]);
-    ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-    hurray_accepted_buffer got;
-    ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
-                     HURRAY_OK);
-    /* The list takes over the release duty the consumer received. */
-    ck_assert_int_eq(hurray_buffer_list_push(list, &got.handle, got.data, offer.release,
-                                             offer.release_ctx, NULL),
-                     HURRAY_OK);
-  }
+  hurray_handoff data;
+  hurray_handoff scales;
+  drive_to_state(&data, HURRAY_HANDOFF_EVENT_WAITED, HURRAY_SYNC_EVENT, &data_log);
+  drive_to_state(&scales, HURRAY_HANDOFF_READABLE, HURRAY_SYNC_PRODUCER_SYNCED, &scale_log);
+  hurray_error err;
+  /* The event is still held: the table refuses, nothing changes. */
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &data, &err),
+                   HURRAY_ERR_ILLEGAL_TRANSITION);
+  ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_TRANSFER);
+  ck_assert_uint_eq(err.expected, HURRAY_HANDOFF_EVENT_WAITED);
+  ck_assert_uint_eq(hurray_buffer_list_count(list), 0);
+  ck_assert_int_eq(hurray_handoff_release_event(&data, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &data, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &scales, NULL), HURRAY_OK);
+  ck_assert_uint_eq(hurray_handoff_state_of(&data), HURRAY_HANDOFF_RELEASED);
+  ck_assert_uint_eq(hurray_handoff_state_of(&scales), HURRAY_HANDOFF_RELEASED);
+  /* The duty moved: the handoff cannot release or transfer again. */
+  ck_assert_int_eq(hurray_handoff_release(&data, NULL), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &data, NULL),
+                   HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_uint_eq(hurray_buffer_list_count(list), 2);
+  hurray_buffer_handle got;
+  void *ptr = NULL;
+  ck_assert_int_eq(hurray_buffer_list_borrow(list, 0, &got, &ptr, NULL), HURRAY_OK);
+  ck_assert_ptr_eq(ptr, FAKE_DEVICE_POINTER);
+  ck_assert_int_eq(got.sync_mode, HURRAY_SYNC_EVENT);
+  ck_assert_int_eq(atomic_load(&data_log.buffer_releases), 0);
+  ck_assert_int_eq(atomic_load(&data_log.event_releases), 1);
   hurray_buffer_list_destroy(&list);
   ck_assert_int_eq(atomic_load(&data_log.buffer_releases), 1);
   ck_assert_int_eq(atomic_load(&scale_log.buffer_releases), 1);
+  ck_assert_int_eq(hurray_handoff_destroy(&data, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_destroy(&scales, NULL), HURRAY_OK);
+}
+END_TEST
+
+/* A list refusal leaves the handoff as it was: the consumer still owes the release. */
+START_TEST(refused_transfer_changes_nothing) {
+  release_log cuda_log;
+  release_log rocm_log;
+  release_log_reset(&cuda_log);
+  release_log_reset(&rocm_log);
+  hurray_buffer_list *list = new_list();
+  hurray_handoff first;
+  drive_to_state(&first, HURRAY_HANDOFF_READABLE, HURRAY_SYNC_PRODUCER_SYNCED, &cuda_log);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &first, NULL), HURRAY_OK);
+  /* A ROCm buffer is not colocated with the CUDA one. */
+  hurray_handoff other;
+  hurray_handoff_init(&other);
+  hurray_buffer_handle rocm = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
+  rocm.device_tag = HURRAY_DEVICE_ROCM;
+  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &rocm_log);
+  ck_assert_int_eq(hurray_handoff_offer(&other, &rocm, &offer, NULL), HURRAY_OK);
+  hurray_accepted_buffer accepted;
+  ck_assert_int_eq(hurray_handoff_accept(&other, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL),
+                   HURRAY_OK);
+  hurray_error err;
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &other, &err),
+                   HURRAY_ERR_DEVICE_TAG_MISMATCH);
+  ck_assert_uint_eq(err.index, 1);
+  ck_assert_uint_eq(hurray_handoff_state_of(&other), HURRAY_HANDOFF_READABLE);
+  ck_assert_uint_eq(hurray_buffer_list_count(list), 1);
+  ck_assert_int_eq(atomic_load(&rocm_log.buffer_releases), 0);
+  ck_assert_int_eq(hurray_handoff_release(&other, NULL), HURRAY_OK);
+  ck_assert_int_eq(atomic_load(&rocm_log.buffer_releases), 1);
+  /* NULL and never-initialised handoffs. */
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 1);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(NULL, &other, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 0);
+  hurray_handoff garbage;
+  memset(&garbage, 0, sizeof garbage);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &garbage, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  hurray_buffer_list_destroy(&list);
+  ck_assert_int_eq(atomic_load(&cuda_log.buffer_releases), 1);
 }
 END_TEST
 
@@ -243,6 +301,7 @@ int main(void) {
   tcase_add_test(tc, capacity_is_a_tables);
   tcase_add_test(tc, reentrant_callbacks_cannot_double_release);
   tcase_add_test(tc, list_of_accepted_handoffs);
+  tcase_add_test(tc, refused_transfer_changes_nothing);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

@@ -282,6 +282,7 @@ START_TEST(names) {
   ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_EVENT_PENDING), "event_pending");
   ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_STATE_COUNT), "invalid");
   ck_assert_str_eq(hurray_handoff_op_name(HURRAY_HANDOFF_OP_RELEASE_EVENT), "release_event");
+  ck_assert_str_eq(hurray_handoff_op_name(HURRAY_HANDOFF_OP_TRANSFER), "transfer");
   ck_assert_str_eq(hurray_handoff_op_name(HURRAY_HANDOFF_OP_COUNT), "invalid");
   ck_assert_str_eq(hurray_status_name(HURRAY_ERR_SYNC_MODE_MISMATCH), "SYNC_MODE_MISMATCH");
 }

@@ -213,12 +213,73 @@ START_TEST(withdraw_races_accept) {
 }
 END_TEST
 
+/* Half the threads move each buffer into their own list, half release it:
+ * exactly one wins per buffer, and the buffer is released exactly once, by
+ * the handoff or by the winning list (HO-LIST-7). A list holds at most 255
+ * buffers, so the race runs on that many. */
+#define RACED_TRANSFERS 255
+static hurray_buffer_list *thread_lists[THREADS];
+
+static void *transfer_or_release(void *arg) {
+  worker *w = arg;
+  shared_run *run = w->run;
+  pthread_barrier_wait(&run->start);
+  for (int i = 0; i < RACED_TRANSFERS; i++) {
+    hurray_handoff *h = &run->handoffs[i];
+    hurray_status status = w->id % 2 == 0
+                               ? hurray_buffer_list_push_handoff(thread_lists[w->id], h, NULL)
+                               : hurray_handoff_release(h, NULL);
+    note(&run->release_wins[i], status, false, &run->unexpected);
+  }
+  return NULL;
+}
+
+START_TEST(transfer_races_release) {
+  shared_run *run = new_run();
+  offer_all(run);
+  for (int i = 0; i < BUFFERS; i++) {
+    hurray_accepted_buffer got;
+    hurray_handoff *h = &run->handoffs[i];
+    ck_assert_int_eq(hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                     HURRAY_OK);
+    if (i % 2 == 1) {
+      ck_assert_int_eq(hurray_handoff_record_event_wait(h, NULL), HURRAY_OK);
+      ck_assert_int_eq(hurray_handoff_release_event(h, NULL), HURRAY_OK);
+    }
+  }
+  atomic_store(&run->unexpected, 0);
+  for (int t = 0; t < THREADS; t++) {
+    ck_assert_int_eq(hurray_buffer_list_create(&thread_lists[t], NULL), HURRAY_OK);
+  }
+  run_threads(run, transfer_or_release, THREADS);
+  size_t listed = 0;
+  for (int t = 0; t < THREADS; t++) {
+    listed += hurray_buffer_list_count(thread_lists[t]);
+    hurray_buffer_list_destroy(&thread_lists[t]);
+  }
+  const int unexpected = atomic_load(&run->unexpected);
+  ck_assert_int_eq(unexpected, 0);
+  ck_assert_uint_le(listed, RACED_TRANSFERS);
+  for (int i = 0; i < BUFFERS; i++) {
+    if (i >= RACED_TRANSFERS) {
+      ck_assert_int_eq(hurray_handoff_release(&run->handoffs[i], NULL), HURRAY_OK);
+    } else {
+      ck_assert_int_eq(atomic_load(&run->release_wins[i]), 1);
+    }
+    ck_assert_int_eq(atomic_load(&run->logs[i].buffer_releases), 1);
+    ck_assert_int_eq(hurray_handoff_destroy(&run->handoffs[i], NULL), HURRAY_OK);
+  }
+  free_run(run);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("handoff_stress");
   TCase *tc = tcase_create("stress");
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, racing_releases_release_each_buffer_once);
   tcase_add_test(tc, withdraw_races_accept);
+  tcase_add_test(tc, transfer_races_release);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

@@ -12,7 +12,7 @@
 #include "handoff_test_support.h"
 
 #define N_STATES 12
-#define N_OPS 12
+#define N_OPS 13
 
 /* The # column of the HO-SM-1 state table. */
 static const char *const state_names[N_STATES] = {
@@ -20,24 +20,32 @@ static const char *const state_names[N_STATES] = {
     "event_pending",  "event_waited",  "event_released", "event_dropped",
     "stream_bound",   "stream_waited", "released",       "destroyed"};
 
-/* HO-SM-2, row by row, columns in operation order:
- * offer withdraw acc_ps acc_ev acc_cs ev_wait rel_ev st_wait access access_other release destroy */
+/* HO-SM-2, row by row, columns in operation order: offer withdraw acc_ps
+ * acc_ev acc_cs ev_wait rel_ev st_wait access access_other release destroy
+ * transfer */
 static const char *const spec_table[N_STATES][N_OPS] = {
-    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed"},
-    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
-     "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
+    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
      "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL"},
-    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed"},
-    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
+    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
+     "ILL", "ILL", "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
+     "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL",
+     "released"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
+     "ILL", "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL",
+     "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL",
+     "released"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL",
+     "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
+     "ILL", "ILL"},
+    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL",
+     "released"},
+    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed", "AR"},
+    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
 };
 
 typedef struct expected_step {
@@ -91,12 +99,12 @@ START_TEST(transition_matches_every_cell) {
       cells++;
     }
   }
-  ck_assert_int_eq(cells, 144);
+  ck_assert_int_eq(cells, N_STATES * N_OPS);
 }
 END_TEST
 
 START_TEST(transition_is_total_outside_the_enums) {
-  const int values[] = {-1, 12, 13, 255, 256, 1 << 20, -2147483647 - 1, 2147483647};
+  const int values[] = {-1, N_OPS, N_OPS + 1, 255, 256, 1 << 20, -2147483647 - 1, 2147483647};
   const size_t n = sizeof values / sizeof values[0];
   for (size_t i = 0; i < n; i++) {
     for (int o = 0; o < N_OPS; o++) {
@@ -179,7 +187,10 @@ START_TEST(transcription_equals_the_spec_file) {
 }
 END_TEST
 
-/* The runtime operation that performs `op`; `stream` is used by access. */
+/* The list transfers go into; runtime_matches_every_cell creates and destroys it. */
+static hurray_buffer_list *transfer_list;
+
+/* The runtime operation that performs `op`. */
 static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log) {
   hurray_accepted_buffer accepted;
   const hurray_buffer_handle ps = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
@@ -199,6 +210,10 @@ static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log)
       return hurray_handoff_access(h, FAKE_OTHER_STREAM, NULL, NULL);
     case HURRAY_HANDOFF_OP_RELEASE: return hurray_handoff_release(h, NULL);
     case HURRAY_HANDOFF_OP_DESTROY: return hurray_handoff_destroy(h, NULL);
+    case HURRAY_HANDOFF_OP_TRANSFER: {
+      /* Into a fresh list, destroyed later by the caller (see list_of). */
+      return hurray_buffer_list_push_handoff(transfer_list, h, NULL);
+    }
     default: ck_abort_msg("no runtime operation %d", op); return HURRAY_OK;
   }
 }
@@ -222,6 +237,7 @@ START_TEST(runtime_matches_every_cell) {
     const int buffer_before = atomic_load(&log.buffer_releases);
     const int event_before = atomic_load(&log.event_releases);
     const expected_step e = expected_for(s, o);
+    ck_assert_int_eq(hurray_buffer_list_create(&transfer_list, NULL), HURRAY_OK);
     const hurray_status got = run_runtime_op(&h, o, &log);
     ck_assert_msg(got == e.status, "(%s, %s): runtime says %s, spec says %s", state_names[s],
                   hurray_handoff_op_name((uint32_t)o), hurray_status_name(got), spec_table[s][o]);
@@ -230,6 +246,12 @@ START_TEST(runtime_matches_every_cell) {
                      e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER ? 1 : 0);
     ck_assert_int_eq(atomic_load(&log.event_releases) - event_before,
                      e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT ? 1 : 0);
+    /* A transfer fires nothing at the handoff; the list releases the buffer, once. */
+    const bool transferred = o == HURRAY_HANDOFF_OP_TRANSFER && got == HURRAY_OK;
+    ck_assert_uint_eq(hurray_buffer_list_count(transfer_list), transferred ? 1u : 0u);
+    hurray_buffer_list_destroy(&transfer_list);
+    ck_assert_int_eq(atomic_load(&log.buffer_releases) - buffer_before,
+                     (e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER || transferred) ? 1 : 0);
   }
 }
 END_TEST
