@@ -110,6 +110,10 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "sync_mode 0x%02X (%s) is not allowed on the %s transport", v8,
                       hurray_sync_mode_name(v8), transport_name(e->expected));
     case HURRAY_ERR_UNSUPPORTED:
+      if ((int64_t)e->value < 0) { /* a negative DLDeviceType (BP-DLPACK-2) */
+        return snprintf(buf, cap, "unsupported: no mapping for value %" PRId64,
+                        (int64_t)e->value);
+      }
       return snprintf(buf, cap, "unsupported: no mapping for value %" PRIu64 " (with %" PRIu64 ")",
                       e->value, e->expected);
     case HURRAY_ERR_NULL_ARGUMENT:
