@@ -138,6 +138,11 @@ START_TEST(messages_name_table_and_api_faults) {
   hurray_memory_class cls;
   require_message("unsupported import", hurray_dlpack_device_type_to_pair(9, &tag, &cls, &err),
                   &err, HURRAY_ERR_UNSUPPORTED, NUMBERS(9));
+  /* A negative DLDeviceType is named as the negative number it is. */
+  status = hurray_dlpack_device_type_to_pair(-7, &tag, &cls, &err);
+  ck_assert_int_eq(status, HURRAY_ERR_UNSUPPORTED);
+  message_of(&err, msg, sizeof msg);
+  REQUIRE(strstr(msg, "-7") != NULL, "import(-7): message \"%s\" does not name -7", msg);
   require_message("null", hurray_buffer_table_decode(table, 1, out, 3, NULL, &err), &err,
                   HURRAY_ERR_NULL_ARGUMENT, NUMBERS(4));
   require_message("invalid argument",
