@@ -130,10 +130,12 @@ static hurray_status check_entry_origin(void *library, void *symbol, const char 
                               "%s: dladdr cannot place the entry symbol in any library", path);
   }
   if (symbol_map != plugin_map) {
+    /* The other library's file name only: the detail has room for one path. */
+    const char *other = info.dli_fname != NULL ? info.dli_fname : "unknown";
+    const char *slash = strrchr(other, '/');
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
                               "%s: entry symbol %s comes from another library (%s)", path,
-                              HURRAY_PLUGIN_ENTRY_SYMBOL,
-                              info.dli_fname != NULL ? info.dli_fname : "unknown");
+                              HURRAY_PLUGIN_ENTRY_SYMBOL, slash != NULL ? slash + 1 : other);
   }
   return HURRAY_OK;
 }
