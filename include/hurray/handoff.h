@@ -23,9 +23,10 @@
  * missing, and the consumer must not call the handoff functions.
  *
  * Threads (HO-THR-1..3): hurray_handoff_init and the offer functions build
- * the object and must not race with any other call on it. Every other
- * handoff function may be called from any thread, concurrently: each one is
- * one atomic transition, so two threads releasing the same buffer produce
+ * the object and must not race with each other on it (a consumer polling
+ * from another thread sees EMPTY or a complete offer). Every other handoff
+ * function may be called from any thread, concurrently: each one is one
+ * atomic transition, so two threads releasing the same buffer produce
  * exactly one release callback and one HURRAY_ERR_ALREADY_RELEASED.
  * Buffer lists are not thread-safe; their release callbacks run on the
  * thread that destroys the list.
@@ -305,8 +306,10 @@ typedef struct hurray_accepted_buffer {
 
 /**
  * Initialises `handoff` in state EMPTY. Also re-initialises a destroyed
- * object for a new lifetime. Must not race with any other call on it.
- * Does nothing when handoff is NULL.
+ * object for a new lifetime; on an object still holding an offer, a buffer
+ * or an event it would abandon them, so call it only on new storage or
+ * after destroy. Must not race with any other call on it. Does nothing when
+ * handoff is NULL.
  */
 HURRAY_API void hurray_handoff_init(hurray_handoff *handoff);
 
@@ -314,8 +317,9 @@ HURRAY_API void hurray_handoff_init(hurray_handoff *handoff);
  * Producer: offers a buffer (state EMPTY -> OFFERED). The handle and offer
  * are copied; nothing is judged yet: accept does the cross-check (HO-CHECK-1).
  * NULL_ARGUMENT (index: 0 handoff, 1 handle, 2 offer, 3 offer->release) when
- * something required is missing. Until the consumer has accepted, the
- * producer owns the buffer (HO-OWN-1). Must not race with other calls.
+ * something required is missing; the table's error for OFFER when the object
+ * is not EMPTY. Until the consumer has accepted, the producer owns the
+ * buffer (HO-OWN-1). Must not race with init or another offer.
  */
 HURRAY_API hurray_status hurray_handoff_offer(hurray_handoff *handoff,
                                               const hurray_buffer_handle *handle,
