@@ -53,15 +53,20 @@ static void one_handoff(const hurray_buffer_handle *handle, const hurray_buffer_
   hurray_accepted_buffer got;
   hurray_status s;
   hurray_handoff_init(&h);
-  if ((s = hurray_handoff_offer(&h, handle, offer, NULL)) != HURRAY_OK) fail("offer", s);
+  if ((s = hurray_handoff_offer(&h, handle, offer, NULL)) != HURRAY_OK)
+    fail("offer", s);
   if ((s = hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL)) != HURRAY_OK)
     fail("accept", s);
   if (event_mode) {
-    if ((s = hurray_handoff_record_event_wait(&h, NULL)) != HURRAY_OK) fail("event wait", s);
-    if ((s = hurray_handoff_release_event(&h, NULL)) != HURRAY_OK) fail("release_event", s);
+    if ((s = hurray_handoff_record_event_wait(&h, NULL)) != HURRAY_OK)
+      fail("event wait", s);
+    if ((s = hurray_handoff_release_event(&h, NULL)) != HURRAY_OK)
+      fail("release_event", s);
   }
-  if ((s = hurray_handoff_release(&h, NULL)) != HURRAY_OK) fail("release", s);
-  if (destroy && (s = hurray_handoff_destroy(&h, NULL)) != HURRAY_OK) fail("destroy", s);
+  if ((s = hurray_handoff_release(&h, NULL)) != HURRAY_OK)
+    fail("release", s);
+  if (destroy && (s = hurray_handoff_destroy(&h, NULL)) != HURRAY_OK)
+    fail("destroy", s);
 }
 
 int main(int argc, char **argv) {
@@ -92,19 +97,25 @@ int main(int argc, char **argv) {
   /* Figures, each the best over the repetitions, in ns for `count` handoffs. */
   enum { PS, PS_DESTROY, EVENT, EVENT_DESTROY, BASE_PS, BASE_EVENT, FIGURES };
   double best[FIGURES];
-  for (int f = 0; f < FIGURES; f++) best[f] = 1e300;
+  for (int f = 0; f < FIGURES; f++)
+    best[f] = 1e300;
   for (long r = 0; r < repetitions; r++) {
     double t[FIGURES + 1];
     t[0] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 0);
+    for (long i = 0; i < count; i++)
+      one_handoff(&ps_handle, &ps_offer, 0, 0);
     t[1] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 1);
+    for (long i = 0; i < count; i++)
+      one_handoff(&ps_handle, &ps_offer, 0, 1);
     t[2] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 0);
+    for (long i = 0; i < count; i++)
+      one_handoff(&ev_handle, &ev_offer, 1, 0);
     t[3] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 1);
+    for (long i = 0; i < count; i++)
+      one_handoff(&ev_handle, &ev_offer, 1, 1);
     t[4] = now_ns();
-    for (long i = 0; i < count; i++) direct_buffer_release(device_pointer, NULL);
+    for (long i = 0; i < count; i++)
+      direct_buffer_release(device_pointer, NULL);
     t[5] = now_ns();
     for (long i = 0; i < count; i++) {
       direct_event_release(&event_object, NULL);
@@ -112,7 +123,8 @@ int main(int argc, char **argv) {
     }
     t[6] = now_ns();
     for (int f = 0; f < FIGURES; f++) {
-      if (t[f + 1] - t[f] < best[f]) best[f] = t[f + 1] - t[f];
+      if (t[f + 1] - t[f] < best[f])
+        best[f] = t[f + 1] - t[f];
     }
   }
   const uint64_t per_rep = (uint64_t)repetitions * (uint64_t)count;
@@ -127,8 +139,7 @@ int main(int argc, char **argv) {
   const double n = (double)count;
   printf("C ABI handoff, ns per handoff, best of %ld repetitions x %ld handoffs\n", repetitions,
          count);
-  printf("  baseline, direct call of the buffer release:            %6.1f ns\n",
-         best[BASE_PS] / n);
+  printf("  baseline, direct call of the buffer release:            %6.1f ns\n", best[BASE_PS] / n);
   printf("  baseline, direct calls of event and buffer releases:    %6.1f ns\n",
          best[BASE_EVENT] / n);
   printf("  producer_synced  init+offer+accept+release:             %6.1f ns  (%.1fx baseline)\n",

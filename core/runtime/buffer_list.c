@@ -100,8 +100,8 @@ static hurray_status make_room_for(hurray_buffer_list *list, const hurray_buffer
                   position);
     }
     if (handle->memory_class != first->memory_class) {
-      return fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, handle->memory_class,
-                  first->memory_class, position);
+      return fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, handle->memory_class, first->memory_class,
+                  position);
     }
   }
   if (position >= HURRAY_BUFFER_TABLE_MAX_HANDLES) {

@@ -7,12 +7,13 @@
  * it) plus the CAS (only one thread can leave that state).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include "hurray/handoff.h"
+
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "handoff_internal.h"
-#include "hurray/handoff.h"
 
 /* The upper 24 bits of the state word say "this storage is a handoff"; the
  * low 8 bits are the hurray_handoff_state. One word, so that checking the
@@ -52,7 +53,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handoff needs lock-free 32-bit at
 #endif
 
 HANDOFF_COLD static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, size_t index, const char *detail) {
+                                       uint64_t expected, size_t index, const char *detail) {
   if (err != NULL) {
     err->status = status;
     err->value = value;
@@ -88,18 +89,26 @@ const char *hurray_sync_mismatch_name(uint32_t reason) {
 
 const char *hurray_handoff_state_name(uint32_t state) {
   static const char *const names[HURRAY_HANDOFF_STATE_COUNT] = {
-      "empty",          "offered",       "withdrawn",    "readable",
-      "event_pending",  "event_waited",  "event_released", "event_dropped",
-      "stream_bound",   "stream_waited", "released",     "destroyed"};
+      "empty",         "offered",       "withdrawn",      "readable",
+      "event_pending", "event_waited",  "event_released", "event_dropped",
+      "stream_bound",  "stream_waited", "released",       "destroyed"};
   return state < HURRAY_HANDOFF_STATE_COUNT ? names[state] : "invalid";
 }
 
 const char *hurray_handoff_op_name(uint32_t op) {
-  static const char *const names[HURRAY_HANDOFF_OP_COUNT] = {
-      "offer",         "withdraw",           "accept_producer_synced", "accept_event",
-      "accept_consumer_stream", "record_event_wait", "release_event",  "record_stream_wait",
-      "access",        "access_other_stream", "release",               "destroy",
-      "transfer"};
+  static const char *const names[HURRAY_HANDOFF_OP_COUNT] = {"offer",
+                                                             "withdraw",
+                                                             "accept_producer_synced",
+                                                             "accept_event",
+                                                             "accept_consumer_stream",
+                                                             "record_event_wait",
+                                                             "release_event",
+                                                             "record_stream_wait",
+                                                             "access",
+                                                             "access_other_stream",
+                                                             "release",
+                                                             "destroy",
+                                                             "transfer"};
   return op < HURRAY_HANDOFF_OP_COUNT ? names[op] : "invalid";
 }
 
@@ -107,8 +116,8 @@ const char *hurray_handoff_op_name(uint32_t op) {
 /* Cross-check (HO-CHECK-1..5)                                              */
 /* ------------------------------------------------------------------------ */
 
-static hurray_status mismatch(hurray_error *err, hurray_sync_mode mode,
-                              hurray_sync_mismatch reason, size_t payload_tag) {
+static hurray_status mismatch(hurray_error *err, hurray_sync_mode mode, hurray_sync_mismatch reason,
+                              size_t payload_tag) {
   return fail(err, HURRAY_ERR_SYNC_MODE_MISMATCH, mode, (uint64_t)reason, payload_tag, NULL);
 }
 
@@ -137,8 +146,7 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
         return mismatch(err, mode, HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE, 0);
       }
       if (sync->event_device_tag != handle->device_tag) {
-        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG,
-                        sync->event_device_tag);
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG, sync->event_device_tag);
       }
       return HURRAY_OK;
     default: /* consumer_stream: the handle was validated, no other mode is left */
@@ -149,8 +157,7 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
         return mismatch(err, mode, HURRAY_SYNC_MISMATCH_MISSING_STREAM, 0);
       }
       if (sync->stream_device_tag != handle->device_tag) {
-        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG,
-                        sync->stream_device_tag);
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG, sync->stream_device_tag);
       }
       return HURRAY_OK;
   }
@@ -254,8 +261,8 @@ static inline hurray_handoff_step step_of(uint32_t state, hurray_handoff_op op) 
   return step;
 }
 
-static hurray_status step_error(hurray_error *err, hurray_handoff_step step,
-                                hurray_handoff_op op, uint32_t state) {
+static hurray_status step_error(hurray_error *err, hurray_handoff_step step, hurray_handoff_op op,
+                                uint32_t state) {
   return fail(err, step.status, (uint64_t)op, state, 0, NULL);
 }
 
@@ -266,7 +273,7 @@ static hurray_status step_error(hurray_error *err, hurray_handoff_step step,
  * releasing, the second sees RELEASED and gets ALREADY_RELEASED.
  */
 static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
-                           hurray_handoff_effect *effect, hurray_error *err) {
+                                  hurray_handoff_effect *effect, hurray_error *err) {
   uint32_t word = load_word(impl);
   for (;;) {
     hurray_status status = check_word(word, err);
@@ -274,8 +281,7 @@ static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
       return status;
     }
     const uint32_t state = word & 0xFFu;
-    const hurray_handoff_step step =
-        step_of(state, op);
+    const hurray_handoff_step step = step_of(state, op);
     if (step.status != HURRAY_OK) {
       return step_error(err, step, op, state);
     }
@@ -322,8 +328,7 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     return status;
   }
   const uint32_t state = word & 0xFFu;
-  const hurray_handoff_step step =
-      step_of(state, HURRAY_HANDOFF_OP_OFFER);
+  const hurray_handoff_step step = step_of(state, HURRAY_HANDOFF_OP_OFFER);
   if (step.status != HURRAY_OK) {
     return step_error(err, step, HURRAY_HANDOFF_OP_OFFER, state);
   }
@@ -470,8 +475,8 @@ hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *s
   }
   const uint32_t state = word & 0xFFu;
   /* Only a consumer_stream buffer has a declared stream to differ from. */
-  const bool other_stream = impl->sync_byte == HURRAY_SYNC_CONSUMER_STREAM &&
-                            stream != impl->offer.sync.stream;
+  const bool other_stream =
+      impl->sync_byte == HURRAY_SYNC_CONSUMER_STREAM && stream != impl->offer.sync.stream;
   const hurray_handoff_op op =
       other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM : HURRAY_HANDOFF_OP_ACCESS;
   const hurray_handoff_step step = step_of(state, op);

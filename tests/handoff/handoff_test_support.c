@@ -38,7 +38,8 @@ hurray_buffer_offer offer_for_mode(hurray_sync_mode mode, release_log *log) {
   hurray_buffer_offer offer = {FAKE_DEVICE_POINTER, count_buffer_release, log,
                                hurray_sync_payload_none()};
   if (mode == HURRAY_SYNC_EVENT) {
-    offer.sync = hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, count_event_release, log);
+    offer.sync =
+        hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, count_event_release, log);
   } else if (mode == HURRAY_SYNC_CONSUMER_STREAM) {
     offer.sync = hurray_sync_payload_stream(FAKE_STREAM, HURRAY_DEVICE_CUDA);
   }
@@ -64,8 +65,7 @@ void drive_to_state(hurray_handoff *handoff, hurray_handoff_state state,
   const hurray_buffer_handle handle = cuda_handle(mode_for_offered);
   const hurray_buffer_offer offer = offer_for_mode(mode_for_offered, log);
   switch (state) {
-    case HURRAY_HANDOFF_EMPTY:
-      break;
+    case HURRAY_HANDOFF_EMPTY: break;
     case HURRAY_HANDOFF_OFFERED:
       must(hurray_handoff_offer(handoff, &handle, &offer, NULL), "offer");
       break;
@@ -76,9 +76,7 @@ void drive_to_state(hurray_handoff *handoff, hurray_handoff_state state,
     case HURRAY_HANDOFF_READABLE:
       offer_and_accept(handoff, HURRAY_SYNC_PRODUCER_SYNCED, log);
       break;
-    case HURRAY_HANDOFF_EVENT_PENDING:
-      offer_and_accept(handoff, HURRAY_SYNC_EVENT, log);
-      break;
+    case HURRAY_HANDOFF_EVENT_PENDING: offer_and_accept(handoff, HURRAY_SYNC_EVENT, log); break;
     case HURRAY_HANDOFF_EVENT_WAITED:
       offer_and_accept(handoff, HURRAY_SYNC_EVENT, log);
       must(hurray_handoff_record_event_wait(handoff, NULL), "record_event_wait");
@@ -103,9 +101,7 @@ void drive_to_state(hurray_handoff *handoff, hurray_handoff_state state,
       offer_and_accept(handoff, HURRAY_SYNC_PRODUCER_SYNCED, log);
       must(hurray_handoff_release(handoff, NULL), "release");
       break;
-    case HURRAY_HANDOFF_DESTROYED:
-      must(hurray_handoff_destroy(handoff, NULL), "destroy");
-      break;
+    case HURRAY_HANDOFF_DESTROYED: must(hurray_handoff_destroy(handoff, NULL), "destroy"); break;
   }
   ck_assert_uint_eq(hurray_handoff_state_of(handoff), (unsigned)state);
 }

@@ -37,12 +37,12 @@ START_TEST(push_borrow_destroy_in_order) {
   scale.byte_size = 64;
   scale.alignment = 64;
   const hurray_buffer_handle empty = hurray_buffer_handle_empty(HURRAY_DEVICE_CUDA);
-  ck_assert_int_eq(hurray_buffer_list_push(list, &data, (void *)(intptr_t)1, record_order, &log,
-                                           NULL),
-                   HURRAY_OK);
-  ck_assert_int_eq(hurray_buffer_list_push(list, &scale, (void *)(intptr_t)2, record_order, &log,
-                                           NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &data, (void *)(intptr_t)1, record_order, &log, NULL),
+      HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &scale, (void *)(intptr_t)2, record_order, &log, NULL),
+      HURRAY_OK);
   ck_assert_int_eq(hurray_buffer_list_push(list, &empty, NULL, record_order, &log, NULL),
                    HURRAY_OK);
   ck_assert_uint_eq(hurray_buffer_list_count(list), 3);
@@ -77,9 +77,9 @@ START_TEST(destroying_null_is_a_no_op) {
   hurray_error err;
   ck_assert_int_eq(hurray_buffer_list_borrow(NULL, 0, NULL, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
-  ck_assert_int_eq(hurray_buffer_list_push(NULL, &h, FAKE_DEVICE_POINTER, count_buffer_release,
-                                           NULL, &err),
-                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(NULL, &h, FAKE_DEVICE_POINTER, count_buffer_release, NULL, &err),
+      HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_int_eq(hurray_buffer_list_create(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
 }
 END_TEST
@@ -90,33 +90,33 @@ START_TEST(refused_pushes_call_nothing) {
   release_log_reset(&log);
   hurray_buffer_list *list = new_list();
   const hurray_buffer_handle first = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
-  ck_assert_int_eq(hurray_buffer_list_push(list, &first, FAKE_DEVICE_POINTER,
-                                           count_buffer_release, &log, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &first, FAKE_DEVICE_POINTER, count_buffer_release, &log, NULL),
+      HURRAY_OK);
   hurray_error err;
 
   hurray_buffer_handle other = first;
   other.device_tag = HURRAY_DEVICE_ROCM;
-  ck_assert_int_eq(hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER,
-                                           count_buffer_release, &log, &err),
-                   HURRAY_ERR_DEVICE_TAG_MISMATCH);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER, count_buffer_release, &log, &err),
+      HURRAY_ERR_DEVICE_TAG_MISMATCH);
   ck_assert_uint_eq(err.value, HURRAY_DEVICE_ROCM);
   ck_assert_uint_eq(err.expected, HURRAY_DEVICE_CUDA);
   ck_assert_uint_eq(err.index, 1);
 
   other = first;
   other.memory_class = HURRAY_MEMORY_UNIFIED;
-  ck_assert_int_eq(hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER,
-                                           count_buffer_release, &log, &err),
-                   HURRAY_ERR_MEMORY_CLASS_MISMATCH);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER, count_buffer_release, &log, &err),
+      HURRAY_ERR_MEMORY_CLASS_MISMATCH);
   ck_assert_uint_eq(err.value, HURRAY_MEMORY_UNIFIED);
   ck_assert_uint_eq(err.index, 1);
 
   other = first;
   other.alignment = 48;
-  ck_assert_int_eq(hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER,
-                                           count_buffer_release, &log, &err),
-                   HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &other, FAKE_DEVICE_POINTER, count_buffer_release, &log, &err),
+      HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
   ck_assert_uint_eq(err.index, 1);
 
   ck_assert_int_eq(hurray_buffer_list_push(list, &first, NULL, count_buffer_release, &log, &err),
@@ -125,9 +125,9 @@ START_TEST(refused_pushes_call_nothing) {
   ck_assert_int_eq(hurray_buffer_list_push(list, &first, FAKE_DEVICE_POINTER, NULL, &log, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 3);
-  ck_assert_int_eq(hurray_buffer_list_push(list, NULL, FAKE_DEVICE_POINTER, count_buffer_release,
-                                           &log, &err),
-                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, NULL, FAKE_DEVICE_POINTER, count_buffer_release, &log, &err),
+      HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1);
 
   ck_assert_uint_eq(hurray_buffer_list_count(list), 1);
@@ -143,14 +143,14 @@ START_TEST(capacity_is_a_tables) {
   hurray_buffer_list *list = new_list();
   const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   for (int i = 0; i < 255; i++) {
-    ck_assert_int_eq(hurray_buffer_list_push(list, &h, (void *)(intptr_t)(i + 1), record_order,
-                                             &log, NULL),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_buffer_list_push(list, &h, (void *)(intptr_t)(i + 1), record_order, &log, NULL),
+        HURRAY_OK);
   }
   hurray_error err;
-  ck_assert_int_eq(hurray_buffer_list_push(list, &h, (void *)(intptr_t)999, record_order, &log,
-                                           &err),
-                   HURRAY_ERR_CAPACITY);
+  ck_assert_int_eq(
+      hurray_buffer_list_push(list, &h, (void *)(intptr_t)999, record_order, &log, &err),
+      HURRAY_ERR_CAPACITY);
   ck_assert_uint_eq(err.value, 256);
   ck_assert_uint_eq(err.expected, 255);
   ck_assert_uint_eq(hurray_buffer_list_count(list), 255);
@@ -191,9 +191,8 @@ START_TEST(reentrant_callbacks_cannot_double_release) {
   r.stale = list;
   const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   for (int i = 0; i < 3; i++) {
-    ck_assert_int_eq(hurray_buffer_list_push(list, &h, (void *)(intptr_t)(i + 1), reenter, &r,
-                                             NULL),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_buffer_list_push(list, &h, (void *)(intptr_t)(i + 1), reenter, &r, NULL), HURRAY_OK);
   }
   hurray_buffer_list_destroy(&list);
   ck_assert_ptr_null(list);
@@ -231,8 +230,7 @@ START_TEST(list_of_accepted_handoffs) {
   ck_assert_uint_eq(hurray_handoff_state_of(&scales), HURRAY_HANDOFF_RELEASED);
   /* The duty moved: the handoff cannot release or transfer again. */
   ck_assert_int_eq(hurray_handoff_release(&data, NULL), HURRAY_ERR_ALREADY_RELEASED);
-  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &data, NULL),
-                   HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_buffer_list_push_handoff(list, &data, NULL), HURRAY_ERR_ALREADY_RELEASED);
   ck_assert_uint_eq(hurray_buffer_list_count(list), 2);
   hurray_buffer_handle got;
   void *ptr = NULL;

@@ -166,10 +166,8 @@ START_TEST(encoded_handles_are_decoded_at_accept) {
     uint8_t byte;
     hurray_status status;
   } cases[] = {
-      {15, 0x01, HURRAY_ERR_RESERVED_BYTE_NONZERO},
-      {13, 0x03, HURRAY_ERR_INVALID_SYNC_MODE},
-      {13, 0xFF, HURRAY_ERR_INVALID_SYNC_MODE},
-      {12, 0x09, HURRAY_ERR_RESERVED_DEVICE_TAG},
+      {15, 0x01, HURRAY_ERR_RESERVED_BYTE_NONZERO}, {13, 0x03, HURRAY_ERR_INVALID_SYNC_MODE},
+      {13, 0xFF, HURRAY_ERR_INVALID_SYNC_MODE},     {12, 0x09, HURRAY_ERR_RESERVED_DEVICE_TAG},
       {14, 0x04, HURRAY_ERR_RESERVED_MEMORY_CLASS},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -289,10 +287,10 @@ START_TEST(transport_rule_applies) {
   expect_refused_value(&event, &event_offer, (hurray_transport)7, 0, bad_transport, &log);
 
   /* Allowed: IPC events on a device that exports them. */
-  ck_assert_int_eq(hurray_handoff_check(&event, &event_offer, HURRAY_TRANSPORT_IPC,
-                                        hurray_device_default_ipc_capabilities(HURRAY_DEVICE_CUDA),
-                                        NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_handoff_check(&event, &event_offer, HURRAY_TRANSPORT_IPC,
+                           hurray_device_default_ipc_capabilities(HURRAY_DEVICE_CUDA), NULL),
+      HURRAY_OK);
   /* producer_synced crosses the network. */
   const hurray_buffer_handle ps = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   const hurray_buffer_offer ps_offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
@@ -337,8 +335,7 @@ START_TEST(offer_arguments) {
   ck_assert_uint_eq(err.index, 0);
   ck_assert_int_eq(hurray_handoff_offer(&ho, NULL, &offer, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1);
-  ck_assert_int_eq(hurray_handoff_offer_encoded(&ho, NULL, &offer, &err),
-                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_handoff_offer_encoded(&ho, NULL, &offer, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1);
   ck_assert_int_eq(hurray_handoff_offer(&ho, &h, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 2);
@@ -377,15 +374,15 @@ START_TEST(mismatch_messages_name_the_reason) {
   err.expected = HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE;
   char msg[256];
   hurray_error_format(&err, msg, sizeof msg);
-  ck_assert_msg(strstr(msg, "event") != NULL && strstr(msg, "missing event release") != NULL,
-                "%s", msg);
+  ck_assert_msg(strstr(msg, "event") != NULL && strstr(msg, "missing event release") != NULL, "%s",
+                msg);
   err.expected = HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG;
   err.value = HURRAY_SYNC_CONSUMER_STREAM;
   err.index = HURRAY_DEVICE_VULKAN;
   hurray_error_format(&err, msg, sizeof msg);
-  ck_assert_msg(strstr(msg, "stream") != NULL && strstr(msg, "0x04") != NULL &&
-                    strstr(msg, "vulkan") != NULL,
-                "%s", msg);
+  ck_assert_msg(
+      strstr(msg, "stream") != NULL && strstr(msg, "0x04") != NULL && strstr(msg, "vulkan") != NULL,
+      "%s", msg);
   for (uint32_t r = 1; r <= 7; r++) {
     ck_assert_str_ne(hurray_sync_mismatch_name(r), "unknown");
   }

@@ -7,10 +7,10 @@
  * once and last).
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "handoff_guide_examples.h" /* generated: the guide's code blocks, in order */
-
 #include <check.h>
 #include <string.h>
+
+#include "handoff_guide_examples.h" /* generated: the guide's code blocks, in order */
 
 /* ------------------------------------------------------------------------ */
 /* The application's device layer, on host memory                           */
@@ -121,8 +121,7 @@ START_TEST(consumer_stream_example) {
   ck_assert_int_eq(produce_on_consumer_stream(&handoff, &consumer_stream, NULL), HURRAY_OK);
   ck_assert_int_eq(consume_on_two_streams(&handoff, &consumer_stream, &side_stream, NULL),
                    HURRAY_OK);
-  ck_assert_str_eq(device_log,
-                   "alloc fill read record wait event-destroy read sync sync free ");
+  ck_assert_str_eq(device_log, "alloc fill read record wait event-destroy read sync sync free ");
   ck_assert_int_eq(allocations, frees);
 }
 END_TEST
@@ -137,9 +136,9 @@ START_TEST(refusal_example) {
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   hurray_buffer_handle handle;
-  ck_assert_int_eq(hurray_buffer_handle_new(4096, 4096, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                                            &handle, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_new(4096, 4096, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, &handle, NULL),
+      HURRAY_OK);
   const hurray_buffer_offer offer = {
       device, app_device_free, NULL,
       hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA, app_event_destroy, NULL)};

@@ -261,9 +261,9 @@ START_TEST(reentrant_callbacks_cannot_release_twice) {
   hurray_handoff_init(&h);
   reentry r = {&h, HURRAY_OK, HURRAY_OK, 0};
   const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
-  hurray_buffer_offer offer = {FAKE_DEVICE_POINTER, release_again, &r,
-                               hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA,
-                                                         release_event_again, &r)};
+  hurray_buffer_offer offer = {
+      FAKE_DEVICE_POINTER, release_again, &r,
+      hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, release_event_again, &r)};
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
   hurray_accepted_buffer got;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),

@@ -62,19 +62,18 @@ static void *consume_all(void *arg) {
     }
     hurray_handoff *h = &run->handoffs[i];
     hurray_accepted_buffer got;
-    const hurray_status accepted = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got,
-                                                         NULL);
+    const hurray_status accepted =
+        hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     note(&run->accept_wins[i], accepted, true, &run->unexpected);
     if (i % 2 == 1) { /* event buffers */
       hurray_status waited = hurray_handoff_record_event_wait(h, NULL);
       if (waited != HURRAY_OK && waited != HURRAY_ERR_ALREADY_RELEASED) {
         atomic_fetch_add(&run->unexpected, 1);
       }
-      note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL),
-           false, &run->unexpected);
+      note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL), false,
+           &run->unexpected);
     }
-    note(&run->release_wins[i], hurray_handoff_release(h, NULL), false,
-         &run->unexpected);
+    note(&run->release_wins[i], hurray_handoff_release(h, NULL), false, &run->unexpected);
   }
   return NULL;
 }
@@ -163,8 +162,8 @@ static void *withdraw_all(void *arg) {
   shared_run *run = w->run;
   pthread_barrier_wait(&run->start);
   for (int i = BUFFERS - 1; i >= 0; i--) {
-    note(&run->withdraw_wins[i], hurray_handoff_withdraw(&run->handoffs[i], NULL),
-         true, &run->unexpected);
+    note(&run->withdraw_wins[i], hurray_handoff_withdraw(&run->handoffs[i], NULL), true,
+         &run->unexpected);
   }
   return NULL;
 }
@@ -183,11 +182,10 @@ static void *accept_or_withdraw(void *arg) {
     note(&run->accept_wins[i], status, true, &run->unexpected);
     if (status == HURRAY_OK) {
       if (i % 2 == 1) {
-        note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL),
-             false, &run->unexpected);
+        note(&run->event_release_wins[i], hurray_handoff_release_event(h, NULL), false,
+             &run->unexpected);
       }
-      note(&run->release_wins[i], hurray_handoff_release(h, NULL), false,
-           &run->unexpected);
+      note(&run->release_wins[i], hurray_handoff_release(h, NULL), false, &run->unexpected);
     }
   }
   return NULL;

@@ -15,10 +15,10 @@
 #define N_OPS 13
 
 /* The # column of the HO-SM-1 state table. */
-static const char *const state_names[N_STATES] = {
-    "empty",          "offered",       "withdrawn",      "readable",
-    "event_pending",  "event_waited",  "event_released", "event_dropped",
-    "stream_bound",   "stream_waited", "released",       "destroyed"};
+static const char *const state_names[N_STATES] = {"empty",          "offered",       "withdrawn",
+                                                  "readable",       "event_pending", "event_waited",
+                                                  "event_released", "event_dropped", "stream_bound",
+                                                  "stream_waited",  "released",      "destroyed"};
 
 /* HO-SM-2, row by row, columns in operation order: offer withdraw acc_ps
  * acc_ev acc_cs ev_wait rel_ev st_wait access access_other release destroy
@@ -220,8 +220,10 @@ static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log)
 
 /* The sync mode an accept op needs the offer to carry. */
 static hurray_sync_mode mode_of_accept(int op) {
-  if (op == HURRAY_HANDOFF_OP_ACCEPT_EVENT) return HURRAY_SYNC_EVENT;
-  if (op == HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM) return HURRAY_SYNC_CONSUMER_STREAM;
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_EVENT)
+    return HURRAY_SYNC_EVENT;
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM)
+    return HURRAY_SYNC_CONSUMER_STREAM;
   return HURRAY_SYNC_PRODUCER_SYNCED;
 }
 
