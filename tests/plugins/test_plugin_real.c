@@ -9,6 +9,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,62 @@ START_TEST(handoff_offer_wait_release) {
 }
 END_TEST
 
+/* PL-CALL-2: allocate, write, read, events and free from several threads at
+ * once; half the buffers are freed by a thread other than the one that
+ * allocated them, as a handoff consumer would. */
+enum { THREADS = 4, ROUNDS = 200 };
+static hurray_plugin_buffer *handed_over[THREADS][ROUNDS];
+
+static void *allocate_rounds(void *arg) {
+  size_t t = (size_t)(uintptr_t)arg;
+  hurray_error err;
+  for (size_t r = 0; r < ROUNDS; r++) {
+    hurray_plugin_buffer *buffer = NULL;
+    if (hurray_plugin_allocate(plugin, 0, 4096 + r, 64, HURRAY_MEMORY_STANDARD, &buffer, &err) !=
+        HURRAY_OK) {
+      return (void *)1;
+    }
+    unsigned char value = (unsigned char)(t * 31u + r);
+    unsigned char back = 0;
+    if (hurray_plugin_buffer_write(buffer, r, &value, 1, &err) != HURRAY_OK ||
+        hurray_plugin_buffer_read(buffer, r, &back, 1, &err) != HURRAY_OK || back != value) {
+      return (void *)2;
+    }
+    hurray_plugin_event *event = NULL;
+    if (hurray_plugin_event_create(plugin, 0, &event, &err) != HURRAY_OK ||
+        hurray_plugin_event_record(event, NULL, &err) != HURRAY_OK ||
+        hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, &err) != HURRAY_OK) {
+      return (void *)3;
+    }
+    hurray_plugin_event_release(event);
+    if (r % 2u == 0u) {
+      hurray_plugin_buffer_free(buffer);
+      handed_over[t][r] = NULL;
+    } else {
+      handed_over[t][r] = buffer; /* freed later by the main thread */
+    }
+  }
+  return NULL;
+}
+
+START_TEST(concurrent_calls) {
+  pthread_t threads[THREADS];
+  for (size_t t = 0; t < THREADS; t++) {
+    ck_assert_int_eq(pthread_create(&threads[t], NULL, allocate_rounds, (void *)(uintptr_t)t), 0);
+  }
+  for (size_t t = 0; t < THREADS; t++) {
+    void *result = NULL;
+    ck_assert_int_eq(pthread_join(threads[t], &result), 0);
+    ck_assert_ptr_null(result);
+  }
+  for (size_t t = 0; t < THREADS; t++) {
+    for (size_t r = 0; r < ROUNDS; r++) {
+      hurray_plugin_buffer_free(handed_over[(t + 1u) % THREADS][r]);
+    }
+  }
+}
+END_TEST
+
 /* Unload with buffers and events still alive releases them (PL-LOAD-7);
  * the leak checkers (ASan, valgrind) see the rest. */
 START_TEST(unload_releases_everything) {
@@ -298,6 +355,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, copy_round_trip);
   tcase_add_test(tc, event_record_and_wait);
   tcase_add_test(tc, handoff_offer_wait_release);
+  tcase_add_test(tc, concurrent_calls);
   tcase_add_test(tc, unload_releases_everything);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
