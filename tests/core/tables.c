@@ -262,7 +262,7 @@ typedef struct fault {
   const char *name;
   int offset;
   uint8_t byte;          /* byte written at offset (tag, sync, class, reserved) */
-  uint32_t alignment;    /* or, when offset is 8, this alignment */
+  uint32_t alignment;    /* or, when offset is 8 (0), this alignment with byte_size 4096 (0) */
   hurray_status status;
   uint64_t value;
   uint64_t expected;
@@ -280,11 +280,16 @@ static const fault faults[] = {
     {"alignment 3", 8, 0, 3, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 3, 0, false},
     {"alignment 0", 8, 0, 0, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 0, 0, false},
     {"alignment 32", 8, 0, 32, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, 32, 64, true},
+    /* offset 0: an empty buffer (byte_size 0) with this alignment */
+    {"empty, alignment 0", 0, 0, 0, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 0, 0, false},
+    {"empty, alignment 3", 0, 0, 3, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 3, 0, false},
+    {"empty, alignment 96", 0, 0, 96, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 96, 0, false},
 };
 
 static void apply_fault(uint8_t *handle, const fault *f) {
-  if (f->offset == 8) {
-    spec_put_handle(handle, 4096, f->alignment, handle[12], handle[13], handle[14], handle[15]);
+  if (f->offset == 8 || f->offset == 0) {
+    spec_put_handle(handle, f->offset == 8 ? 4096 : 0, f->alignment, handle[12], handle[13],
+                    handle[14], handle[15]);
   } else {
     handle[f->offset] = f->byte;
   }
