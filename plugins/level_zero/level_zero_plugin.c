@@ -26,11 +26,14 @@
  * Streams are immediate command lists (ze_command_list_handle_t); NULL means
  * the plugin's own asynchronous immediate list of the device. Copies go
  * through a second, synchronous immediate list, so they are blocking.
- * Events each own a one-slot host-visible event pool.
+ * Events each own a one-slot host-visible event pool. Command lists are not
+ * thread-safe in Level Zero: one lock per device serialises appends to its
+ * two lists, since the ABI lets any thread call any entry.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +107,7 @@ typedef struct ze_device {
   ze_device_handle_t device;
   ze_command_list_handle_t stream; /* asynchronous: what a NULL stream means */
   ze_command_list_handle_t copier; /* synchronous: blocking copies */
+  pthread_mutex_t lock;            /* appends to stream and copier */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   bool host_alloc;
   bool shared_alloc;
@@ -251,6 +255,7 @@ static void ze_release_devices(ze_state *s) {
     if (s->devices[i].copier != NULL) {
       (void)s->ze.zeCommandListDestroy(s->devices[i].copier);
     }
+    pthread_mutex_destroy(&s->devices[i].lock);
   }
   s->device_count = 0;
   if (s->context != NULL) {
@@ -274,6 +279,7 @@ static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d)
     r = s->ze.zeDeviceGetMemoryAccessProperties(handle, &access);
   }
   d->device = handle;
+  pthread_mutex_init(&d->lock, NULL);
   if (r == ZE_RESULT_SUCCESS) {
     call = "zeCommandListCreateImmediate";
     r = ze_create_list(s, handle, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, &d->stream);
@@ -396,7 +402,7 @@ static hurray_status ze_plugin_count_devices(void *state, uint32_t *out_count, h
 }
 
 static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
-  const ze_state *s = state;
+  ze_state *s = state;
   int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
   return n < 0 ? 0 : (size_t)n;
 }
@@ -418,7 +424,7 @@ static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
 
 static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
                                                hurray_plugin_device_info *out, hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
@@ -454,7 +460,7 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                                         uint32_t alignment, hurray_memory_class memory_class,
                                         uint32_t flags, hurray_plugin_allocation *out,
                                         hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
@@ -531,7 +537,7 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
 }
 
 static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocation) {
-  const ze_state *s = state;
+  ze_state *s = state;
   (void)s->ze.zeMemFree(s->context, allocation->address);
 }
 
@@ -544,14 +550,16 @@ static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocati
 static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_allocation *dst,
                                               uint64_t dst_offset, const void *src,
                                               uint64_t bytes, hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, dst->device_index, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
+  ze_device *d = &s->devices[dst->device_index];
+  pthread_mutex_lock(&d->lock);
   ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
-      s->devices[dst->device_index].copier, (unsigned char *)dst->address + dst_offset, src,
-      (size_t)bytes, NULL, 0, NULL);
+      d->copier, (unsigned char *)dst->address + dst_offset, src, (size_t)bytes, NULL, 0, NULL);
+  pthread_mutex_unlock(&d->lock);
   return r == ZE_RESULT_SUCCESS ? HURRAY_OK
                                 : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
 }
@@ -560,14 +568,17 @@ static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
                                             const hurray_plugin_allocation *src,
                                             uint64_t src_offset, uint64_t bytes,
                                             hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, src->device_index, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
+  ze_device *d = &s->devices[src->device_index];
+  pthread_mutex_lock(&d->lock);
   ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
-      s->devices[src->device_index].copier, dst, (const unsigned char *)src->address + src_offset,
-      (size_t)bytes, NULL, 0, NULL);
+      d->copier, dst, (const unsigned char *)src->address + src_offset, (size_t)bytes, NULL, 0,
+      NULL);
+  pthread_mutex_unlock(&d->lock);
   return r == ZE_RESULT_SUCCESS ? HURRAY_OK
                                 : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
 }
@@ -613,9 +624,22 @@ static ze_command_list_handle_t ze_stream_of(const ze_state *s, uint32_t device_
   return stream != NULL ? (ze_command_list_handle_t)stream : s->devices[device_index].stream;
 }
 
+/* Appends a signal of (or a wait on) `event` to the stream, under the
+ * device's lock (see the header comment). */
+static ze_result_t ze_append(ze_state *s, uint32_t device_index, void *stream,
+                             ze_event_handle_t event, bool signal) {
+  ze_device *d = &s->devices[device_index];
+  ze_command_list_handle_t list = ze_stream_of(s, device_index, stream);
+  pthread_mutex_lock(&d->lock);
+  ze_result_t r = signal ? s->ze.zeCommandListAppendSignalEvent(list, event)
+                         : s->ze.zeCommandListAppendWaitOnEvents(list, 1, &event);
+  pthread_mutex_unlock(&d->lock);
+  return r;
+}
+
 static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, void **out_event,
                                             hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
@@ -636,14 +660,14 @@ static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, 
 
 static hurray_status ze_plugin_record_event(void *state, void *event, void *stream,
                                             hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   ze_plugin_event *e = event;
   /* Re-recording replaces the previous point: reset, then signal anew. */
   ze_result_t r = s->ze.zeEventHostReset(e->event);
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeEventHostReset", r, 0);
   }
-  r = s->ze.zeCommandListAppendSignalEvent(ze_stream_of(s, e->device_index, stream), e->event);
+  r = ze_append(s, e->device_index, stream, e->event, true);
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeCommandListAppendSignalEvent", r, 0);
   }
@@ -669,7 +693,7 @@ static hurray_status ze_host_wait(const ze_state *s, ze_event_handle_t event, ui
 
 static hurray_status ze_plugin_wait_event(void *state, void *event, uint64_t timeout_ns,
                                           hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   const ze_plugin_event *e = event;
   return e->recorded ? ze_host_wait(s, e->event, timeout_ns, err) : HURRAY_OK;
 }
@@ -683,7 +707,7 @@ static void ze_plugin_release_event(void *state, void *event) {
  * 1.4: append a signal of a private event and wait for that. */
 static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, void *stream,
                                            uint64_t timeout_ns, hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
@@ -694,7 +718,7 @@ static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, v
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeEventPoolCreate/zeEventCreate", r, 0);
   }
-  r = s->ze.zeCommandListAppendSignalEvent(ze_stream_of(s, device_index, stream), marker.event);
+  r = ze_append(s, device_index, stream, marker.event, true);
   status = r == ZE_RESULT_SUCCESS ? ze_host_wait(s, marker.event, timeout_ns, err)
                                   : ze_vendor_fail(err, "zeCommandListAppendSignalEvent", r, 0);
   ze_unmake_event(s, &marker);
@@ -703,13 +727,12 @@ static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, v
 
 static hurray_status ze_plugin_stream_wait_event(void *state, void *stream, void *event,
                                                  hurray_error *err) {
-  const ze_state *s = state;
+  ze_state *s = state;
   ze_plugin_event *e = event;
   if (!e->recorded) {
     return HURRAY_OK;
   }
-  ze_result_t r = s->ze.zeCommandListAppendWaitOnEvents(ze_stream_of(s, e->device_index, stream),
-                                                        1, &e->event);
+  ze_result_t r = ze_append(s, e->device_index, stream, e->event, false);
   return r == ZE_RESULT_SUCCESS ? HURRAY_OK
                                 : ze_vendor_fail(err, "zeCommandListAppendWaitOnEvents", r, 0);
 }
