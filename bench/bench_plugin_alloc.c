@@ -6,7 +6,10 @@
  *   opencl: clCreateBuffer + clReleaseMemObject vs the opencl plugin, standard
  *           class (the first OpenCL device; PoCL here)
  * at several sizes. Each figure is the best (lowest) mean of several
- * repetitions: on a shared machine interference only adds time.
+ * repetitions: on a shared machine interference only adds time. For OpenCL a
+ * control row times the same direct calls in a second, identical context:
+ * its ratio shows how much two identical call sequences differ on the
+ * runtime itself, the floor under which the plugin's ratio means nothing.
  *
  * Usage: bench_plugin_alloc PLUGIN_DIR [repetitions] [iterations]
  *   PLUGIN_DIR holds cpu/ and opencl/ (the build's plugins/ folder).
@@ -89,6 +92,10 @@ typedef struct direct_opencl {
   void *library;
   cl_context context;
   cl_command_queue queue;
+  /* A second, identical context: the control that shows how far two sets of
+   * the same direct calls differ on this runtime (PoCL: noticeably). */
+  cl_context control_context;
+  cl_command_queue control_queue;
 } direct_opencl;
 
 static bool direct_opencl_open(direct_opencl *cl) {
@@ -127,18 +134,22 @@ static bool direct_opencl_open(direct_opencl *cl) {
   cl_int rc;
   /* The same set-up the plugin has: a context and an in-order queue. */
   cl->context = cl->clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
-  if (cl->context == NULL) {
+  cl->control_context = cl->clCreateContext(NULL, 1, &device, NULL, NULL, &rc);
+  if (cl->context == NULL || cl->control_context == NULL) {
     return false;
   }
   cl->queue = cl->clCreateCommandQueueWithProperties(cl->context, device, NULL, &rc);
-  return cl->queue != NULL;
+  cl->control_queue =
+      cl->clCreateCommandQueueWithProperties(cl->control_context, device, NULL, &rc);
+  return cl->queue != NULL && cl->control_queue != NULL;
 }
 
-static double direct_opencl_alloc(const direct_opencl *cl, size_t size, int iterations) {
+static double direct_opencl_alloc(const direct_opencl *cl, cl_context context, size_t size,
+                                  int iterations) {
   double t0 = now_ns();
   for (int i = 0; i < iterations; i++) {
     cl_int rc;
-    cl_mem mem = cl->clCreateBuffer(cl->context, CL_MEM_READ_WRITE, size, NULL, &rc);
+    cl_mem mem = cl->clCreateBuffer(context, CL_MEM_READ_WRITE, size, NULL, &rc);
     if (mem == NULL) {
       fprintf(stderr, "clCreateBuffer failed: %d\n", (int)rc);
       exit(2);
@@ -168,7 +179,11 @@ static double measure_plugin(const void *ctx, size_t size, int iterations) {
 }
 static double measure_direct_opencl(const void *ctx, size_t size, int iterations) {
   const pair_ctx *p = ctx;
-  return direct_opencl_alloc(p->cl, size, iterations);
+  return direct_opencl_alloc(p->cl, p->cl->context, size, iterations);
+}
+static double measure_control_opencl(const void *ctx, size_t size, int iterations) {
+  const pair_ctx *p = ctx;
+  return direct_opencl_alloc(p->cl, p->cl->control_context, size, iterations);
 }
 
 /* Alternates direct and plugin runs so drift hits both; keeps each best. */
@@ -178,9 +193,16 @@ static void compare(const char *label, size_t size, const bench_config *config,
   double best_plugin = 1e300;
   direct(ctx, size, config->iterations / 10 + 1); /* warm-up */
   plugin(ctx, size, config->iterations / 10 + 1);
+  /* Each repetition alternates ten short blocks of each, so that slow drift
+   * in the allocator's or runtime's state reaches both sides alike. */
+  int block = config->iterations / 10 > 0 ? config->iterations / 10 : 1;
   for (int r = 0; r < config->repetitions; r++) {
-    double d = direct(ctx, size, config->iterations);
-    double p = plugin(ctx, size, config->iterations);
+    double d = 0.0;
+    double p = 0.0;
+    for (int b = 0; b < 10; b++) {
+      d += direct(ctx, size, block) / 10.0;
+      p += plugin(ctx, size, block) / 10.0;
+    }
     best_direct = d < best_direct ? d : best_direct;
     best_plugin = p < best_plugin ? p : best_plugin;
   }
@@ -243,6 +265,14 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         compare("opencl", sizes[i], &config, measure_direct_opencl, measure_plugin, &ctx);
       }
+      printf("control: the same direct calls in a second, identical context (the \"plugin\" "
+             "column); its ratio is the run-to-run spread of this runtime\n");
+      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        compare("control", sizes[i], &config, measure_direct_opencl, measure_control_opencl,
+                &ctx);
+      }
+      cl.clReleaseCommandQueue(cl.control_queue);
+      cl.clReleaseContext(cl.control_context);
       cl.clReleaseCommandQueue(cl.queue);
       cl.clReleaseContext(cl.context);
     }
