@@ -63,58 +63,6 @@ static hurray_status decode_one(const uint8_t *in, hurray_buffer_handle *out, si
   return HURRAY_OK;
 }
 
-/* The exact reader for handles 1..n-1 of a table whose handle 0 is decoded
- * in out[0]: each handle in order (BP-TABLE-5, BP-ORDER-1, the first error
- * with its index), then colocation (BP-COLOC-2). */
-static hurray_status decode_rest_in_order(const uint8_t *handles, size_t n,
-                                          hurray_buffer_handle *out, hurray_error *err) {
-  for (size_t i = 1; i < n; i++) {
-    hurray_status status = decode_one(handles + HURRAY_BUFFER_HANDLE_SIZE * i, &out[i], i, err);
-    if (status != HURRAY_OK) {
-      return status;
-    }
-  }
-  return hurray_validate_colocation(out, n, NULL, err);
-}
-
-/* The fast reader for handles 1..n-1 of a table whose valid handle 0 is in
- * out[0]. It copies every handle into out[] and returns true when each one
- * has out[0]'s device tag and memory class, a zero reserved byte, a sync mode
- * allowed with that tag and a valid alignment for its size. Such a handle
- * passes every step of BP-ORDER-1 (its tag, class and pair are out[0]'s,
- * already checked) and such a table is colocated (BP-COLOC-1): the table is
- * valid. False only says that some handle needs the exact reader. The rules
- * are folded into one word with no branch per handle, which keeps the loop
- * at a few instructions per handle. `restrict`: the table and out[] do not
- * overlap, so a handle's bytes are not read again after its fields are
- * stored. */
-static bool rest_matches_first(const uint8_t *restrict handles, size_t n,
-                               hurray_buffer_handle *restrict out) {
-  const uint8_t tag0 = out[0].device_tag;
-  const uint8_t class0 = out[0].memory_class;
-  const uint8_t sync_max = tag0 == HURRAY_DEVICE_CPU ? HURRAY_SYNC_PRODUCER_SYNCED /* BP-SYNC-2 */
-                                                     : HURRAY_SYNC_CONSUMER_STREAM;
-  uint64_t misfit = 0u; /* nonzero once a handle breaks a rule */
-  uint32_t smallest_alignment = UINT32_MAX;
-  for (size_t i = 1; i < n; i++) {
-    const uint8_t *p = handles + HURRAY_BUFFER_HANDLE_SIZE * i;
-    const uint64_t byte_size = load_le64(p);
-    const uint32_t alignment = load_le32(p + 8);
-    out[i].byte_size = byte_size;
-    out[i].alignment = alignment;
-    out[i].device_tag = p[12];
-    out[i].sync_mode = p[13];
-    out[i].memory_class = p[14];
-    misfit |= (uint64_t)((p[12] ^ tag0) | (p[14] ^ class0) | p[15]); /* BP-COLOC-1, BP-WIRE-2 */
-    misfit |= (uint64_t)(p[13] > sync_max);                          /* BP-SYNC-1, BP-SYNC-2 */
-    misfit |= alignment & (alignment - 1u);                          /* BP-ALIGN-1 */
-    misfit |= alignment < HURRAY_MIN_BUFFER_ALIGNMENT ? byte_size : 0u; /* BP-ALIGN-2 */
-    smallest_alignment = alignment < smallest_alignment ? alignment : smallest_alignment;
-  }
-  /* 0 passes the power-of-two test above but is none (BP-ALIGN-1). */
-  return misfit == 0u && smallest_alignment != 0u;
-}
-
 hurray_status hurray_buffer_handle_decode(const uint8_t in[HURRAY_BUFFER_HANDLE_SIZE],
                                           hurray_buffer_handle *out, hurray_error *err) {
   if (in == NULL) {
@@ -158,18 +106,53 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
   if (cap < n) {
     return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
   }
-  /* BP-TABLE-5: every handle in order, then colocation (BP-COLOC-2). The
-   * fast path answers for a valid table; anything else is read again in the
-   * exact order of the spec, which finds the one error it gives. */
+  /* BP-TABLE-5: every handle in order, then colocation (BP-COLOC-2). */
   hurray_status status = decode_one(in + 1, &out[0], 0, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  if (!rest_matches_first(in + 1, n, out)) {
-    status = decode_rest_in_order(in + 1, n, out, err);
+  const uint8_t tag0 = out[0].device_tag;
+  const uint8_t class0 = out[0].memory_class;
+  size_t mismatch = 0; /* 0: none yet (handle 0 cannot mismatch itself) */
+  for (size_t i = 1; i < n; i++) {
+    const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
+    uint64_t byte_size = load_le64(p);
+    uint32_t alignment = load_le32(p + 8);
+    uint8_t tag = p[12];
+    uint8_t sync = p[13];
+    uint8_t memory_class = p[14];
+    /* Fast path: a handle with the first handle's tag and class (already
+     * valid, so the tag, class and pair rules hold) needs only the reserved
+     * byte, sync and alignment rules. Anything else takes decode_one(),
+     * which gives the exact error of BP-ORDER-1. */
+    bool same_place = tag == tag0 && memory_class == class0 && p[15] == 0u;
+    bool sync_ok = sync <= HURRAY_SYNC_CONSUMER_STREAM &&
+                   (tag0 != HURRAY_DEVICE_CPU || sync == HURRAY_SYNC_PRODUCER_SYNCED);
+    bool align_ok = alignment != 0u && (alignment & (alignment - 1u)) == 0u &&
+                    (byte_size == 0u || alignment >= HURRAY_MIN_BUFFER_ALIGNMENT);
+    if (same_place && sync_ok && align_ok) {
+      out[i].byte_size = byte_size;
+      out[i].alignment = alignment;
+      out[i].device_tag = tag;
+      out[i].sync_mode = sync;
+      out[i].memory_class = memory_class;
+      continue;
+    }
+    status = decode_one(p, &out[i], i, err);
     if (status != HURRAY_OK) {
       return status;
     }
+    if (mismatch == 0u && (tag != tag0 || memory_class != class0)) {
+      mismatch = i;
+    }
+  }
+  if (mismatch != 0u) {
+    if (out[mismatch].device_tag != tag0) {
+      return hurray_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, out[mismatch].device_tag, tag0,
+                         mismatch);
+    }
+    return hurray_fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, out[mismatch].memory_class, class0,
+                       mismatch);
   }
   *count = n;
   return HURRAY_OK;
