@@ -304,6 +304,7 @@ START_TEST(table_invalid_handle_every_position) {
       apply_fault(table + 1 + 16 * at, &faults[f]);
       size_t count = 1234;
       hurray_error err = junk_error();
+      memset(out, 0x5A, 255 * sizeof *out);
       hurray_status status = hurray_buffer_table_decode(table, full, out, 255, &count, &err);
       char what[64];
       snprintf(what, sizeof what, "%s at %zu", faults[f].name, at);
@@ -311,6 +312,12 @@ START_TEST(table_invalid_handle_every_position) {
                            faults[f].has_expected, true};
       require_verdict(what, status, &err, want, at);
       REQUIRE(count == 1234, "%s: count written", what);
+      /* buffer.h: on failure out[] may hold the handles decoded before the
+       * failing one, and nothing from it on. */
+      const unsigned char *rest = (const unsigned char *)&out[at];
+      for (size_t b = 0; b < (255 - at) * sizeof *out; b++) {
+        REQUIRE(rest[b] == 0x5A, "%s: out[%zu..] written on failure", what, at);
+      }
       if (at % 50 == 0) require_table(what, table, full, 255);
     }
   }
