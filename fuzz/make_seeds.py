@@ -302,6 +302,77 @@ def handoff_seeds():
     return seeds
 
 
+# plugin_table: host-version XOR (4 bytes), mode, tag, name length, version
+# length, name, version, then the table as a 64-bit plugin holds it.
+ABI_1_0 = 1 << 16
+
+
+def plugin_table(struct_size=152, abi=ABI_1_0, name=0x1000, version=0x2000, tag=0xF0, reserved=b"\0" * 7,
+                 required=(0x3000,) * 8, optional=(0,) * 7):
+    body = struct.pack("<IIQQB", struct_size, abi, name, version, tag) + reserved
+    body += b"".join(struct.pack("<Q", p) for p in tuple(required) + tuple(optional))
+    return body
+
+
+def plugin_input(table_bytes, name=b"example-private", version=b"1.0.0", host_xor=0, device=False, tag=0):
+    return (struct.pack("<I", host_xor) + bytes([1 if device else 0, tag, len(name), len(version)])
+            + name + version + table_bytes)
+
+
+def device_info(ipc=0, name=b"pthread-skylake", reserved=0, classes=((0, 1, 4096),), count=None):
+    out = struct.pack("<II", 0, ipc) + name.ljust(64, b"\0")[:64] + struct.pack("<QII", 1 << 30,
+                      len(classes) if count is None else count, reserved)
+    for mclass, flags, align in list(classes) + [(0, 0, 0)] * (8 - len(classes)):
+        out += struct.pack("<B3sII", mclass, b"\0\0\0", flags, align)
+    return struct.pack("<I", len(out)) + out[4:]
+
+
+def plugin_table_seeds():
+    events = (0x4000,) * 4
+    seeds = {
+        "valid-1-0": plugin_input(plugin_table()),
+        "valid-with-events": plugin_input(plugin_table(optional=(0x5000,) + events + (0, 0x6000))),
+        "valid-minimum-size": plugin_input(plugin_table(struct_size=96)[:96]),
+        "valid-larger-than-host": plugin_input(plugin_table(struct_size=200) + b"\0" * 48),
+        "valid-newer-minor": plugin_input(plugin_table(abi=ABI_1_0 | 7)),
+        "host-2-0": plugin_input(plugin_table(), host_xor=(2 << 16) ^ ABI_1_0),
+        "truncated-header": plugin_input(b"\x98\0\0\0\0\0"),
+        "abi-major-2": plugin_input(plugin_table(abi=2 << 16)),
+        "struct-size-too-small": plugin_input(plugin_table(struct_size=95)),
+        "truncated-table": plugin_input(plugin_table()[:120]),
+        "tag-reserved": plugin_input(plugin_table(tag=0x09)),
+        "tag-invalid": plugin_input(plugin_table(tag=0xFF)),
+        "tag-cuda": plugin_input(plugin_table(tag=0x01), name=b"cuda"),
+        "reserved-byte-3": plugin_input(plugin_table(reserved=b"\0\0\0\x01\0\0\0")),
+        "name-null": plugin_input(plugin_table(name=0)),
+        "version-null": plugin_input(plugin_table(version=0)),
+        "copy-to-host-null": plugin_input(plugin_table(required=(0x3000,) * 7 + (0,))),
+        "init-null": plugin_input(plugin_table(required=(0,) + (0x3000,) * 7)),
+        "events-partial": plugin_input(plugin_table(optional=(0, 0x4000, 0x4000, 0, 0x4000, 0, 0))),
+        "stream-wait-without-events": plugin_input(plugin_table(optional=(0,) * 6 + (0x6000,))),
+        "name-upper-case": plugin_input(plugin_table(), name=b"Example"),
+        "name-empty": plugin_input(plugin_table(), name=b""),
+        "name-32-bytes": plugin_input(plugin_table(), name=b"a" * 32),
+        "version-with-space": plugin_input(plugin_table(), version=b"1.0 beta"),
+        "version-31-bytes": plugin_input(plugin_table(), version=b"9" * 31),
+        "device-cpu-classes": plugin_input(device_info(classes=((0, 1, 4096), (1, 1, 4096), (2, 1, 64))),
+                                           device=True, tag=0),
+        "device-cuda-peer-ipc": plugin_input(device_info(ipc=1, classes=((0, 0, 65536), (3, 0, 4096))),
+                                             device=True, tag=1),
+        "device-bad-pair": plugin_input(device_info(classes=((3, 1, 4096),)), device=True, tag=0),
+        "device-duplicate-class": plugin_input(device_info(classes=((0, 1, 4096), (0, 1, 4096))),
+                                               device=True, tag=0),
+        "device-no-classes": plugin_input(device_info(classes=(), count=0), device=True, tag=0),
+        "device-nine-classes": plugin_input(device_info(count=9), device=True, tag=0),
+        "device-align-32": plugin_input(device_info(classes=((0, 1, 32),)), device=True, tag=0),
+        "device-unknown-flag": plugin_input(device_info(classes=((0, 2, 4096),)), device=True, tag=0),
+        "device-unknown-ipc": plugin_input(device_info(ipc=4), device=True, tag=0),
+        "device-name-unterminated": plugin_input(device_info(name=b"x" * 64), device=True, tag=0),
+        "device-private-class": plugin_input(device_info(classes=((0xF1, 0, 4096),)), device=True, tag=0xF0),
+    }
+    return seeds
+
+
 GENERATORS = {
     "handle_decode": handle_decode_seeds,
     "table_decode": table_decode_seeds,
@@ -309,6 +380,7 @@ GENERATORS = {
     "error_format": error_format_seeds,
     "cli_input": cli_input_seeds,
     "handoff": handoff_seeds,
+    "plugin_table": plugin_table_seeds,
 }
 
 
