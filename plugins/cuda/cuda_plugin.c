@@ -23,14 +23,13 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <cuda.h>
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <cuda.h>
 
 #include "hurray/plugin.h"
 
@@ -51,36 +50,36 @@
  * types)), expanded into the struct of pointers and into the dlsym loop. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
-#define CUDA_SYMBOLS(X)                                                                  \
-  X(CUresult, cuInit, (unsigned int))                                                    \
-  X(CUresult, cuGetErrorName, (CUresult, const char **))                                 \
-  X(CUresult, cuDeviceGetCount, (int *))                                                 \
-  X(CUresult, cuDeviceGet, (CUdevice *, int))                                            \
-  X(CUresult, cuDeviceGetName, (char *, int, CUdevice))                                  \
-  X(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))               \
-  X(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                                 \
-  X(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                        \
-  X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                         \
-  X(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                                  \
-  X(CUresult, cuCtxPushCurrent_v2, (CUcontext))                                          \
-  X(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                                         \
-  X(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                          \
-  X(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                                    \
-  X(CUresult, cuMemFree_v2, (CUdeviceptr))                                               \
-  X(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))                           \
-  X(CUresult, cuMemFreeHost, (void *))                                                   \
-  X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))                  \
-  X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))                      \
-  X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))                            \
-  X(CUresult, cuEventCreate, (CUevent *, unsigned int))                                  \
-  X(CUresult, cuEventRecord, (CUevent, CUstream))                                        \
-  X(CUresult, cuEventQuery, (CUevent))                                                   \
-  X(CUresult, cuEventSynchronize, (CUevent))                                             \
-  X(CUresult, cuEventDestroy_v2, (CUevent))                                              \
-  X(CUresult, cuStreamCreate, (CUstream *, unsigned int))                                \
-  X(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))                      \
-  X(CUresult, cuStreamQuery, (CUstream))                                                 \
-  X(CUresult, cuStreamSynchronize, (CUstream))                                           \
+#define CUDA_SYMBOLS(X)                                                    \
+  X(CUresult, cuInit, (unsigned int))                                      \
+  X(CUresult, cuGetErrorName, (CUresult, const char **))                   \
+  X(CUresult, cuDeviceGetCount, (int *))                                   \
+  X(CUresult, cuDeviceGet, (CUdevice *, int))                              \
+  X(CUresult, cuDeviceGetName, (char *, int, CUdevice))                    \
+  X(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice)) \
+  X(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                   \
+  X(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))          \
+  X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))           \
+  X(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                    \
+  X(CUresult, cuCtxPushCurrent_v2, (CUcontext))                            \
+  X(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                           \
+  X(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))            \
+  X(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                      \
+  X(CUresult, cuMemFree_v2, (CUdeviceptr))                                 \
+  X(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))             \
+  X(CUresult, cuMemFreeHost, (void *))                                     \
+  X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))    \
+  X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))        \
+  X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))              \
+  X(CUresult, cuEventCreate, (CUevent *, unsigned int))                    \
+  X(CUresult, cuEventRecord, (CUevent, CUstream))                          \
+  X(CUresult, cuEventQuery, (CUevent))                                     \
+  X(CUresult, cuEventSynchronize, (CUevent))                               \
+  X(CUresult, cuEventDestroy_v2, (CUevent))                                \
+  X(CUresult, cuStreamCreate, (CUstream *, unsigned int))                  \
+  X(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))        \
+  X(CUresult, cuStreamQuery, (CUstream))                                   \
+  X(CUresult, cuStreamSynchronize, (CUstream))                             \
   X(CUresult, cuStreamDestroy_v2, (CUstream))
 
 typedef struct cuda_symbols {
@@ -91,14 +90,14 @@ typedef struct cuda_symbols {
 
 typedef struct cuda_device {
   CUdevice device;
-  CUcontext context;     /* the primary context, retained by init */
-  CUstream stream;       /* the plugin's stream: what a NULL stream means */
+  CUcontext context; /* the primary context, retained by init */
+  CUstream stream;   /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  bool managed;          /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY */
+  bool managed; /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY */
   bool unified_addressing;
-  bool has_peer;         /* at least one device cuDeviceCanAccessPeer allows */
-  bool ipc_events;       /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED */
+  bool has_peer;   /* at least one device cuDeviceCanAccessPeer allows */
+  bool ipc_events; /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED */
 } cuda_device;
 
 typedef struct cuda_state {
@@ -123,15 +122,14 @@ static const char *cuda_library_name(void) {
  * memcpy turns dlsym's void * into a function pointer without a cast that
  * -Wpedantic rejects. */
 static bool cuda_resolve_symbols(cuda_state *s, const char *library) {
-#define CUDA_SYMBOL_LOAD(ret, name, args)                                                 \
-  {                                                                                      \
-    void *address = dlsym(s->library, #name);                                            \
-    if (address == NULL) {                                                               \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
-               library);                                                                 \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&s->cu.name, &address, sizeof address);                                       \
+#define CUDA_SYMBOL_LOAD(ret, name, args)                                                        \
+  {                                                                                              \
+    void *address = dlsym(s->library, #name);                                                    \
+    if (address == NULL) {                                                                       \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
+      return false;                                                                              \
+    }                                                                                            \
+    memcpy(&s->cu.name, &address, sizeof address);                                               \
   }
   CUDA_SYMBOLS(CUDA_SYMBOL_LOAD)
 #undef CUDA_SYMBOL_LOAD
@@ -369,7 +367,8 @@ unload:
 static hurray_status cuda_init(void **out_state, hurray_error *err) {
   cuda_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, "cuda: no memory for the plugin state");
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                "cuda: no memory for the plugin state");
   }
   cuda_open(s);
   *out_state = s;
@@ -399,15 +398,15 @@ static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
 
 static bool cuda_offers(const cuda_device *d, hurray_memory_class memory_class) {
   switch (memory_class) {
-  case HURRAY_MEMORY_STANDARD:
-  case HURRAY_MEMORY_HOST_PINNED:
-    return true;
-  case HURRAY_MEMORY_UNIFIED:
-    return d->managed;
-  case HURRAY_MEMORY_PEER:
-    return d->has_peer;
-  default:
-    return false;
+    case HURRAY_MEMORY_STANDARD:
+    case HURRAY_MEMORY_HOST_PINNED:
+      return true;
+    case HURRAY_MEMORY_UNIFIED:
+      return d->managed;
+    case HURRAY_MEMORY_PEER:
+      return d->has_peer;
+    default:
+      return false;
   }
 }
 
@@ -502,8 +501,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   }
   if (byte_size > SIZE_MAX - CUDA_MAX_ALIGNMENT) {
     return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "cuda: %llu bytes do not fit in this address space",
-                (unsigned long long)byte_size);
+                "cuda: %llu bytes do not fit in this address space", (unsigned long long)byte_size);
   }
   status = cuda_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -629,8 +627,7 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
   return HURRAY_OK;
 }
 
-static hurray_status cuda_record_event(void *state, void *event, void *stream,
-                                       hurray_error *err) {
+static hurray_status cuda_record_event(void *state, void *event, void *stream, hurray_error *err) {
   const cuda_state *s = state;
   const cuda_event *e = event;
   hurray_status status = cuda_enter(s, e->device_index, err);
@@ -651,7 +648,8 @@ static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
   uint64_t start = cuda_now_ns();
   uint64_t pause_ns = 1000u;
   for (;;) {
-    CUresult r = is_event ? s->cu.cuEventQuery((CUevent)object) : s->cu.cuStreamQuery((CUstream)object);
+    CUresult r =
+        is_event ? s->cu.cuEventQuery((CUevent)object) : s->cu.cuStreamQuery((CUstream)object);
     if (r == CUDA_SUCCESS) {
       return HURRAY_OK;
     }

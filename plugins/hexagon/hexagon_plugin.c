@@ -67,12 +67,12 @@
 /* X(required, return type, name, (parameter types)): an optional symbol the
  * library lacks is left NULL (rpcmem_alloc2 and rpcmem_init/deinit are not in
  * every release); a missing required one means "not supported". */
-#define HEXAGON_SYMBOLS(X)                                       \
-  X(true, void *, rpcmem_alloc, (int, uint32_t, int))            \
-  X(true, void, rpcmem_free, (void *))                           \
-  X(true, int, rpcmem_to_fd, (void *))                           \
-  X(false, void *, rpcmem_alloc2, (int, uint32_t, size_t))       \
-  X(false, void, rpcmem_init, (void))                            \
+#define HEXAGON_SYMBOLS(X)                                 \
+  X(true, void *, rpcmem_alloc, (int, uint32_t, int))      \
+  X(true, void, rpcmem_free, (void *))                     \
+  X(true, int, rpcmem_to_fd, (void *))                     \
+  X(false, void *, rpcmem_alloc2, (int, uint32_t, size_t)) \
+  X(false, void, rpcmem_init, (void))                      \
   X(false, void, rpcmem_deinit, (void))
 
 typedef struct hexagon_symbols {
@@ -92,15 +92,14 @@ typedef struct hexagon_state {
  * symbol. The memcpy turns dlsym's void * into a function pointer without a
  * cast that -Wpedantic rejects. */
 static bool hexagon_resolve_symbols(hexagon_state *s, const char *library) {
-#define HEXAGON_SYMBOL_LOAD(required, ret, name, args)                                    \
-  {                                                                                      \
-    void *address = dlsym(s->library, #name);                                            \
-    if (address == NULL && (required)) {                                                 \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
-               library);                                                                 \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&s->rpc.name, &address, sizeof address);                                      \
+#define HEXAGON_SYMBOL_LOAD(required, ret, name, args)                                           \
+  {                                                                                              \
+    void *address = dlsym(s->library, #name);                                                    \
+    if (address == NULL && (required)) {                                                         \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
+      return false;                                                                              \
+    }                                                                                            \
+    memcpy(&s->rpc.name, &address, sizeof address);                                              \
   }
   HEXAGON_SYMBOLS(HEXAGON_SYMBOL_LOAD)
 #undef HEXAGON_SYMBOL_LOAD
@@ -180,8 +179,8 @@ static void hexagon_open(hexagon_state *s) {
   s->rpc.rpcmem_free(probe);
   if (fd < 0) {
     snprintf(s->reason, sizeof s->reason,
-             "%s: rpcmem_to_fd of the probe allocation returned %d: no dma-buf behind it",
-             library, fd);
+             "%s: rpcmem_to_fd of the probe allocation returned %d: no dma-buf behind it", library,
+             fd);
     goto deinit;
   }
   s->device_count = 1;
@@ -233,17 +232,17 @@ static size_t hexagon_unavailable_reason(void *state, char *buf, size_t cap) {
 /* The rpcmem flags of each class (see the header comment). */
 static bool hexagon_class_flags(hurray_memory_class memory_class, uint32_t *flags) {
   switch (memory_class) {
-  case HURRAY_MEMORY_STANDARD:
-    *flags = RPCMEM_DEFAULT_FLAGS;
-    return true;
-  case HURRAY_MEMORY_HOST_PINNED:
-    *flags = RPCMEM_DEFAULT_FLAGS | RPCMEM_TRY_MAP_STATIC;
-    return true;
-  case HURRAY_MEMORY_UNIFIED:
-    *flags = RPCMEM_FLAG_UNCACHED;
-    return true;
-  default:
-    return false;
+    case HURRAY_MEMORY_STANDARD:
+      *flags = RPCMEM_DEFAULT_FLAGS;
+      return true;
+    case HURRAY_MEMORY_HOST_PINNED:
+      *flags = RPCMEM_DEFAULT_FLAGS | RPCMEM_TRY_MAP_STATIC;
+      return true;
+    case HURRAY_MEMORY_UNIFIED:
+      *flags = RPCMEM_FLAG_UNCACHED;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -358,8 +357,8 @@ static hurray_status hexagon_copy_to_device(void *state, const hurray_plugin_all
 }
 
 static hurray_status hexagon_copy_to_host(void *state, void *dst,
-                                          const hurray_plugin_allocation *src,
-                                          uint64_t src_offset, uint64_t bytes, hurray_error *err) {
+                                          const hurray_plugin_allocation *src, uint64_t src_offset,
+                                          uint64_t bytes, hurray_error *err) {
   (void)state;
   (void)err;
   memcpy(dst, (const unsigned char *)src->host_address + src_offset, (size_t)bytes);

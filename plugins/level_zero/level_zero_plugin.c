@@ -33,13 +33,12 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dlfcn.h>
+#include <level_zero/ze_api.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <level_zero/ze_api.h>
 
 #include "hurray/plugin.h"
 
@@ -57,44 +56,44 @@
 /* 3. The vendor symbol table                                               */
 /* ------------------------------------------------------------------------ */
 
-#define ZE_SYMBOLS(X)                                                                          \
-  X(ze_result_t, zeInit, (ze_init_flags_t))                                                    \
-  X(ze_result_t, zeDriverGet, (uint32_t *, ze_driver_handle_t *))                              \
-  X(ze_result_t, zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *))          \
-  X(ze_result_t, zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *))        \
-  X(ze_result_t, zeDeviceGetMemoryAccessProperties,                                            \
-    (ze_device_handle_t, ze_device_memory_access_properties_t *))                              \
-  X(ze_result_t, zeDeviceCanAccessPeer, (ze_device_handle_t, ze_device_handle_t, ze_bool_t *)) \
-  X(ze_result_t, zeContextCreate,                                                              \
-    (ze_driver_handle_t, const ze_context_desc_t *, ze_context_handle_t *))                    \
-  X(ze_result_t, zeContextDestroy, (ze_context_handle_t))                                      \
-  X(ze_result_t, zeMemAllocDevice,                                                             \
-    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t,                  \
-     ze_device_handle_t, void **))                                                             \
-  X(ze_result_t, zeMemAllocHost,                                                               \
-    (ze_context_handle_t, const ze_host_mem_alloc_desc_t *, size_t, size_t, void **))          \
-  X(ze_result_t, zeMemAllocShared,                                                             \
-    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *,                                  \
-     const ze_host_mem_alloc_desc_t *, size_t, size_t, ze_device_handle_t, void **))           \
-  X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                     \
-  X(ze_result_t, zeCommandListCreateImmediate,                                                 \
-    (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,                 \
-     ze_command_list_handle_t *))                                                              \
-  X(ze_result_t, zeCommandListDestroy, (ze_command_list_handle_t))                             \
-  X(ze_result_t, zeCommandListAppendMemoryCopy,                                                \
-    (ze_command_list_handle_t, void *, const void *, size_t, ze_event_handle_t, uint32_t,      \
-     ze_event_handle_t *))                                                                     \
-  X(ze_result_t, zeCommandListAppendSignalEvent, (ze_command_list_handle_t, ze_event_handle_t)) \
-  X(ze_result_t, zeCommandListAppendWaitOnEvents,                                              \
-    (ze_command_list_handle_t, uint32_t, ze_event_handle_t *))                                 \
-  X(ze_result_t, zeEventPoolCreate,                                                            \
-    (ze_context_handle_t, const ze_event_pool_desc_t *, uint32_t, ze_device_handle_t *,        \
-     ze_event_pool_handle_t *))                                                                \
-  X(ze_result_t, zeEventPoolDestroy, (ze_event_pool_handle_t))                                 \
-  X(ze_result_t, zeEventCreate,                                                                \
-    (ze_event_pool_handle_t, const ze_event_desc_t *, ze_event_handle_t *))                    \
-  X(ze_result_t, zeEventDestroy, (ze_event_handle_t))                                          \
-  X(ze_result_t, zeEventHostSynchronize, (ze_event_handle_t, uint64_t))                        \
+#define ZE_SYMBOLS(X)                                                                             \
+  X(ze_result_t, zeInit, (ze_init_flags_t))                                                       \
+  X(ze_result_t, zeDriverGet, (uint32_t *, ze_driver_handle_t *))                                 \
+  X(ze_result_t, zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *))             \
+  X(ze_result_t, zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *))           \
+  X(ze_result_t, zeDeviceGetMemoryAccessProperties,                                               \
+    (ze_device_handle_t, ze_device_memory_access_properties_t *))                                 \
+  X(ze_result_t, zeDeviceCanAccessPeer, (ze_device_handle_t, ze_device_handle_t, ze_bool_t *))    \
+  X(ze_result_t, zeContextCreate,                                                                 \
+    (ze_driver_handle_t, const ze_context_desc_t *, ze_context_handle_t *))                       \
+  X(ze_result_t, zeContextDestroy, (ze_context_handle_t))                                         \
+  X(ze_result_t, zeMemAllocDevice,                                                                \
+    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t, ze_device_handle_t, \
+     void **))                                                                                    \
+  X(ze_result_t, zeMemAllocHost,                                                                  \
+    (ze_context_handle_t, const ze_host_mem_alloc_desc_t *, size_t, size_t, void **))             \
+  X(ze_result_t, zeMemAllocShared,                                                                \
+    (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, const ze_host_mem_alloc_desc_t *,   \
+     size_t, size_t, ze_device_handle_t, void **))                                                \
+  X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                        \
+  X(ze_result_t, zeCommandListCreateImmediate,                                                    \
+    (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,                    \
+     ze_command_list_handle_t *))                                                                 \
+  X(ze_result_t, zeCommandListDestroy, (ze_command_list_handle_t))                                \
+  X(ze_result_t, zeCommandListAppendMemoryCopy,                                                   \
+    (ze_command_list_handle_t, void *, const void *, size_t, ze_event_handle_t, uint32_t,         \
+     ze_event_handle_t *))                                                                        \
+  X(ze_result_t, zeCommandListAppendSignalEvent, (ze_command_list_handle_t, ze_event_handle_t))   \
+  X(ze_result_t, zeCommandListAppendWaitOnEvents,                                                 \
+    (ze_command_list_handle_t, uint32_t, ze_event_handle_t *))                                    \
+  X(ze_result_t, zeEventPoolCreate,                                                               \
+    (ze_context_handle_t, const ze_event_pool_desc_t *, uint32_t, ze_device_handle_t *,           \
+     ze_event_pool_handle_t *))                                                                   \
+  X(ze_result_t, zeEventPoolDestroy, (ze_event_pool_handle_t))                                    \
+  X(ze_result_t, zeEventCreate,                                                                   \
+    (ze_event_pool_handle_t, const ze_event_desc_t *, ze_event_handle_t *))                       \
+  X(ze_result_t, zeEventDestroy, (ze_event_handle_t))                                             \
+  X(ze_result_t, zeEventHostSynchronize, (ze_event_handle_t, uint64_t))                           \
   X(ze_result_t, zeEventHostReset, (ze_event_handle_t))
 
 typedef struct ze_symbols {
@@ -138,15 +137,14 @@ typedef struct ze_plugin_event {
  * memcpy turns dlsym's void * into a function pointer without a cast that
  * -Wpedantic rejects. */
 static bool ze_resolve_symbols(ze_state *s, const char *library) {
-#define ZE_SYMBOL_LOAD(ret, name, args)                                                   \
-  {                                                                                      \
-    void *address = dlsym(s->library, #name);                                            \
-    if (address == NULL) {                                                               \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
-               library);                                                                 \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&s->ze.name, &address, sizeof address);                                       \
+#define ZE_SYMBOL_LOAD(ret, name, args)                                                          \
+  {                                                                                              \
+    void *address = dlsym(s->library, #name);                                                    \
+    if (address == NULL) {                                                                       \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
+      return false;                                                                              \
+    }                                                                                            \
+    memcpy(&s->ze.name, &address, sizeof address);                                               \
   }
   ZE_SYMBOLS(ZE_SYMBOL_LOAD)
 #undef ZE_SYMBOL_LOAD
@@ -156,34 +154,34 @@ static bool ze_resolve_symbols(ze_state *s, const char *library) {
 /* The names of the results this plugin can meet; the hex code otherwise. */
 static const char *ze_result_name(ze_result_t r) {
   switch (r) {
-  case ZE_RESULT_SUCCESS:
-    return "ZE_RESULT_SUCCESS";
-  case ZE_RESULT_NOT_READY:
-    return "ZE_RESULT_NOT_READY";
-  case ZE_RESULT_ERROR_UNINITIALIZED:
-    return "ZE_RESULT_ERROR_UNINITIALIZED";
-  case ZE_RESULT_ERROR_DEVICE_LOST:
-    return "ZE_RESULT_ERROR_DEVICE_LOST";
-  case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
-    return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
-  case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY:
-    return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
-  case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE:
-    return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
-  case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
-    return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
-  case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
-    return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
-  case ZE_RESULT_ERROR_INVALID_ARGUMENT:
-    return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
-  case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
-    return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
-  case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
-    return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
-  case ZE_RESULT_ERROR_UNKNOWN:
-    return "ZE_RESULT_ERROR_UNKNOWN";
-  default:
-    return "ze_result_t";
+    case ZE_RESULT_SUCCESS:
+      return "ZE_RESULT_SUCCESS";
+    case ZE_RESULT_NOT_READY:
+      return "ZE_RESULT_NOT_READY";
+    case ZE_RESULT_ERROR_UNINITIALIZED:
+      return "ZE_RESULT_ERROR_UNINITIALIZED";
+    case ZE_RESULT_ERROR_DEVICE_LOST:
+      return "ZE_RESULT_ERROR_DEVICE_LOST";
+    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
+      return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
+    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
+    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE:
+      return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
+    case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
+      return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
+    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
+      return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
+    case ZE_RESULT_ERROR_INVALID_ARGUMENT:
+      return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
+    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
+      return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
+    case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
+      return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
+    case ZE_RESULT_ERROR_UNKNOWN:
+      return "ZE_RESULT_ERROR_UNKNOWN";
+    default:
+      return "ze_result_t";
   }
 }
 
@@ -212,8 +210,8 @@ static hurray_status fail(hurray_error *err, hurray_status status, uint64_t valu
 static hurray_status ze_vendor_fail(hurray_error *err, const char *call, ze_result_t r,
                                     uint64_t bytes) {
   if (r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call,
-                ze_result_name(r), (unsigned)r);
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call, ze_result_name(r),
+                (unsigned)r);
   }
   return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)", call,
               ze_result_name(r), (unsigned)r);
@@ -409,16 +407,16 @@ static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
 
 static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
   switch (memory_class) {
-  case HURRAY_MEMORY_STANDARD:
-    return true;
-  case HURRAY_MEMORY_HOST_PINNED:
-    return d->host_alloc;
-  case HURRAY_MEMORY_UNIFIED:
-    return d->shared_alloc;
-  case HURRAY_MEMORY_PEER:
-    return d->has_peer;
-  default:
-    return false;
+    case HURRAY_MEMORY_STANDARD:
+      return true;
+    case HURRAY_MEMORY_HOST_PINNED:
+      return d->host_alloc;
+    case HURRAY_MEMORY_UNIFIED:
+      return d->shared_alloc;
+    case HURRAY_MEMORY_PEER:
+      return d->has_peer;
+    default:
+      return false;
   }
 }
 
@@ -477,8 +475,8 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   }
   if (alignment > ZE_MAX_ALIGNMENT) {
     return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
-                "level_zero: alignment %u above the %u this plugin guarantees",
-                (unsigned)alignment, ZE_MAX_ALIGNMENT);
+                "level_zero: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
+                ZE_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX) {
     return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
@@ -548,8 +546,8 @@ static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocati
  * immediate list returns once the copy has completed. */
 
 static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_allocation *dst,
-                                              uint64_t dst_offset, const void *src,
-                                              uint64_t bytes, hurray_error *err) {
+                                              uint64_t dst_offset, const void *src, uint64_t bytes,
+                                              hurray_error *err) {
   ze_state *s = state;
   hurray_status status = ze_check_device(s, dst->device_index, err);
   if (status != HURRAY_OK || bytes == 0) {
@@ -646,8 +644,7 @@ static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, 
   }
   ze_plugin_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
-                "level_zero: no memory for an event");
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "level_zero: no memory for an event");
   }
   ze_result_t r = ze_make_event(s, device_index, e);
   if (r != ZE_RESULT_SUCCESS) {

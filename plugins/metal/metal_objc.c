@@ -43,11 +43,11 @@ typedef struct metal_ns_range {
 /* ------------------------------------------------------------------------ */
 /* X(library, return type, name, (parameter types)); objc_msgSend is declared
  * with no parameters and cast to each method's type at the call. */
-#define METAL_SYMBOLS(X)                                                \
-  X(objc, void, objc_msgSend, (void))                                   \
-  X(objc, objc_sel, sel_registerName, (const char *))                  \
-  X(objc, void *, objc_autoreleasePoolPush, (void))                     \
-  X(objc, void, objc_autoreleasePoolPop, (void *))                      \
+#define METAL_SYMBOLS(X)                              \
+  X(objc, void, objc_msgSend, (void))                 \
+  X(objc, objc_sel, sel_registerName, (const char *)) \
+  X(objc, void *, objc_autoreleasePoolPush, (void))   \
+  X(objc, void, objc_autoreleasePoolPop, (void *))    \
   X(metal, objc_id, MTLCreateSystemDefaultDevice, (void))
 
 typedef struct metal_runtime {
@@ -71,9 +71,7 @@ static void *objc_pool_push(void) { return runtime.objc_autoreleasePoolPush(); }
 static void objc_pool_pop(void *pool) { runtime.objc_autoreleasePoolPop(pool); }
 static void *objc_create_device(void) { return runtime.MTLCreateSystemDefaultDevice(); }
 
-static void objc_release(void *object) {
-  MSG(void (*)(objc_id, objc_sel))(object, sel("release"));
-}
+static void objc_release(void *object) { MSG(void (*)(objc_id, objc_sel))(object, sel("release")); }
 
 static void objc_device_name(void *device, char *buf, size_t cap) {
   objc_id name = MSG(objc_id(*)(objc_id, objc_sel))(device, sel("name"));
@@ -122,10 +120,10 @@ static void *objc_command_buffer(void *queue) {
 static void objc_blit_copy(void *command_buffer, void *source, uint64_t source_offset,
                            void *destination, uint64_t destination_offset, uint64_t size) {
   objc_id blit = MSG(objc_id(*)(objc_id, objc_sel))(command_buffer, sel("blitCommandEncoder"));
-  MSG(void (*)(objc_id, objc_sel, objc_id, unsigned long, objc_id, unsigned long,
-               unsigned long))(blit, sel("copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:"),
-                               source, (unsigned long)source_offset, destination,
-                               (unsigned long)destination_offset, (unsigned long)size);
+  MSG(void (*)(objc_id, objc_sel, objc_id, unsigned long, objc_id, unsigned long, unsigned long))
+  (blit, sel("copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:"), source,
+   (unsigned long)source_offset, destination, (unsigned long)destination_offset,
+   (unsigned long)size);
   MSG(void (*)(objc_id, objc_sel))(blit, sel("endEncoding"));
 }
 
@@ -136,14 +134,13 @@ static void objc_blit_synchronize(void *command_buffer, void *buffer) {
 }
 
 static void objc_encode_signal(void *command_buffer, void *event, uint64_t value) {
-  MSG(void (*)(objc_id, objc_sel, objc_id, uint64_t))(command_buffer,
-                                                      sel("encodeSignalEvent:value:"), event, value);
+  MSG(void (*)(objc_id, objc_sel, objc_id, uint64_t))
+  (command_buffer, sel("encodeSignalEvent:value:"), event, value);
 }
 
 static void objc_encode_wait(void *command_buffer, void *event, uint64_t value) {
-  MSG(void (*)(objc_id, objc_sel, objc_id, uint64_t))(command_buffer,
-                                                      sel("encodeWaitForEvent:value:"), event,
-                                                      value);
+  MSG(void (*)(objc_id, objc_sel, objc_id, uint64_t))
+  (command_buffer, sel("encodeWaitForEvent:value:"), event, value);
 }
 
 static void objc_commit(void *command_buffer) {
@@ -181,31 +178,42 @@ bool metal_ops_open(metal_ops *ops, char *reason, size_t cap) {
     metal_ops_close(ops);
     return false;
   }
-#define METAL_SYMBOL_LOAD(library_field, ret, name, args)                                   \
-  {                                                                                        \
-    void *address = dlsym(runtime.library_field, #name);                                   \
-    if (address == NULL) {                                                                 \
-      snprintf(reason, cap, "dlsym %s in %s: symbol not found", #name,                     \
-               runtime.library_field == runtime.objc ? METAL_OBJC_LIBRARY : framework);    \
-      metal_ops_close(ops);                                                                \
-      return false;                                                                        \
-    }                                                                                      \
-    memcpy(&runtime.name, &address, sizeof address);                                       \
+#define METAL_SYMBOL_LOAD(library_field, ret, name, args)                               \
+  {                                                                                     \
+    void *address = dlsym(runtime.library_field, #name);                                \
+    if (address == NULL) {                                                              \
+      snprintf(reason, cap, "dlsym %s in %s: symbol not found", #name,                  \
+               runtime.library_field == runtime.objc ? METAL_OBJC_LIBRARY : framework); \
+      metal_ops_close(ops);                                                             \
+      return false;                                                                     \
+    }                                                                                   \
+    memcpy(&runtime.name, &address, sizeof address);                                    \
   }
   METAL_SYMBOLS(METAL_SYMBOL_LOAD)
 #undef METAL_SYMBOL_LOAD
   metal_ops table = {
-      objc_pool_push,         objc_pool_pop,
-      objc_create_device,     objc_release,
-      objc_device_name,       objc_has_unified_memory,
-      objc_working_set,       objc_new_buffer,
-      objc_buffer_contents,   objc_buffer_gpu_address,
-      objc_did_modify_range,  objc_new_command_queue,
-      objc_command_buffer,    objc_blit_copy,
-      objc_blit_synchronize,  objc_encode_signal,
-      objc_encode_wait,       objc_commit,
-      objc_wait_until_completed, objc_new_shared_event,
-      objc_signaled_value,    &runtime,
+      objc_pool_push,
+      objc_pool_pop,
+      objc_create_device,
+      objc_release,
+      objc_device_name,
+      objc_has_unified_memory,
+      objc_working_set,
+      objc_new_buffer,
+      objc_buffer_contents,
+      objc_buffer_gpu_address,
+      objc_did_modify_range,
+      objc_new_command_queue,
+      objc_command_buffer,
+      objc_blit_copy,
+      objc_blit_synchronize,
+      objc_encode_signal,
+      objc_encode_wait,
+      objc_commit,
+      objc_wait_until_completed,
+      objc_new_shared_event,
+      objc_signaled_value,
+      &runtime,
   };
   *ops = table;
   return true;

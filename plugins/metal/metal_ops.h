@@ -50,8 +50,8 @@ typedef struct metal_ops {
   void *(*command_buffer)(void *queue);
   /* A blit encoder on the command buffer with one
    * copyFromBuffer:sourceOffset:toBuffer:destinationOffset:size:, then endEncoding. */
-  void (*blit_copy)(void *command_buffer, void *source, uint64_t source_offset,
-                    void *destination, uint64_t destination_offset, uint64_t size);
+  void (*blit_copy)(void *command_buffer, void *source, uint64_t source_offset, void *destination,
+                    uint64_t destination_offset, uint64_t size);
   /* A blit encoder with synchronizeResource: (managed storage), then endEncoding. */
   void (*blit_synchronize)(void *command_buffer, void *buffer);
   /* [command_buffer encodeSignalEvent:value:] */

@@ -112,7 +112,8 @@ static void metal_open(metal_state *s) {
   void *pool = s->mtl.pool_push();
   s->device = s->mtl.create_system_default_device();
   if (s->device == NULL) {
-    snprintf(s->reason, sizeof s->reason, "MTLCreateSystemDefaultDevice returned nil: no Metal device");
+    snprintf(s->reason, sizeof s->reason,
+             "MTLCreateSystemDefaultDevice returned nil: no Metal device");
   } else {
     s->queue = s->mtl.new_command_queue(s->device);
     if (s->queue == NULL) {
@@ -171,17 +172,17 @@ static size_t metal_unavailable_reason(void *state, char *buf, size_t cap) {
 static bool metal_storage_of(const metal_state *s, hurray_memory_class memory_class,
                              uint64_t *options) {
   switch (memory_class) {
-  case HURRAY_MEMORY_STANDARD:
-    *options = METAL_STORAGE_PRIVATE;
-    return true;
-  case HURRAY_MEMORY_HOST_PINNED:
-    *options = METAL_STORAGE_MANAGED;
-    return !s->unified_memory;
-  case HURRAY_MEMORY_UNIFIED:
-    *options = METAL_STORAGE_SHARED;
-    return s->unified_memory;
-  default:
-    return false;
+    case HURRAY_MEMORY_STANDARD:
+      *options = METAL_STORAGE_PRIVATE;
+      return true;
+    case HURRAY_MEMORY_HOST_PINNED:
+      *options = METAL_STORAGE_MANAGED;
+      return !s->unified_memory;
+    case HURRAY_MEMORY_UNIFIED:
+      *options = METAL_STORAGE_SHARED;
+      return s->unified_memory;
+    default:
+      return false;
   }
 }
 
@@ -252,9 +253,8 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   }
   void *pool = s->mtl.pool_push();
   void *buffer = s->mtl.new_buffer(s->device, byte_size, options);
-  void *contents = buffer != NULL && options != METAL_STORAGE_PRIVATE
-                       ? s->mtl.buffer_contents(buffer)
-                       : NULL;
+  void *contents =
+      buffer != NULL && options != METAL_STORAGE_PRIVATE ? s->mtl.buffer_contents(buffer) : NULL;
   uint64_t gpu_address = buffer != NULL ? s->mtl.buffer_gpu_address(buffer) : 0u;
   s->mtl.pool_pop(pool);
   if (buffer == NULL) {
@@ -310,9 +310,9 @@ static void metal_free(void *state, const hurray_plugin_allocation *allocation) 
  * through a shared staging buffer and a blit; waitUntilCompleted returns
  * when the GPU has done it. */
 
-static hurray_status metal_blit_through_staging(const metal_state *s, void *buffer,
-                                                uint64_t offset, void *host, uint64_t bytes,
-                                                bool to_device, hurray_error *err) {
+static hurray_status metal_blit_through_staging(const metal_state *s, void *buffer, uint64_t offset,
+                                                void *host, uint64_t bytes, bool to_device,
+                                                hurray_error *err) {
   void *pool = s->mtl.pool_push();
   void *staging = s->mtl.new_buffer(s->device, bytes, METAL_STORAGE_SHARED);
   void *command_buffer = staging != NULL ? s->mtl.command_buffer(s->queue) : NULL;
@@ -360,9 +360,8 @@ static hurray_status metal_copy_to_device(void *state, const hurray_plugin_alloc
   return HURRAY_OK;
 }
 
-static hurray_status metal_copy_to_host(void *state, void *dst,
-                                        const hurray_plugin_allocation *src, uint64_t src_offset,
-                                        uint64_t bytes, hurray_error *err) {
+static hurray_status metal_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
+                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const metal_state *s = state;
   if (bytes == 0) {
     return HURRAY_OK;
@@ -432,8 +431,7 @@ static hurray_status metal_encode_event(const metal_state *s, void *queue, void 
   return HURRAY_OK;
 }
 
-static hurray_status metal_record_event(void *state, void *event, void *stream,
-                                        hurray_error *err) {
+static hurray_status metal_record_event(void *state, void *event, void *stream, hurray_error *err) {
   metal_event *e = event;
   uint64_t value = e->target + 1u;
   hurray_status status = metal_encode_event(state, stream, e->shared_event, value, true, err);

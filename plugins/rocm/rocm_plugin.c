@@ -53,30 +53,30 @@
  * types)), expanded into the struct of pointers and into the dlsym loop. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
-#define ROCM_SYMBOLS(X)                                                                  \
-  X(hipError_t, hipInit, (unsigned int))                                                 \
-  X(const char *, hipGetErrorName, (hipError_t))                                         \
-  X(hipError_t, hipGetDeviceCount, (int *))                                              \
-  X(hipError_t, hipDeviceGet, (hipDevice_t *, int))                                      \
-  X(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                            \
-  X(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))               \
-  X(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                              \
-  X(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                               \
-  X(hipError_t, hipSetDevice, (int))                                                     \
-  X(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                          \
-  X(hipError_t, hipMalloc, (void **, size_t))                                            \
-  X(hipError_t, hipFree, (void *))                                                       \
-  X(hipError_t, hipHostMalloc, (void **, size_t, unsigned int))                          \
-  X(hipError_t, hipHostFree, (void *))                                                   \
-  X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))                       \
-  X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))                \
-  X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))                       \
-  X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                               \
-  X(hipError_t, hipEventQuery, (hipEvent_t))                                             \
-  X(hipError_t, hipEventDestroy, (hipEvent_t))                                           \
-  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))                 \
-  X(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))            \
-  X(hipError_t, hipStreamQuery, (hipStream_t))                                           \
+#define ROCM_SYMBOLS(X)                                                      \
+  X(hipError_t, hipInit, (unsigned int))                                     \
+  X(const char *, hipGetErrorName, (hipError_t))                             \
+  X(hipError_t, hipGetDeviceCount, (int *))                                  \
+  X(hipError_t, hipDeviceGet, (hipDevice_t *, int))                          \
+  X(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                \
+  X(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))   \
+  X(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                  \
+  X(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                   \
+  X(hipError_t, hipSetDevice, (int))                                         \
+  X(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))              \
+  X(hipError_t, hipMalloc, (void **, size_t))                                \
+  X(hipError_t, hipFree, (void *))                                           \
+  X(hipError_t, hipHostMalloc, (void **, size_t, unsigned int))              \
+  X(hipError_t, hipHostFree, (void *))                                       \
+  X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))           \
+  X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))    \
+  X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))           \
+  X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                   \
+  X(hipError_t, hipEventQuery, (hipEvent_t))                                 \
+  X(hipError_t, hipEventDestroy, (hipEvent_t))                               \
+  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))     \
+  X(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int)) \
+  X(hipError_t, hipStreamQuery, (hipStream_t))                               \
   X(hipError_t, hipStreamDestroy, (hipStream_t))
 
 typedef struct rocm_symbols {
@@ -87,11 +87,11 @@ typedef struct rocm_symbols {
 
 typedef struct rocm_device {
   hipDevice_t device;
-  hipStream_t stream;    /* the plugin's stream: what a NULL stream means */
+  hipStream_t stream; /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  bool managed;          /* hipDeviceAttributeManagedMemory */
-  bool has_peer;         /* at least one device hipDeviceCanAccessPeer allows */
+  bool managed;  /* hipDeviceAttributeManagedMemory */
+  bool has_peer; /* at least one device hipDeviceCanAccessPeer allows */
 } rocm_device;
 
 typedef struct rocm_state {
@@ -111,15 +111,14 @@ typedef struct rocm_event {
  * memcpy turns dlsym's void * into a function pointer without a cast that
  * -Wpedantic rejects. */
 static bool rocm_resolve_symbols(rocm_state *s, const char *library) {
-#define ROCM_SYMBOL_LOAD(ret, name, args)                                                 \
-  {                                                                                      \
-    void *address = dlsym(s->library, #name);                                            \
-    if (address == NULL) {                                                               \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
-               library);                                                                 \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&s->hip.name, &address, sizeof address);                                       \
+#define ROCM_SYMBOL_LOAD(ret, name, args)                                                        \
+  {                                                                                              \
+    void *address = dlsym(s->library, #name);                                                    \
+    if (address == NULL) {                                                                       \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
+      return false;                                                                              \
+    }                                                                                            \
+    memcpy(&s->hip.name, &address, sizeof address);                                              \
   }
   ROCM_SYMBOLS(ROCM_SYMBOL_LOAD)
 #undef ROCM_SYMBOL_LOAD
@@ -308,8 +307,8 @@ static void rocm_open(rocm_state *s) {
   }
   r = s->hip.hipInit(0);
   if (r != hipSuccess) {
-    snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library,
-             rocm_error_name(s, r), (int)r);
+    snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library, rocm_error_name(s, r),
+             (int)r);
     goto unload;
   }
   r = s->hip.hipGetDeviceCount(&count);
@@ -343,7 +342,8 @@ unload:
 static hurray_status rocm_init(void **out_state, hurray_error *err) {
   rocm_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, "rocm: no memory for the plugin state");
+    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                "rocm: no memory for the plugin state");
   }
   rocm_open(s);
   *out_state = s;
@@ -373,15 +373,15 @@ static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
 
 static bool rocm_offers(const rocm_device *d, hurray_memory_class memory_class) {
   switch (memory_class) {
-  case HURRAY_MEMORY_STANDARD:
-  case HURRAY_MEMORY_HOST_PINNED:
-    return true;
-  case HURRAY_MEMORY_UNIFIED:
-    return d->managed;
-  case HURRAY_MEMORY_PEER:
-    return d->has_peer;
-  default:
-    return false;
+    case HURRAY_MEMORY_STANDARD:
+    case HURRAY_MEMORY_HOST_PINNED:
+      return true;
+    case HURRAY_MEMORY_UNIFIED:
+      return d->managed;
+    case HURRAY_MEMORY_PEER:
+      return d->has_peer;
+    default:
+      return false;
   }
 }
 
@@ -472,8 +472,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   }
   if (byte_size > SIZE_MAX - ROCM_MAX_ALIGNMENT) {
     return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "rocm: %llu bytes do not fit in this address space",
-                (unsigned long long)byte_size);
+                "rocm: %llu bytes do not fit in this address space", (unsigned long long)byte_size);
   }
   status = rocm_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -594,8 +593,7 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
   return HURRAY_OK;
 }
 
-static hurray_status rocm_record_event(void *state, void *event, void *stream,
-                                       hurray_error *err) {
+static hurray_status rocm_record_event(void *state, void *event, void *stream, hurray_error *err) {
   const rocm_state *s = state;
   const rocm_event *e = event;
   hurray_status status = rocm_enter(s, e->device_index, err);
@@ -616,7 +614,7 @@ static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
   uint64_t pause_ns = 1000u;
   for (;;) {
     hipError_t r = is_event ? s->hip.hipEventQuery((hipEvent_t)object)
-                             : s->hip.hipStreamQuery((hipStream_t)object);
+                            : s->hip.hipStreamQuery((hipStream_t)object);
     if (r == hipSuccess) {
       return HURRAY_OK;
     }
@@ -625,8 +623,7 @@ static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
     }
     if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && rocm_now_ns() - start >= timeout_ns) {
       return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "%s: still hipErrorNotReady after %llu ns", call,
-                  (unsigned long long)timeout_ns);
+                  "%s: still hipErrorNotReady after %llu ns", call, (unsigned long long)timeout_ns);
     }
     rocm_backoff(&pause_ns);
   }

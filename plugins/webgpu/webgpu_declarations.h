@@ -80,13 +80,11 @@ typedef void (*WGPURequestAdapterCallback)(WGPURequestAdapterStatus status, WGPU
                                            WGPUStringView message, void *userdata1,
                                            void *userdata2);
 typedef void (*WGPURequestDeviceCallback)(WGPURequestDeviceStatus status, WGPUDevice device,
-                                          WGPUStringView message, void *userdata1,
-                                          void *userdata2);
+                                          WGPUStringView message, void *userdata1, void *userdata2);
 typedef void (*WGPUBufferMapCallback)(WGPUMapAsyncStatus status, WGPUStringView message,
                                       void *userdata1, void *userdata2);
 typedef void (*WGPUPopErrorScopeCallback)(WGPUPopErrorScopeStatus status, WGPUErrorType type,
-                                          WGPUStringView message, void *userdata1,
-                                          void *userdata2);
+                                          WGPUStringView message, void *userdata1, void *userdata2);
 
 typedef struct WGPURequestAdapterCallbackInfo {
   const WGPUChainedStruct *nextInChain;

@@ -63,36 +63,36 @@
 /* 3. The vendor symbol table                                               */
 /* ------------------------------------------------------------------------ */
 
-#define WEBGPU_SYMBOLS(X)                                                                       \
-  X(WGPUInstance, wgpuCreateInstance, (const WGPUInstanceDescriptor *))                        \
-  X(WGPUFuture, wgpuInstanceRequestAdapter,                                                    \
-    (WGPUInstance, const WGPURequestAdapterOptions *, WGPURequestAdapterCallbackInfo))          \
-  X(void, wgpuInstanceProcessEvents, (WGPUInstance))                                           \
-  X(void, wgpuInstanceRelease, (WGPUInstance))                                                 \
-  X(WGPUFuture, wgpuAdapterRequestDevice,                                                      \
-    (WGPUAdapter, const WGPUDeviceDescriptor *, WGPURequestDeviceCallbackInfo))                 \
-  X(void, wgpuAdapterRelease, (WGPUAdapter))                                                   \
-  X(WGPUQueue, wgpuDeviceGetQueue, (WGPUDevice))                                               \
-  X(WGPUBuffer, wgpuDeviceCreateBuffer, (WGPUDevice, const WGPUBufferDescriptor *))            \
-  X(WGPUCommandEncoder, wgpuDeviceCreateCommandEncoder,                                        \
-    (WGPUDevice, const WGPUCommandEncoderDescriptor *))                                        \
-  X(void, wgpuDevicePushErrorScope, (WGPUDevice, WGPUErrorFilter))                             \
-  X(WGPUFuture, wgpuDevicePopErrorScope, (WGPUDevice, WGPUPopErrorScopeCallbackInfo))          \
-  X(void, wgpuDeviceRelease, (WGPUDevice))                                                     \
-  X(void, wgpuQueueSubmit, (WGPUQueue, size_t, const WGPUCommandBuffer *))                     \
-  X(void, wgpuQueueRelease, (WGPUQueue))                                                       \
-  X(void, wgpuCommandEncoderCopyBufferToBuffer,                                                \
-    (WGPUCommandEncoder, WGPUBuffer, uint64_t, WGPUBuffer, uint64_t, uint64_t))                \
-  X(WGPUCommandBuffer, wgpuCommandEncoderFinish,                                               \
-    (WGPUCommandEncoder, const WGPUCommandBufferDescriptor *))                                 \
-  X(void, wgpuCommandEncoderRelease, (WGPUCommandEncoder))                                     \
-  X(void, wgpuCommandBufferRelease, (WGPUCommandBuffer))                                       \
-  X(WGPUFuture, wgpuBufferMapAsync,                                                            \
-    (WGPUBuffer, WGPUMapMode, size_t, size_t, WGPUBufferMapCallbackInfo))                      \
-  X(void *, wgpuBufferGetMappedRange, (WGPUBuffer, size_t, size_t))                           \
-  X(const void *, wgpuBufferGetConstMappedRange, (WGPUBuffer, size_t, size_t))                \
-  X(void, wgpuBufferUnmap, (WGPUBuffer))                                                       \
-  X(void, wgpuBufferDestroy, (WGPUBuffer))                                                     \
+#define WEBGPU_SYMBOLS(X)                                                              \
+  X(WGPUInstance, wgpuCreateInstance, (const WGPUInstanceDescriptor *))                \
+  X(WGPUFuture, wgpuInstanceRequestAdapter,                                            \
+    (WGPUInstance, const WGPURequestAdapterOptions *, WGPURequestAdapterCallbackInfo)) \
+  X(void, wgpuInstanceProcessEvents, (WGPUInstance))                                   \
+  X(void, wgpuInstanceRelease, (WGPUInstance))                                         \
+  X(WGPUFuture, wgpuAdapterRequestDevice,                                              \
+    (WGPUAdapter, const WGPUDeviceDescriptor *, WGPURequestDeviceCallbackInfo))        \
+  X(void, wgpuAdapterRelease, (WGPUAdapter))                                           \
+  X(WGPUQueue, wgpuDeviceGetQueue, (WGPUDevice))                                       \
+  X(WGPUBuffer, wgpuDeviceCreateBuffer, (WGPUDevice, const WGPUBufferDescriptor *))    \
+  X(WGPUCommandEncoder, wgpuDeviceCreateCommandEncoder,                                \
+    (WGPUDevice, const WGPUCommandEncoderDescriptor *))                                \
+  X(void, wgpuDevicePushErrorScope, (WGPUDevice, WGPUErrorFilter))                     \
+  X(WGPUFuture, wgpuDevicePopErrorScope, (WGPUDevice, WGPUPopErrorScopeCallbackInfo))  \
+  X(void, wgpuDeviceRelease, (WGPUDevice))                                             \
+  X(void, wgpuQueueSubmit, (WGPUQueue, size_t, const WGPUCommandBuffer *))             \
+  X(void, wgpuQueueRelease, (WGPUQueue))                                               \
+  X(void, wgpuCommandEncoderCopyBufferToBuffer,                                        \
+    (WGPUCommandEncoder, WGPUBuffer, uint64_t, WGPUBuffer, uint64_t, uint64_t))        \
+  X(WGPUCommandBuffer, wgpuCommandEncoderFinish,                                       \
+    (WGPUCommandEncoder, const WGPUCommandBufferDescriptor *))                         \
+  X(void, wgpuCommandEncoderRelease, (WGPUCommandEncoder))                             \
+  X(void, wgpuCommandBufferRelease, (WGPUCommandBuffer))                               \
+  X(WGPUFuture, wgpuBufferMapAsync,                                                    \
+    (WGPUBuffer, WGPUMapMode, size_t, size_t, WGPUBufferMapCallbackInfo))              \
+  X(void *, wgpuBufferGetMappedRange, (WGPUBuffer, size_t, size_t))                    \
+  X(const void *, wgpuBufferGetConstMappedRange, (WGPUBuffer, size_t, size_t))         \
+  X(void, wgpuBufferUnmap, (WGPUBuffer))                                               \
+  X(void, wgpuBufferDestroy, (WGPUBuffer))                                             \
   X(void, wgpuBufferRelease, (WGPUBuffer))
 
 typedef struct webgpu_symbols {
@@ -140,15 +140,14 @@ typedef struct webgpu_event {
  * memcpy turns dlsym's void * into a function pointer without a cast that
  * -Wpedantic rejects. */
 static bool webgpu_resolve_symbols(webgpu_state *s, const char *library) {
-#define WEBGPU_SYMBOL_LOAD(ret, name, args)                                               \
-  {                                                                                      \
-    void *address = dlsym(s->library, #name);                                            \
-    if (address == NULL) {                                                               \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name,   \
-               library);                                                                 \
-      return false;                                                                      \
-    }                                                                                    \
-    memcpy(&s->gpu.name, &address, sizeof address);                                      \
+#define WEBGPU_SYMBOL_LOAD(ret, name, args)                                                      \
+  {                                                                                              \
+    void *address = dlsym(s->library, #name);                                                    \
+    if (address == NULL) {                                                                       \
+      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
+      return false;                                                                              \
+    }                                                                                            \
+    memcpy(&s->gpu.name, &address, sizeof address);                                              \
   }
   WEBGPU_SYMBOLS(WEBGPU_SYMBOL_LOAD)
 #undef WEBGPU_SYMBOL_LOAD
@@ -176,7 +175,7 @@ static hurray_status fail(hurray_error *err, hurray_status status, uint64_t valu
 }
 
 static void webgpu_keep_message(webgpu_answer *answer, WGPUStringView message) {
-  size_t n = message.data == NULL ? 0u
+  size_t n = message.data == NULL            ? 0u
              : message.length == WGPU_STRLEN ? strlen(message.data)
                                              : message.length;
   n = n < sizeof answer->message - 1u ? n : sizeof answer->message - 1u;
@@ -279,8 +278,7 @@ static void webgpu_release_device(webgpu_state *s) {
 static bool webgpu_open_device(webgpu_state *s) {
   s->instance = s->gpu.wgpuCreateInstance(NULL);
   if (s->instance == NULL) {
-    snprintf(s->reason, sizeof s->reason, "%s: wgpuCreateInstance returned NULL",
-             s->library_name);
+    snprintf(s->reason, sizeof s->reason, "%s: wgpuCreateInstance returned NULL", s->library_name);
     return false;
   }
   webgpu_answer answer;
@@ -288,8 +286,8 @@ static bool webgpu_open_device(webgpu_state *s) {
   WGPURequestAdapterCallbackInfo adapter_info = {NULL, WGPUCallbackMode_AllowProcessEvents,
                                                  webgpu_adapter_answer, &answer, NULL};
   (void)s->gpu.wgpuInstanceRequestAdapter(s->instance, NULL, adapter_info);
-  if (!webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) ||
-      answer.status != WGPU_STATUS_SUCCESS || answer.object == NULL) {
+  if (!webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) || answer.status != WGPU_STATUS_SUCCESS ||
+      answer.object == NULL) {
     snprintf(s->reason, sizeof s->reason,
              "%.48s: wgpuInstanceRequestAdapter: %s (status %u): %.60s", s->library_name,
              answer.done ? "no adapter" : "no answer within 5 s", (unsigned)answer.status,
@@ -301,8 +299,8 @@ static bool webgpu_open_device(webgpu_state *s) {
   WGPURequestDeviceCallbackInfo device_info = {NULL, WGPUCallbackMode_AllowProcessEvents,
                                                webgpu_device_answer, &answer, NULL};
   (void)s->gpu.wgpuAdapterRequestDevice(s->adapter, NULL, device_info);
-  if (!webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) ||
-      answer.status != WGPU_STATUS_SUCCESS || answer.object == NULL) {
+  if (!webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) || answer.status != WGPU_STATUS_SUCCESS ||
+      answer.object == NULL) {
     snprintf(s->reason, sizeof s->reason, "%.48s: wgpuAdapterRequestDevice: %s (status %u): %.60s",
              s->library_name, answer.done ? "no device" : "no answer within 5 s",
              (unsigned)answer.status, answer.message);
@@ -311,8 +309,7 @@ static bool webgpu_open_device(webgpu_state *s) {
   s->device = answer.object;
   s->queue = s->gpu.wgpuDeviceGetQueue(s->device);
   if (s->queue == NULL) {
-    snprintf(s->reason, sizeof s->reason, "%s: wgpuDeviceGetQueue returned NULL",
-             s->library_name);
+    snprintf(s->reason, sizeof s->reason, "%s: wgpuDeviceGetQueue returned NULL", s->library_name);
     return false;
   }
   s->device_count = 1;
@@ -434,8 +431,8 @@ static WGPUBuffer webgpu_create_buffer(const webgpu_state *s, WGPUBufferUsage us
                                          webgpu_scope_answer, &answer, NULL};
   (void)s->gpu.wgpuDevicePopErrorScope(s->device, scope);
   *out_of_memory = buffer == NULL;
-  if (webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) &&
-      answer.status == WGPU_STATUS_SUCCESS && answer.error_type == WGPUErrorType_OutOfMemory) {
+  if (webgpu_poll(s, &answer, WEBGPU_REQUEST_TIMEOUT_NS) && answer.status == WGPU_STATUS_SUCCESS &&
+      answer.error_type == WGPUErrorType_OutOfMemory) {
     *out_of_memory = true;
   }
   if (*out_of_memory && buffer != NULL) {
@@ -540,8 +537,8 @@ static hurray_status webgpu_map_and_wait(const webgpu_state *s, WGPUBuffer buffe
                 (unsigned long long)WEBGPU_COPY_TIMEOUT_NS);
   }
   if (answer.status != WGPU_STATUS_SUCCESS) {
-    return fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0,
-                "wgpuBufferMapAsync: status %u: %s", (unsigned)answer.status, answer.message);
+    return fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0, "wgpuBufferMapAsync: status %u: %s",
+                (unsigned)answer.status, answer.message);
   }
   return HURRAY_OK;
 }
@@ -571,8 +568,8 @@ static hurray_status webgpu_read(const webgpu_state *s, WGPUBuffer source, uint6
   if (status == HURRAY_OK) {
     const unsigned char *mapped = s->gpu.wgpuBufferGetConstMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
-      status = fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                    "wgpuBufferGetConstMappedRange returned NULL");
+      status =
+          fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "wgpuBufferGetConstMappedRange returned NULL");
     } else {
       memcpy(dst, mapped + (offset - start), (size_t)bytes);
     }
@@ -598,9 +595,9 @@ static hurray_status webgpu_copy_to_device(void *state, const hurray_plugin_allo
   hurray_status status = HURRAY_OK;
   unsigned char *mapped = NULL;
   if (staging == NULL) {
-    status = fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
-                  "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed",
-                  (unsigned long long)span);
+    status =
+        fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
+             "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed", (unsigned long long)span);
   } else {
     mapped = s->gpu.wgpuBufferGetMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
@@ -735,8 +732,8 @@ static hurray_status webgpu_record_event(void *state, void *event, void *stream,
   }
   if (status == HURRAY_OK) {
     memset(&e->answer, 0, sizeof e->answer);
-    WGPUBufferMapCallbackInfo info = {NULL, WGPUCallbackMode_AllowProcessEvents,
-                                      webgpu_map_answer, &e->answer, NULL};
+    WGPUBufferMapCallbackInfo info = {NULL, WGPUCallbackMode_AllowProcessEvents, webgpu_map_answer,
+                                      &e->answer, NULL};
     (void)s->gpu.wgpuBufferMapAsync(e->marker, WGPUMapMode_Read, 0, 4, info);
     e->pending = true;
   }

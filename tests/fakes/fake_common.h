@@ -65,7 +65,8 @@ typedef struct fake_registry {
   long other_objects;
 } fake_registry;
 
-#define FAKE_REGISTRY_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0}
+#define FAKE_REGISTRY_INIT \
+  { PTHREAD_MUTEX_INITIALIZER, NULL, 0 }
 
 static inline void fake_count_object(fake_registry *registry, long delta) {
   pthread_mutex_lock(&registry->lock);

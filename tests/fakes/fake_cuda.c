@@ -84,18 +84,18 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     return CUDA_ERROR_INVALID_VALUE;
   }
   switch (attrib) {
-  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
-  case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
-    *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
-    break;
-  case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
-  case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-  case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
-    *pi = 1;
-    break;
-  default:
-    *pi = 0;
-    break;
+    case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
+    case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
+      *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
+      break;
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
+      *pi = 1;
+      break;
+    default:
+      *pi = 0;
+      break;
   }
   return CUDA_SUCCESS;
 }

@@ -72,13 +72,13 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
     return hipErrorInvalidDevice;
   }
   switch (attr) {
-  case hipDeviceAttributeManagedMemory:
-  case hipDeviceAttributeConcurrentManagedAccess:
-    *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
-    break;
-  default:
-    *pi = 0;
-    break;
+    case hipDeviceAttributeManagedMemory:
+    case hipDeviceAttributeConcurrentManagedAccess:
+      *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
+      break;
+    default:
+      *pi = 0;
+      break;
   }
   return hipSuccess;
 }
@@ -166,15 +166,15 @@ hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
 hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind) {
   bool ok = false;
   switch (kind) {
-  case hipMemcpyHostToDevice:
-    ok = fake_contains(&registry, dst, sizeBytes) && src != NULL;
-    break;
-  case hipMemcpyDeviceToHost:
-    ok = fake_contains(&registry, src, sizeBytes) && dst != NULL;
-    break;
-  default:
-    ok = false;
-    break;
+    case hipMemcpyHostToDevice:
+      ok = fake_contains(&registry, dst, sizeBytes) && src != NULL;
+      break;
+    case hipMemcpyDeviceToHost:
+      ok = fake_contains(&registry, src, sizeBytes) && dst != NULL;
+      break;
+    default:
+      ok = false;
+      break;
   }
   if (!ok) {
     return hipErrorInvalidValue;
@@ -285,23 +285,23 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 
 const char *hipGetErrorName(hipError_t hip_error) {
   switch (hip_error) {
-  case hipSuccess:
-    return "hipSuccess";
-  case hipErrorInvalidValue:
-    return "hipErrorInvalidValue";
-  case hipErrorOutOfMemory:
-    return "hipErrorOutOfMemory";
-  case hipErrorNoDevice:
-    return "hipErrorNoDevice";
-  case hipErrorInvalidDevice:
-    return "hipErrorInvalidDevice";
-  case hipErrorInvalidHandle:
-    return "hipErrorInvalidHandle";
-  case hipErrorNotReady:
-    return "hipErrorNotReady";
-  case hipErrorNotSupported:
-    return "hipErrorNotSupported";
-  default:
-    return "hipErrorUnknown";
+    case hipSuccess:
+      return "hipSuccess";
+    case hipErrorInvalidValue:
+      return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory:
+      return "hipErrorOutOfMemory";
+    case hipErrorNoDevice:
+      return "hipErrorNoDevice";
+    case hipErrorInvalidDevice:
+      return "hipErrorInvalidDevice";
+    case hipErrorInvalidHandle:
+      return "hipErrorInvalidHandle";
+    case hipErrorNotReady:
+      return "hipErrorNotReady";
+    case hipErrorNotSupported:
+      return "hipErrorNotSupported";
+    default:
+      return "hipErrorUnknown";
   }
 }

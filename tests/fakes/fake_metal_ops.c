@@ -25,10 +25,10 @@ enum { OP_COPY = 1, OP_SYNCHRONIZE, OP_SIGNAL, OP_WAIT };
 
 typedef struct fake_object {
   int kind;
-  uint64_t options;      /* buffers */
-  uint64_t length;       /* buffers */
-  unsigned char *data;   /* buffers */
-  uint64_t value;        /* events: signaledValue */
+  uint64_t options;    /* buffers */
+  uint64_t length;     /* buffers */
+  unsigned char *data; /* buffers */
+  uint64_t value;      /* events: signaledValue */
   struct fake_op {
     int op;
     struct fake_object *a;
@@ -36,7 +36,7 @@ typedef struct fake_object {
     struct fake_object *b;
     uint64_t b_offset;
     uint64_t size;
-  } ops[4];              /* command buffers */
+  } ops[4]; /* command buffers */
   size_t op_count;
   struct fake_object *next_autoreleased;
 } fake_object;
@@ -139,8 +139,8 @@ static void *command_buffer(void *queue) {
   return c;
 }
 
-static void add_op(void *command_buffer_, int op, fake_object *a, uint64_t a_offset,
-                   fake_object *b, uint64_t b_offset, uint64_t size) {
+static void add_op(void *command_buffer_, int op, fake_object *a, uint64_t a_offset, fake_object *b,
+                   uint64_t b_offset, uint64_t size) {
   fake_object *c = command_buffer_;
   if (c->op_count < 4) {
     struct fake_op o = {op, a, a_offset, b, b_offset, size};
@@ -201,13 +201,27 @@ bool metal_ops_open(metal_ops *ops, char *reason, size_t cap) {
       return false;
     }
   }
-  metal_ops table = {pool_push,        pool_pop,           create_system_default_device,
-                     release,          device_name,        has_unified_memory,
-                     working_set,      new_buffer,         buffer_contents,
-                     buffer_gpu_address, did_modify_range, new_command_queue,
-                     command_buffer,   blit_copy,          blit_synchronize,
-                     encode_signal,    encode_wait,        commit,
-                     wait_until_completed, new_shared_event, signaled_value,
+  metal_ops table = {pool_push,
+                     pool_pop,
+                     create_system_default_device,
+                     release,
+                     device_name,
+                     has_unified_memory,
+                     working_set,
+                     new_buffer,
+                     buffer_contents,
+                     buffer_gpu_address,
+                     did_modify_range,
+                     new_command_queue,
+                     command_buffer,
+                     blit_copy,
+                     blit_synchronize,
+                     encode_signal,
+                     encode_wait,
+                     commit,
+                     wait_until_completed,
+                     new_shared_event,
+                     signaled_value,
                      NULL};
   *ops = table;
   return true;

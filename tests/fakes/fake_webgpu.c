@@ -193,8 +193,8 @@ WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackI
   a->status = device->scope_depth > 0 ? WGPU_STATUS_SUCCESS : 2u;
   if (device->scope_depth > 0) {
     device->scope_depth--;
-    a->error_type = device->scope_depth < 8 ? device->scope_errors[device->scope_depth]
-                                            : WGPUErrorType_NoError;
+    a->error_type =
+        device->scope_depth < 8 ? device->scope_errors[device->scope_depth] : WGPUErrorType_NoError;
   }
   memcpy(&a->callback, &info.callback, sizeof info.callback);
   a->userdata1 = info.userdata1;
@@ -223,8 +223,8 @@ WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBufferDescriptor 
   return buffer;
 }
 
-FAKE_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(
-    WGPUDevice device, const WGPUCommandEncoderDescriptor *descriptor);
+FAKE_EXPORT WGPUCommandEncoder
+wgpuDeviceCreateCommandEncoder(WGPUDevice device, const WGPUCommandEncoderDescriptor *descriptor);
 WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(WGPUDevice device,
                                                   const WGPUCommandEncoderDescriptor *descriptor) {
   (void)device;
@@ -232,8 +232,8 @@ WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(WGPUDevice device,
   return make(sizeof(struct WGPUCommandEncoderImpl));
 }
 
-FAKE_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder encoder,
-                                                      WGPUBuffer source, uint64_t source_offset,
+FAKE_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder encoder, WGPUBuffer source,
+                                                      uint64_t source_offset,
                                                       WGPUBuffer destination,
                                                       uint64_t destination_offset, uint64_t size);
 void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder encoder, WGPUBuffer source,
@@ -379,8 +379,8 @@ void wgpuInstanceProcessEvents(WGPUInstance instance) {
       }
       WGPUBufferMapCallback cb;
       memcpy(&cb, &a->callback, sizeof cb);
-      cb(a->status, text(a->status == MAP_ABORTED ? "aborted: buffer destroyed" : ""),
-         a->userdata1, a->userdata2);
+      cb(a->status, text(a->status == MAP_ABORTED ? "aborted: buffer destroyed" : ""), a->userdata1,
+         a->userdata2);
     } else {
       WGPUPopErrorScopeCallback cb;
       memcpy(&cb, &a->callback, sizeof cb);

@@ -338,18 +338,18 @@ static ze_result_t fake_event_host_reset(ze_event_handle_t event) {
 }
 
 /* The exported table getters: the loader checks the major version. */
-#define FAKE_TABLE_GETTER(getter, table_type, fill)                                        \
+#define FAKE_TABLE_GETTER(getter, table_type, fill)                                       \
   FAKE_EXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *table); \
   ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *table) {            \
-    if (table == NULL) {                                                                   \
-      return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                                         \
-    }                                                                                      \
-    if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT)) {           \
-      return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;                                          \
-    }                                                                                      \
-    memset(table, 0, sizeof *table);                                                       \
-    fill;                                                                                  \
-    return ZE_RESULT_SUCCESS;                                                              \
+    if (table == NULL) {                                                                  \
+      return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                                        \
+    }                                                                                     \
+    if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT)) {          \
+      return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;                                         \
+    }                                                                                     \
+    memset(table, 0, sizeof *table);                                                      \
+    fill;                                                                                 \
+    return ZE_RESULT_SUCCESS;                                                             \
   }
 
 FAKE_TABLE_GETTER(zeGetGlobalProcAddrTable, ze_global_dditable_t, table->pfnInit = fake_init)
@@ -377,8 +377,7 @@ FAKE_TABLE_GETTER(zeGetCommandListProcAddrTable, ze_command_list_dditable_t,
 FAKE_TABLE_GETTER(zeGetEventPoolProcAddrTable, ze_event_pool_dditable_t,
                   (table->pfnCreate = fake_pool_create, table->pfnDestroy = fake_pool_destroy))
 FAKE_TABLE_GETTER(zeGetEventProcAddrTable, ze_event_dditable_t,
-                  (table->pfnCreate = fake_event_create,
-                   table->pfnDestroy = fake_event_destroy,
+                  (table->pfnCreate = fake_event_create, table->pfnDestroy = fake_event_destroy,
                    table->pfnHostSynchronize = fake_event_host_synchronize,
                    table->pfnQueryStatus = fake_event_query,
                    table->pfnHostReset = fake_event_host_reset))

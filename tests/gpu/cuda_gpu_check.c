@@ -28,13 +28,13 @@
 #include "hurray/handoff.h"
 #include "hurray/plugin.h"
 
-#define CHECK(cond, ...)                 \
-  do {                                   \
-    if (!(cond)) {                       \
-      printf("FAIL: " __VA_ARGS__);      \
-      printf("\n");                      \
-      exit(1);                           \
-    }                                    \
+#define CHECK(cond, ...)            \
+  do {                              \
+    if (!(cond)) {                  \
+      printf("FAIL: " __VA_ARGS__); \
+      printf("\n");                 \
+      exit(1);                      \
+    }                               \
   } while (0)
 
 typedef struct driver {
@@ -106,8 +106,8 @@ int main(int argc, char **argv) {
     CHECK(hurray_plugin_buffer_read(buffer, 0, out, size, &err) == HURRAY_OK, "read %s: %s",
           class_name, err.detail);
     CHECK(memcmp(in, out, size) == 0, "%s: bytes read back differ", class_name);
-    printf("ok: %s: 1 MiB allocated at %p, alignment %u (measured), round trip equal\n",
-           class_name, a->address, (unsigned)alignment);
+    printf("ok: %s: 1 MiB allocated at %p, alignment %u (measured), round trip equal\n", class_name,
+           a->address, (unsigned)alignment);
     hurray_plugin_buffer_free(buffer);
   }
 
@@ -148,8 +148,7 @@ int main(int argc, char **argv) {
   CHECK(hurray_plugin_buffer_write(buffer, 0, in, size, &err) == HURRAY_OK, "write: %s",
         err.detail);
   hurray_plugin_event *event = NULL;
-  CHECK(hurray_plugin_event_create(plugin, 0, &event, &err) == HURRAY_OK, "event: %s",
-        err.detail);
+  CHECK(hurray_plugin_event_create(plugin, 0, &event, &err) == HURRAY_OK, "event: %s", err.detail);
   CHECK(hurray_plugin_event_record(event, producer_stream, &err) == HURRAY_OK, "record: %s",
         err.detail);
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
@@ -158,32 +157,31 @@ int main(int argc, char **argv) {
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer;
-  offer.sync =
-      hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA, hurray_plugin_event_release_callback, NULL);
+  offer.sync = hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA,
+                                         hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   CHECK(hurray_handoff_offer(&handoff, &handle, &offer, &err) == HURRAY_OK, "offer: %s",
         err.detail);
   hurray_accepted_buffer accepted;
-  CHECK(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) ==
-            HURRAY_OK,
-        "accept: %s", err.detail);
+  CHECK(
+      hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) == HURRAY_OK,
+      "accept: %s", err.detail);
   CHECK(hurray_plugin_event_stream_wait(accepted.event, consumer_stream, &err) == HURRAY_OK,
         "stream wait: %s", err.detail);
   CHECK(hurray_handoff_record_event_wait(&handoff, &err) == HURRAY_OK, "record wait: %s",
         err.detail);
-  CHECK(hurray_handoff_release_event(&handoff, &err) == HURRAY_OK, "release event: %s",
-        err.detail);
+  CHECK(hurray_handoff_release_event(&handoff, &err) == HURRAY_OK, "release event: %s", err.detail);
   CHECK(hurray_plugin_stream_wait(plugin, 0, consumer_stream, 10000000000u, &err) == HURRAY_OK,
         "consumer stream: %s", err.detail);
   memset(out, 0, size);
-  CHECK(hurray_plugin_buffer_read(buffer, 0, out, size, &err) == HURRAY_OK, "read: %s",
-        err.detail);
+  CHECK(hurray_plugin_buffer_read(buffer, 0, out, size, &err) == HURRAY_OK, "read: %s", err.detail);
   CHECK(memcmp(in, out, size) == 0, "handoff: bytes differ");
   CHECK(hurray_handoff_release(&handoff, &err) == HURRAY_OK, "release: %s", err.detail);
   CHECK(hurray_handoff_destroy(&handoff, &err) == HURRAY_OK, "destroy: %s", err.detail);
-  printf("ok: event handoff: recorded on stream A, waited on stream B, event released once, "
-         "1 MiB read back equal, buffer released through the handoff\n");
+  printf(
+      "ok: event handoff: recorded on stream A, waited on stream B, event released once, "
+      "1 MiB read back equal, buffer released through the handoff\n");
 
   /* 4. IPC capability. */
   int ipc_events = 0;
@@ -192,8 +190,8 @@ int main(int argc, char **argv) {
     ipc_events = 0;
   }
   bool reported = (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0;
-  CHECK(reported == (ipc_events != 0), "IPC events: plugin says %d, driver says %d",
-        (int)reported, ipc_events);
+  CHECK(reported == (ipc_events != 0), "IPC events: plugin says %d, driver says %d", (int)reported,
+        ipc_events);
   CHECK((info.ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) == 0, "streams never cross processes");
   printf("ok: IPC capability: events %s (driver attribute %d), streams no\n",
          reported ? "yes" : "no", ipc_events);
@@ -207,6 +205,7 @@ int main(int argc, char **argv) {
   free(in);
   free(out);
   printf("ok: all CUDA checks passed with %s%s\n", library_name,
-         strcmp(library_name, "libcuda.so.1") == 0 ? " (the system driver)" : " (not the system driver)");
+         strcmp(library_name, "libcuda.so.1") == 0 ? " (the system driver)"
+                                                   : " (not the system driver)");
   return 0;
 }

@@ -62,33 +62,126 @@ typedef struct vendor_case {
 } vendor_case;
 
 static const vendor_case cases[] = {
-    {"cuda", HURRAY_DEVICE_CUDA, "HURRAY_CUDA_LIBRARY", "HURRAY_CUDA_LIBRARY",
-     "cuInit: CUDA_ERROR_NO_DEVICE", "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
-     true, HURRAY_IPC_EXPORTS_EVENTS, 8, true, 64, NULL, NULL},
-    {"rocm", HURRAY_DEVICE_ROCM, "HURRAY_ROCM_LIBRARY", "HURRAY_ROCM_LIBRARY",
-     "hipInit: hipErrorNoDevice", "hipMalloc: hipErrorOutOfMemory",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true,
-     true, HURRAY_IPC_EXPORTS_EVENTS, 8, true, 64, "libamdhip64", "hipInit"},
-    {"level_zero", HURRAY_DEVICE_LEVEL_ZERO, "HURRAY_LEVEL_ZERO_LIBRARY", "ZE_ENABLE_ALT_DRIVERS",
-     "zeDeviceGet: 0 devices", "zeMemAllocDevice: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, true, true, true,
-     0, 8, true, 64, "libze_loader", "zeInit"},
-    {"hexagon", HURRAY_DEVICE_HEXAGON, "HURRAY_HEXAGON_LIBRARY", "HURRAY_HEXAGON_LIBRARY",
-     "rpcmem_alloc probe", "rpcmem_alloc2",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED}, 3, false, false,
-     false, 0, 1, false, 128, NULL, NULL},
-    {"webgpu", HURRAY_DEVICE_WEBGPU, "HURRAY_WEBGPU_LIBRARY", "HURRAY_WEBGPU_LIBRARY",
-     "wgpuInstanceRequestAdapter: no adapter", "wgpuDeviceCreateBuffer(123456 bytes): OutOfMemory",
-     {HURRAY_MEMORY_STANDARD}, 1, false, true, false, 0, 1, false, 256, NULL, NULL},
+    {"cuda",
+     HURRAY_DEVICE_CUDA,
+     "HURRAY_CUDA_LIBRARY",
+     "HURRAY_CUDA_LIBRARY",
+     "cuInit: CUDA_ERROR_NO_DEVICE",
+     "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED},
+     3,
+     true,
+     true,
+     true,
+     HURRAY_IPC_EXPORTS_EVENTS,
+     8,
+     true,
+     64,
+     NULL,
+     NULL},
+    {"rocm",
+     HURRAY_DEVICE_ROCM,
+     "HURRAY_ROCM_LIBRARY",
+     "HURRAY_ROCM_LIBRARY",
+     "hipInit: hipErrorNoDevice",
+     "hipMalloc: hipErrorOutOfMemory",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED},
+     3,
+     true,
+     true,
+     true,
+     HURRAY_IPC_EXPORTS_EVENTS,
+     8,
+     true,
+     64,
+     "libamdhip64",
+     "hipInit"},
+    {"level_zero",
+     HURRAY_DEVICE_LEVEL_ZERO,
+     "HURRAY_LEVEL_ZERO_LIBRARY",
+     "ZE_ENABLE_ALT_DRIVERS",
+     "zeDeviceGet: 0 devices",
+     "zeMemAllocDevice: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED},
+     3,
+     true,
+     true,
+     true,
+     0,
+     8,
+     true,
+     64,
+     "libze_loader",
+     "zeInit"},
+    {"hexagon",
+     HURRAY_DEVICE_HEXAGON,
+     "HURRAY_HEXAGON_LIBRARY",
+     "HURRAY_HEXAGON_LIBRARY",
+     "rpcmem_alloc probe",
+     "rpcmem_alloc2",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED, HURRAY_MEMORY_UNIFIED},
+     3,
+     false,
+     false,
+     false,
+     0,
+     1,
+     false,
+     128,
+     NULL,
+     NULL},
+    {"webgpu",
+     HURRAY_DEVICE_WEBGPU,
+     "HURRAY_WEBGPU_LIBRARY",
+     "HURRAY_WEBGPU_LIBRARY",
+     "wgpuInstanceRequestAdapter: no adapter",
+     "wgpuDeviceCreateBuffer(123456 bytes): OutOfMemory",
+     {HURRAY_MEMORY_STANDARD},
+     1,
+     false,
+     true,
+     false,
+     0,
+     1,
+     false,
+     256,
+     NULL,
+     NULL},
     /* The logic of the metal plugin with the fake operations table. */
-    {"metal", HURRAY_DEVICE_METAL, "HURRAY_METAL_LIBRARY", "HURRAY_METAL_LIBRARY",
-     "MTLCreateSystemDefaultDevice returned nil", "newBufferWithLength:123456",
-     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_UNIFIED}, 2, false, true, true, 0, 1, true, 64, NULL,
+    {"metal",
+     HURRAY_DEVICE_METAL,
+     "HURRAY_METAL_LIBRARY",
+     "HURRAY_METAL_LIBRARY",
+     "MTLCreateSystemDefaultDevice returned nil",
+     "newBufferWithLength:123456",
+     {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_UNIFIED},
+     2,
+     false,
+     true,
+     true,
+     0,
+     1,
+     true,
+     64,
+     NULL,
      NULL},
     /* The real metal plugin on this Linux machine: only the system test. */
-    {"metal-system", HURRAY_DEVICE_METAL, "HURRAY_METAL_LIBRARY", "HURRAY_METAL_LIBRARY", "", "",
-     {HURRAY_MEMORY_STANDARD}, 1, false, true, true, 0, 1, true, 64, "libobjc.A.dylib",
+    {"metal-system",
+     HURRAY_DEVICE_METAL,
+     "HURRAY_METAL_LIBRARY",
+     "HURRAY_METAL_LIBRARY",
+     "",
+     "",
+     {HURRAY_MEMORY_STANDARD},
+     1,
+     false,
+     true,
+     true,
+     0,
+     1,
+     true,
+     64,
+     "libobjc.A.dylib",
      "dlopen"},
 };
 
@@ -273,9 +366,8 @@ START_TEST(every_class_allocates_copies_and_reports_its_alignment) {
   }
   for (uint32_t c = 0; c < info.memory_class_count; c++) {
     hurray_memory_class memory_class = info.memory_classes[c].memory_class;
-    uint32_t wanted = info.memory_classes[c].max_alignment < 4096u
-                          ? info.memory_classes[c].max_alignment
-                          : 4096u;
+    uint32_t wanted =
+        info.memory_classes[c].max_alignment < 4096u ? info.memory_classes[c].max_alignment : 4096u;
     hurray_error err;
     hurray_plugin_buffer *buffer = NULL;
     hurray_status status =
@@ -318,8 +410,8 @@ START_TEST(alignment_is_measured_not_the_request) {
   hurray_plugin *plugin = load_with_stand_in();
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err), HURRAY_OK);
   uint32_t expected = the_case->minimum_alignment > 256 ? the_case->minimum_alignment : 256;
   ck_assert_uint_eq(hurray_plugin_buffer_handle(buffer)->alignment, expected);
   hurray_plugin_buffer_free(buffer);
@@ -395,8 +487,7 @@ START_TEST(events_complete_and_time_out) {
                 "detail names the vendor answer: %s", err.detail);
   /* A device-side wait does not block the host; the stream then stalls. */
   ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 20000000u, &err),
-                   HURRAY_ERR_TIMEOUT);
+  ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 20000000u, &err), HURRAY_ERR_TIMEOUT);
   hurray_plugin_event_release(event);
   hurray_plugin_registry_destroy(registry);
 }
@@ -410,9 +501,9 @@ START_TEST(destroying_the_registry_releases_everything) {
   hurray_plugin_buffer *buffers[4] = {NULL, NULL, NULL, NULL};
   for (size_t i = 0; i < the_case->class_count; i++) {
     uint32_t device = (uint32_t)i % hurray_plugin_device_count(plugin);
-    ck_assert_int_eq(hurray_plugin_allocate(plugin, device, 512, 64,
-                                            the_case->classes[i], &buffers[i], &err),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, device, 512, 64, the_case->classes[i], &buffers[i], &err),
+        HURRAY_OK);
   }
   hurray_plugin_event *event = NULL;
   if (the_case->has_events) {
@@ -479,15 +570,15 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer; /* the record the callback frees */
-  offer.sync = hurray_sync_payload_event(event, the_case->tag,
-                                         hurray_plugin_event_release_callback, NULL);
+  offer.sync =
+      hurray_sync_payload_event(event, the_case->tag, hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);
 
   hurray_accepted_buffer accepted;
-  ck_assert_int_eq(
-      hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err),
+                   HURRAY_OK);
   ck_assert_ptr_eq(accepted.event, event);
   ck_assert_int_eq(accepted.handle.device_tag, the_case->tag);
   /* Not readable before the wait (BP-SYNC-3). */
@@ -528,8 +619,7 @@ START_TEST(system_runtime_without_device_reports_why) {
   reason_of(plugin, reason, sizeof reason);
   if (hurray_plugin_device_count(plugin) == 0) {
     ck_assert_msg(strstr(reason, the_case->system_library) != NULL, "reason: %s", reason);
-    ck_assert_msg(strstr(reason, the_case->system_call) != NULL ||
-                      strstr(reason, "dlopen") != NULL,
+    ck_assert_msg(strstr(reason, the_case->system_call) != NULL || strstr(reason, "dlopen") != NULL,
                   "reason: %s", reason);
   } else {
     ck_assert_str_eq(reason, "");
