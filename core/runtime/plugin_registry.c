@@ -5,6 +5,7 @@
  */
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,14 @@ hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray
     return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *registry, 0, 0,
                               "plugin registry");
   }
-  if (pthread_mutex_init(&registry->lock, NULL) != 0) {
+  /* Recursive: a discovery callback runs with the lock held and may query,
+   * load or unload (PL-REG-3). */
+  pthread_mutexattr_t attributes;
+  bool locked = pthread_mutexattr_init(&attributes) == 0 &&
+                pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+                pthread_mutex_init(&registry->lock, &attributes) == 0;
+  pthread_mutexattr_destroy(&attributes);
+  if (!locked) {
     free(registry);
     return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "plugin registry mutex");
   }
@@ -120,18 +128,35 @@ void hurray_plugin_registry_destroy(hurray_plugin_registry *registry) {
   free(registry);
 }
 
+/* The queries lock too: a load or unload on another thread relinks the list.
+ * The lock is logically const (the registry's contents do not change). */
+static void lock_registry(const hurray_plugin_registry *registry) {
+  pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&registry->lock);
+}
+static void unlock_registry(const hurray_plugin_registry *registry) {
+  pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&registry->lock);
+}
+
 size_t hurray_plugin_registry_count(const hurray_plugin_registry *registry) {
-  return registry != NULL ? registry->count : 0u;
+  if (registry == NULL) {
+    return 0u;
+  }
+  lock_registry(registry);
+  size_t count = registry->count;
+  unlock_registry(registry);
+  return count;
 }
 
 hurray_plugin *hurray_plugin_registry_at(const hurray_plugin_registry *registry, size_t index) {
   if (registry == NULL) {
     return NULL;
   }
+  lock_registry(registry);
   hurray_plugin *p = registry->first;
   for (size_t i = 0; p != NULL && i < index; i++) {
     p = p->next;
   }
+  unlock_registry(registry);
   return p;
 }
 
@@ -140,12 +165,15 @@ hurray_plugin *hurray_plugin_registry_find(const hurray_plugin_registry *registr
   if (registry == NULL) {
     return NULL;
   }
-  for (hurray_plugin *p = registry->first; p != NULL; p = p->next) {
+  lock_registry(registry);
+  hurray_plugin *found = NULL;
+  for (hurray_plugin *p = registry->first; p != NULL && found == NULL; p = p->next) {
     if (p->serves_tag && p->table.device_tag == device_tag) {
-      return p;
+      found = p;
     }
   }
-  return NULL;
+  unlock_registry(registry);
+  return found;
 }
 
 const char *hurray_plugin_name(const hurray_plugin *plugin) { return plugin->table.name; }

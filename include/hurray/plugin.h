@@ -421,8 +421,8 @@ HURRAY_API void hurray_plugin_registry_destroy(hurray_plugin_registry *registry)
  * PLUGIN_UNSAFE_PATH (relative path; file or a directory above it writable by
  * someone other than its owner; owner neither root nor the caller; not a
  * regular file), PLUGIN_LOAD_FAILED (dlopen error, missing entry symbol, the
- * entry symbol defined by another library, the entry returned NULL),
- * PLUGIN_ABI_MISMATCH, PLUGIN_INVALID (the table, its strings or a device
+ * entry symbol defined by another library), PLUGIN_ABI_MISMATCH (majors
+ * differ, or the entry declined this host by returning NULL), PLUGIN_INVALID (the table, its strings or a device
  * description), PLUGIN_DUPLICATE_TAG (value: the tag; the plugin serving it
  * is named) unless flags has HURRAY_PLUGIN_LOAD_REPLACE_TAG, or the
  * plugin's init error. Nothing stays loaded after a refusal.
@@ -453,8 +453,9 @@ typedef void (*hurray_plugin_discover_fn)(void *ctx, const char *path, hurray_st
  * Loads every hurray-plugin-*.so in the search path, in path order then name
  * order; a plugin whose tag is already served by an earlier one is refused as
  * PLUGIN_DUPLICATE_TAG (so a HURRAY_PLUGIN_PATH entry overrides the
- * installed plugin). Reports each candidate to `report` (may be NULL).
- * Returns how many were loaded.
+ * installed plugin). Reports each candidate to `report` (may be NULL), on
+ * the calling thread with the registry locked (the lock is recursive, so the
+ * callback may use the registry). Returns how many were loaded.
  */
 HURRAY_API size_t hurray_plugin_discover(hurray_plugin_registry *registry,
                                          hurray_plugin_discover_fn report, void *ctx);
