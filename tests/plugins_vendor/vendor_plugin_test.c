@@ -20,6 +20,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -604,6 +605,67 @@ START_TEST(event_handoff_from_producer_to_consumer) {
 }
 END_TEST
 
+/* What a worker of the concurrency test failed at (0: nothing). */
+static const char *const worker_failures[] = {"nothing", "allocate", "copy or bytes read back",
+                                              "event"};
+
+/* One worker of the concurrency test: allocate, copy, record and wait,
+ * free, on its own buffers and events (PL-CALL-2: any entry from any
+ * thread). Returns the index of its first failure in worker_failures. */
+static void *concurrent_worker(void *opaque) {
+  hurray_plugin *plugin = opaque;
+  hurray_memory_class memory_class = the_case->classes[0];
+  for (int round = 0; round < 50; round++) {
+    hurray_error err;
+    hurray_plugin_buffer *buffer = NULL;
+    if (hurray_plugin_allocate(plugin, 0, 512, 64, memory_class, &buffer, &err) != HURRAY_OK) {
+      return (void *)(uintptr_t)1;
+    }
+    unsigned char in[512];
+    unsigned char out[512];
+    memset(in, round, sizeof in);
+    if (hurray_plugin_buffer_write(buffer, 0, in, sizeof in, &err) != HURRAY_OK ||
+        hurray_plugin_buffer_read(buffer, 0, out, sizeof out, &err) != HURRAY_OK ||
+        memcmp(in, out, sizeof in) != 0) {
+      hurray_plugin_buffer_free(buffer);
+      return (void *)(uintptr_t)2;
+    }
+    if (the_case->has_events) {
+      hurray_plugin_event *event = NULL;
+      if (hurray_plugin_event_create(plugin, 0, &event, &err) != HURRAY_OK ||
+          hurray_plugin_event_record(event, NULL, &err) != HURRAY_OK ||
+          hurray_plugin_event_wait(event, 5000000000u, &err) != HURRAY_OK) {
+        hurray_plugin_event_release(event);
+        hurray_plugin_buffer_free(buffer);
+        return (void *)(uintptr_t)3;
+      }
+      hurray_plugin_event_release(event);
+    }
+    hurray_plugin_buffer_free(buffer);
+  }
+  return NULL;
+}
+
+START_TEST(concurrent_use_from_four_threads) {
+  void *stand_in = hold_stand_in();
+  hurray_plugin *plugin = load_with_stand_in();
+  long baseline = live_objects(stand_in);
+  pthread_t threads[4];
+  for (size_t i = 0; i < 4; i++) {
+    ck_assert_int_eq(pthread_create(&threads[i], NULL, concurrent_worker, plugin), 0);
+  }
+  for (size_t i = 0; i < 4; i++) {
+    void *failure = NULL;
+    ck_assert_int_eq(pthread_join(threads[i], &failure), 0);
+    ck_assert_msg(failure == NULL, "thread %zu failed at: %s", i,
+                  worker_failures[(uintptr_t)failure & 3u]);
+  }
+  ck_assert_int_eq(live_objects(stand_in), baseline);
+  hurray_plugin_registry_destroy(registry);
+  dlclose(stand_in);
+}
+END_TEST
+
 START_TEST(system_runtime_without_device_reports_why) {
   /* The runtime Debian installs here, with no device behind it: Debian's
    * libamdhip64 without an AMD GPU (hipInit fails at once, no /dev/kfd), or
@@ -679,6 +741,7 @@ int main(int argc, char **argv) {
   if (the_case->has_events) {
     tcase_add_test(tc, event_handoff_from_producer_to_consumer);
   }
+  tcase_add_test(tc, concurrent_use_from_four_threads);
   if (the_case->system_library != NULL) {
     tcase_add_test(tc, system_runtime_without_device_reports_why);
   }
