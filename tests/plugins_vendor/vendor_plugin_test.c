@@ -692,9 +692,22 @@ START_TEST(system_runtime_without_device_reports_why) {
 }
 END_TEST
 
+/* Before every test: no switch set, no override, whether Check forks or
+ * not (CK_FORK=no runs every test in this one process). */
+static void clear_switches(void) {
+  unsetenv("HURRAY_FAKE_DEVICES");
+  unsetenv("HURRAY_FAKE_OOM");
+  unsetenv("HURRAY_FAKE_EVENT_HANG");
+  unsetenv("HURRAY_FAKE_ALIGNMENT");
+  unsetenv("HURRAY_FAKE_NO_UNIFIED");
+  unsetenv("HURRAY_FAKE_NO_PEER");
+  unsetenv(the_case->library_env);
+  unsetenv(the_case->stand_in_env);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s <plugin> <plugin.so> <stand-in.so>\n", argv[0]);
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "concurrency") == 0)) {
+    fprintf(stderr, "usage: %s <plugin> <plugin.so> <stand-in.so> [concurrency]\n", argv[0]);
     return 2;
   }
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -708,18 +721,17 @@ int main(int argc, char **argv) {
   }
   plugin_path = argv[2];
   stand_in_path = argv[3];
-  /* Switches come only from the tests themselves. */
-  unsetenv("HURRAY_FAKE_DEVICES");
-  unsetenv("HURRAY_FAKE_OOM");
-  unsetenv("HURRAY_FAKE_EVENT_HANG");
-  unsetenv("HURRAY_FAKE_ALIGNMENT");
-  unsetenv("HURRAY_FAKE_NO_UNIFIED");
-  unsetenv("HURRAY_FAKE_NO_PEER");
-  unsetenv(the_case->library_env);
 
   Suite *suite = suite_create(the_case->name);
   TCase *tc = tcase_create("stand-in");
   tcase_set_timeout(tc, 20);
+  tcase_add_checked_fixture(tc, clear_switches, NULL);
+  if (argc == 5) {
+    /* The concurrency test alone (meson suite plugins-concurrency, which
+     * tools/test runs under ThreadSanitizer). */
+    tcase_add_test(tc, concurrent_use_from_four_threads);
+    goto run;
+  }
   if (strstr(the_case->name, "-system") != NULL) {
     /* A plugin whose runtime this machine cannot have: only its no-runtime path. */
     tcase_add_test(tc, system_runtime_without_device_reports_why);
