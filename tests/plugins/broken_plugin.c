@@ -19,6 +19,15 @@
 #endif
 
 static hurray_status t_init(void **out_state, hurray_error *err) {
+#ifdef BROKEN_INIT_FAILS
+  (void)out_state;
+  err->status = HURRAY_ERR_DEVICE_ERROR;
+  err->value = 42;
+  err->expected = 0;
+  err->index = 0;
+  strcpy(err->detail, "acmeInit: ACME_ERROR_NO_LICENSE (42)");
+  return HURRAY_ERR_DEVICE_ERROR;
+#endif
   (void)err;
   *out_state = malloc(16);
   return *out_state != NULL ? HURRAY_OK : HURRAY_ERR_OUT_OF_MEMORY;
@@ -181,6 +190,9 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
 #endif
 #ifdef BROKEN_BAD_NAME
   patched.name = "Bad Name";
+#endif
+#ifdef BROKEN_DECLINES
+  return NULL; /* this plugin refuses every host */
 #endif
 #ifdef VARIANT_OLDER_MINOR
   /* A plugin built before the optional entries existed: only the required part. */

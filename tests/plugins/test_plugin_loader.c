@@ -108,6 +108,24 @@ START_TEST(struct_too_small) {
 }
 END_TEST
 
+START_TEST(entry_declines_host) {
+  hurray_error err;
+  expect_refused(broken("declines"), HURRAY_ERR_PLUGIN_ABI_MISMATCH, "the entry declined host ABI");
+  hurray_plugin_load(registry, broken("declines"), 0, NULL, &err);
+  ck_assert_uint_eq(err.expected, HURRAY_PLUGIN_ABI_VERSION);
+}
+END_TEST
+
+/* The plugin's own init error reaches the caller, with the file named, and
+ * the plugin is unloaded (PL-LOAD-6). */
+START_TEST(init_failure_reported) {
+  hurray_error err;
+  expect_refused(broken("init-fails"), HURRAY_ERR_DEVICE_ERROR, "ACME_ERROR_NO_LICENSE (42)");
+  hurray_plugin_load(registry, broken("init-fails"), 0, NULL, &err);
+  ck_assert_uint_eq(err.value, 42);
+}
+END_TEST
+
 START_TEST(null_required_entry) {
   expect_refused(broken("null-required"), HURRAY_ERR_PLUGIN_INVALID, "allocate is NULL");
 }
@@ -442,6 +460,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, wrong_major);
   tcase_add_test(tc, struct_too_small);
   tcase_add_test(tc, null_required_entry);
+  tcase_add_test(tc, entry_declines_host);
+  tcase_add_test(tc, init_failure_reported);
   tcase_add_test(tc, partial_events);
   tcase_add_test(tc, tag_ff_and_reserved);
   tcase_add_test(tc, bad_name_and_device_class);
