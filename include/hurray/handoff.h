@@ -348,7 +348,8 @@ HURRAY_API hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray
  * the buffer (HO-OWN-1). On any failure nothing is handed out (*out
  * untouched), no callback is called, the state stays OFFERED and the
  * producer keeps ownership (HO-OWN-2). ILLEGAL_TRANSITION (value: op,
- * expected: state) when the offer was already accepted or withdrawn.
+ * expected: state) when the offer was already accepted or withdrawn;
+ * NULL_ARGUMENT (index: 0 handoff, 3 out).
  */
 HURRAY_API hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
                                                uint32_t ipc_capabilities,
@@ -411,7 +412,7 @@ HURRAY_API hurray_status hurray_handoff_destroy(hurray_handoff *handoff, hurray_
 HURRAY_API uint32_t hurray_handoff_state_of(const hurray_handoff *handoff);
 
 /* ------------------------------------------------------------------------ */
-/* Buffer lists (HO-LIST-1..6)                                              */
+/* Buffer lists (HO-LIST-1..7)                                              */
 /* ------------------------------------------------------------------------ */
 
 /**
