@@ -12,6 +12,11 @@
 #define _DEFAULT_SOURCE /* realpath, mkdtemp */
 #include <check.h>
 #include <fcntl.h>
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HURRAY_TEST_UNDER_ASAN 1
+#endif
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +438,15 @@ START_TEST(memlock_limit_refusal) {
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   /* 10: limits not settable; 11: load failed; 12: not refused as expected;
    * 13: standard memory failed too. */
+#if defined(__SANITIZE_ADDRESS__) || defined(HURRAY_TEST_UNDER_ASAN)
+  /* AddressSanitizer replaces mlock with a no-op, so the limit is never hit:
+   * only the set-up and the standard allocation are checked here; the gcc
+   * and valgrind runs check the refusal. */
+  if (code == 12) {
+    printf("memlock_limit_refusal: under ASan mlock is a no-op; refusal checked in the gcc run\n");
+    code = 0;
+  }
+#endif
   ck_assert_int_eq(code, 0);
 }
 END_TEST
