@@ -19,6 +19,7 @@
 
 #include "fuzz_check.h"
 #include "hurray/buffer.h"
+#include "hurray/version.h"
 #include "reference_decoder.h"
 
 FUZZ_ORACLE_BEGIN
@@ -100,6 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   check_display((uint8_t)err.value);
   check_display((uint8_t)err.expected);
+  /* The version the library reports (BP-VER-1) is the one it was built as. */
+  FUZZ_CHECK(strcmp(hurray_version(), HURRAY_VERSION_STRING) == 0 &&
+             hurray_version_number() == HURRAY_VERSION_NUMBER);
   return 0;
 }
 

@@ -166,9 +166,18 @@ static void check_handle(const uint8_t wire[16]) {
   FUZZ_CHECK(hurray_buffer_handle_memory_class(&decoded) == want_fields.memory_class);
   FUZZ_CHECK(hurray_buffer_handle_is_empty(&decoded) == (want_fields.byte_size == 0));
   FUZZ_CHECK(hurray_buffer_handle_equal(&decoded, &raw_handle));
-  hurray_buffer_handle other = decoded;
-  other.alignment ^= 1u;
-  FUZZ_CHECK(!hurray_buffer_handle_equal(&decoded, &other));
+  /* Equality looks at every field: changing any one of them breaks it. */
+  for (int field = 0; field < 5; field++) {
+    hurray_buffer_handle other = decoded;
+    switch (field) {
+      case 0: other.byte_size ^= 1u; break;
+      case 1: other.alignment ^= 1u; break;
+      case 2: other.device_tag ^= 1u; break;
+      case 3: other.sync_mode ^= 1u; break;
+      default: other.memory_class ^= 1u; break;
+    }
+    FUZZ_CHECK(!hurray_buffer_handle_equal(&decoded, &other));
+  }
 
   uint8_t encoded[HURRAY_BUFFER_HANDLE_SIZE];
   hurray_buffer_handle_encode(&decoded, encoded);

@@ -145,6 +145,11 @@ def table_decode_seeds():
                                        handle(64, 3, CUDA)),
         "class-mismatch-at-2": table(handle(64, 64, VULKAN), handle(0, 1, VULKAN),
                                      handle(64, 64, VULKAN, 0, UNIFIED)),
+        "second-handle-undefined-sync": table(handle(64, 64, CUDA), handle(64, 64, CUDA, 3)),
+        "second-handle-align-0": table(handle(64, 64, CUDA), handle(0, 0, CUDA)),
+        "tag-mismatch-twice": table(handle(64, 64, CUDA), handle(64, 64, ROCM), handle(64, 64, ROCM)),
+        "class-then-tag-mismatch": table(handle(64, 64, CUDA), handle(64, 64, CUDA, 0, UNIFIED),
+                                         handle(64, 64, ROCM)),
         "max-255-handles": table(*[handle(64 * (i + 1), 64, LEVEL_ZERO, EVENT) for i in range(255)]),
         "max-255-last-mismatch": table(*([handle(64, 64, OPENCL)] * 254 + [handle(64, 64, METAL)])),
     }
@@ -278,6 +283,8 @@ def handoff_seeds():
         "transitions": program(*[(I_TRANSITION, st | op << 4) for st in (0, 3, 7, 10, 11, 12, 15)
                                  for op in (0, 6, 10, 11, 12, 13, 15)]),
         "names": program(*[(I_NAMES, v) for v in (1, 5, 11, 13, 255)]),
+        "transition-table-whole": program(*[(I_TRANSITION, st | op << 4) for st in range(16)
+                                            for op in range(16)]),
         "transfer-to-list": program((I_OFFER, ps, 0), (I_ACCEPT, 0, 0), (I_NAMES, 0, 0),
                                     (I_OFFER, offer_param(EVENT, CPU), 1), (I_OFFER, ev, 2),
                                     (I_ACCEPT, 0, 2), (I_NAMES, 0, 2), (I_EV_WAIT, 0, 2),
