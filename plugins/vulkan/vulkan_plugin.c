@@ -29,7 +29,8 @@
  * queue submission signalling the next value; a wait is vkWaitSemaphores),
  * otherwise fences (a record is an empty submission with the fence; a wait is
  * vkWaitForFences). Streams: the stream handle is a VkQueue of the device;
- * NULL is the plugin's queue.
+ * NULL is the plugin's queue. HURRAY_VULKAN_FEATURES=minimal turns both
+ * timeline semaphores and device addresses off (the older-driver paths).
  * IPC: nothing (external memory and semaphore export are not used).
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -52,6 +53,10 @@
 
 #define VULKAN_DEFAULT_LIBRARY "libvulkan.so.1"
 #define VULKAN_LIBRARY_ENV "HURRAY_VULKAN_LIBRARY"
+/* "minimal": use neither timeline semaphores nor buffer device addresses even
+ * where the device has them, as on an older driver (fences for events, the
+ * device's bind alignment for standard memory). For diagnosis and tests. */
+#define VULKAN_FEATURES_ENV "HURRAY_VULKAN_FEATURES"
 #define VULKAN_MAX_DEVICES 8u
 /* The most allocate() aligns to by over-allocating; a bound it guarantees. */
 #define VULKAN_MAX_ALIGNMENT 65536u
@@ -251,6 +256,27 @@ static uint32_t pick_memory_type(const VkPhysicalDeviceMemoryProperties *memory,
   return fallback;
 }
 
+static VkResult create_buffer(const vulkan_api *vk, const vulkan_device *d, VkDeviceSize size,
+                              VkBuffer *out);
+
+/* The alignment VkMemoryRequirements promises for a buffer of this plugin's
+ * usage, capped at VULKAN_MAX_ALIGNMENT and rounded down to a power of two;
+ * 0 when no buffer can be made. */
+static uint32_t standard_bind_alignment(const vulkan_api *vk, const vulkan_device *d) {
+  VkBuffer probe = VK_NULL_HANDLE;
+  if (create_buffer(vk, d, 4096, &probe) != VK_SUCCESS) {
+    return 0u;
+  }
+  VkMemoryRequirements requirements;
+  vk->vkGetBufferMemoryRequirements(d->device, probe, &requirements);
+  vk->vkDestroyBuffer(d->device, probe, NULL);
+  uint32_t alignment = 1u;
+  while (alignment < VULKAN_MAX_ALIGNMENT && (VkDeviceSize)alignment * 2u <= requirements.alignment) {
+    alignment *= 2u;
+  }
+  return alignment;
+}
+
 static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
   const vulkan_api *vk = &state->vk;
   vulkan_device *d = &state->devices[state->device_count];
@@ -273,8 +299,10 @@ static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &features12;
   vk->vkGetPhysicalDeviceFeatures2(physical, &features);
-  d->timeline = features12.timelineSemaphore == VK_TRUE;
-  d->device_address = features12.bufferDeviceAddress == VK_TRUE;
+  const char *features_choice = getenv(VULKAN_FEATURES_ENV);
+  bool minimal = features_choice != NULL && strcmp(features_choice, "minimal") == 0;
+  d->timeline = !minimal && features12.timelineSemaphore == VK_TRUE;
+  d->device_address = !minimal && features12.bufferDeviceAddress == VK_TRUE;
 
   /* Any family with graphics, compute or transfer can copy buffers. */
   uint32_t family_count = 0;
@@ -359,10 +387,19 @@ static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
     if (d->memory_type[c] == UINT32_MAX) {
       continue;
     }
+    uint32_t max_alignment = VULKAN_MAX_ALIGNMENT;
+    if (c == CLASS_STANDARD && !d->device_address) {
+      /* Unmapped and without a device address there is nothing to align to:
+       * only the bind alignment the device guarantees. */
+      max_alignment = standard_bind_alignment(vk, d);
+      if (max_alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
+        continue;
+      }
+    }
     hurray_plugin_memory_class_info *mc = &info->memory_classes[info->memory_class_count++];
     mc->memory_class = classes[c];
     mc->flags = c == CLASS_STANDARD ? 0u : HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    mc->max_alignment = VULKAN_MAX_ALIGNMENT;
+    mc->max_alignment = max_alignment;
   }
   if (info->memory_class_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
