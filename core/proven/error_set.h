@@ -10,6 +10,13 @@
 
 /* Returns `status` so a failing path reads `return hurray_fail(err, ...);`.
  * err may be NULL: callers that only want the status pay nothing more. */
+/*@
+  requires err == \null || \valid(err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  ensures \result == status;
+  ensures bp_error_is(err, status, value, expected, index);
+*/
 static inline hurray_status hurray_fail(hurray_error *err, hurray_status status, uint64_t value,
                                         uint64_t expected, size_t index) {
   if (err != NULL) {

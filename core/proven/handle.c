@@ -7,6 +7,22 @@
 #include "handle_rules.h"
 #include "hurray/buffer.h"
 
+/*@
+  requires err == \null || \valid(err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // BP-ORDER-1 steps 2..8 all hold
+    assumes bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    assigns \nothing;
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // BP-ORDER-1: the first rule broken, its error and values
+    assumes !bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    ensures bp_fields_rejected(\result, err, index, byte_size, alignment, device_tag,
+                               sync_mode, memory_class);
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_handle_fields_check(uint64_t byte_size, uint32_t alignment,
                                          uint8_t device_tag, uint8_t sync_mode,
                                          uint8_t memory_class, size_t index, hurray_error *err) {
@@ -30,7 +46,7 @@ hurray_status hurray_handle_fields_check(uint64_t byte_size, uint32_t alignment,
     return hurray_fail(err, HURRAY_ERR_RESERVED_MEMORY_CLASS, memory_class, 0, index);
   }
   /* BP-ALIGN-1 */
-  if (alignment == 0u || (alignment & (alignment - 1u)) != 0u) {
+  if (!hurray_alignment_is_power_of_two(alignment)) {
     return hurray_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, index);
   }
   /* BP-ALIGN-2, BP-ALIGN-3 */
@@ -50,6 +66,25 @@ hurray_status hurray_handle_fields_check(uint64_t byte_size, uint32_t alignment,
   return HURRAY_OK;
 }
 
+/*@
+  requires handle == \null || \valid_read(handle);
+  requires err == \null || \valid(err);
+  requires \separated(handle, err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior no_handle:
+    assumes handle == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
+  behavior valid:  // BP-ORDER-1 steps 2..8
+    assumes handle != \null && bp_valid_handle(*handle);
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+  behavior invalid:  // BP-ORDER-1 steps 2..8
+    assumes handle != \null && !bp_valid_handle(*handle);
+    ensures bp_fields_rejected(\result, err, 0, handle->byte_size, handle->alignment,
+                               handle->device_tag, handle->sync_mode, handle->memory_class);
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_buffer_handle_validate(const hurray_buffer_handle *handle,
                                             hurray_error *err) {
   if (handle == NULL) {
@@ -59,6 +94,32 @@ hurray_status hurray_buffer_handle_validate(const hurray_buffer_handle *handle,
                                     handle->sync_mode, handle->memory_class, 0, err);
 }
 
+/*@
+  requires out == \null || \valid(out);
+  requires err == \null || \valid(err);
+  requires \separated(out, err);
+  terminates \true;
+  assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior rejected:  // BP-ORDER-1: constructors enforce exactly the reader's rules
+    assumes !bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    ensures bp_fields_rejected(\result, err, 0, byte_size, alignment, device_tag, sync_mode,
+                               memory_class);
+    ensures out != \null ==> *out == \old(*out);  // written only on success
+  behavior no_out:
+    assumes bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    assumes out == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 5);
+  behavior built:
+    assumes bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    assumes out != \null;
+    ensures \result == HURRAY_OK && bp_valid_handle(*out);
+    ensures bp_error_unchanged{Pre, Post}(err);
+    ensures out->byte_size == byte_size && out->alignment == alignment &&
+            out->device_tag == device_tag && out->sync_mode == sync_mode &&
+            out->memory_class == memory_class;
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_buffer_handle_with_memory_class(uint64_t byte_size, uint32_t alignment,
                                                      hurray_device_tag device_tag,
                                                      hurray_sync_mode sync_mode,
@@ -81,6 +142,32 @@ hurray_status hurray_buffer_handle_with_memory_class(uint64_t byte_size, uint32_
   return HURRAY_OK;
 }
 
+/*@
+  requires out == \null || \valid(out);
+  requires err == \null || \valid(err);
+  requires \separated(out, err);
+  terminates \true;
+  assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior rejected:  // BP-ORDER-1, with memory class standard (BP-MEM-1)
+    assumes !bp_valid_fields(byte_size, alignment, device_tag, sync_mode, 0x00);
+    ensures bp_fields_rejected(\result, err, 0, byte_size, alignment, device_tag, sync_mode,
+                               0x00);
+    ensures out != \null ==> *out == \old(*out);  // written only on success
+  behavior no_out:
+    assumes bp_valid_fields(byte_size, alignment, device_tag, sync_mode, 0x00);
+    assumes out == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+  behavior built:
+    assumes bp_valid_fields(byte_size, alignment, device_tag, sync_mode, 0x00);
+    assumes out != \null;
+    ensures \result == HURRAY_OK && bp_valid_handle(*out);
+    ensures bp_error_unchanged{Pre, Post}(err);
+    ensures out->byte_size == byte_size && out->alignment == alignment &&
+            out->device_tag == device_tag && out->sync_mode == sync_mode &&
+            out->memory_class == 0x00;
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment,
                                        hurray_device_tag device_tag, hurray_sync_mode sync_mode,
                                        hurray_buffer_handle *out, hurray_error *err) {
@@ -100,6 +187,16 @@ hurray_status hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment,
   return HURRAY_OK;
 }
 
+/*@
+  terminates \true;
+  assigns \nothing;
+  ensures \result.byte_size == 0 && \result.alignment == 1 &&  // BP-ALIGN-3
+          \result.device_tag == device_tag && \result.sync_mode == 0x00 &&
+          \result.memory_class == 0x00;
+  ensures bp_valid_fields(\result.byte_size, \result.alignment, \result.device_tag,
+                          \result.sync_mode, \result.memory_class) <==>
+          bp_valid_device_tag(device_tag);
+*/
 hurray_buffer_handle hurray_buffer_handle_empty(hurray_device_tag device_tag) {
   hurray_buffer_handle handle;
   handle.byte_size = 0u;
@@ -110,30 +207,74 @@ hurray_buffer_handle hurray_buffer_handle_empty(hurray_device_tag device_tag) {
   return handle;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result == handle->byte_size;
+*/
 uint64_t hurray_buffer_handle_byte_size(const hurray_buffer_handle *handle) {
   return handle->byte_size;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result == handle->alignment;
+*/
 uint32_t hurray_buffer_handle_alignment(const hurray_buffer_handle *handle) {
   return handle->alignment;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result == handle->device_tag;
+*/
 hurray_device_tag hurray_buffer_handle_device_tag(const hurray_buffer_handle *handle) {
   return handle->device_tag;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result == handle->sync_mode;
+*/
 hurray_sync_mode hurray_buffer_handle_sync_mode(const hurray_buffer_handle *handle) {
   return handle->sync_mode;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result == handle->memory_class;
+*/
 hurray_memory_class hurray_buffer_handle_memory_class(const hurray_buffer_handle *handle) {
   return handle->memory_class;
 }
 
+/*@
+  requires \valid_read(handle);
+  terminates \true;
+  assigns \nothing;
+  ensures \result <==> handle->byte_size == 0;  // BP-ALIGN-3
+*/
 bool hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle) {
   return handle->byte_size == 0u;
 }
 
+/*@
+  requires \valid_read(a) && \valid_read(b);
+  terminates \true;
+  assigns \nothing;
+  ensures \result <==> a->byte_size == b->byte_size && a->alignment == b->alignment &&
+                       a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
+                       a->memory_class == b->memory_class;
+*/
 bool hurray_buffer_handle_equal(const hurray_buffer_handle *a, const hurray_buffer_handle *b) {
   return a->byte_size == b->byte_size && a->alignment == b->alignment &&
          a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
