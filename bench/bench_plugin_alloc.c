@@ -16,13 +16,12 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <CL/cl.h>
 
 #include "hurray/plugin.h"
 
@@ -78,14 +77,13 @@ typedef struct direct_opencl {
   cl_int(CL_API_CALL *clGetPlatformIDs)(cl_uint, cl_platform_id *, cl_uint *);
   cl_int(CL_API_CALL *clGetDeviceIDs)(cl_platform_id, cl_device_type, cl_uint, cl_device_id *,
                                       cl_uint *);
-  cl_context(CL_API_CALL *clCreateContext)(const cl_context_properties *, cl_uint,
-                                           const cl_device_id *,
-                                           void(CL_CALLBACK *)(const char *, const void *, size_t,
-                                                               void *),
-                                           void *, cl_int *);
+  cl_context(CL_API_CALL *clCreateContext)(
+      const cl_context_properties *, cl_uint, const cl_device_id *,
+      void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *);
   cl_int(CL_API_CALL *clReleaseContext)(cl_context);
-  cl_command_queue(CL_API_CALL *clCreateCommandQueueWithProperties)(
-      cl_context, cl_device_id, const cl_queue_properties *, cl_int *);
+  cl_command_queue(CL_API_CALL *clCreateCommandQueueWithProperties)(cl_context, cl_device_id,
+                                                                    const cl_queue_properties *,
+                                                                    cl_int *);
   cl_int(CL_API_CALL *clReleaseCommandQueue)(cl_command_queue);
   cl_mem(CL_API_CALL *clCreateBuffer)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
   cl_int(CL_API_CALL *clReleaseMemObject)(cl_mem);
@@ -103,8 +101,10 @@ static bool direct_opencl_open(direct_opencl *cl) {
   if (cl->library == NULL) {
     return false;
   }
-  void *symbols[8] = {dlsym(cl->library, "clGetPlatformIDs"), dlsym(cl->library, "clGetDeviceIDs"),
-                      dlsym(cl->library, "clCreateContext"), dlsym(cl->library, "clReleaseContext"),
+  void *symbols[8] = {dlsym(cl->library, "clGetPlatformIDs"),
+                      dlsym(cl->library, "clGetDeviceIDs"),
+                      dlsym(cl->library, "clCreateContext"),
+                      dlsym(cl->library, "clReleaseContext"),
                       dlsym(cl->library, "clCreateBuffer"),
                       dlsym(cl->library, "clReleaseMemObject"),
                       dlsym(cl->library, "clCreateCommandQueueWithProperties"),
@@ -187,8 +187,8 @@ static double measure_control_opencl(const void *ctx, size_t size, int iteration
 }
 
 /* Alternates direct and plugin runs so drift hits both; keeps each best. */
-static void compare(const char *label, size_t size, const bench_config *config,
-                    measure_fn direct, measure_fn plugin, const pair_ctx *ctx) {
+static void compare(const char *label, size_t size, const bench_config *config, measure_fn direct,
+                    measure_fn plugin, const pair_ctx *ctx) {
   double best_direct = 1e300;
   double best_plugin = 1e300;
   direct(ctx, size, config->iterations / 10 + 1); /* warm-up */
@@ -206,10 +206,11 @@ static void compare(const char *label, size_t size, const bench_config *config,
     best_direct = d < best_direct ? d : best_direct;
     best_plugin = p < best_plugin ? p : best_plugin;
   }
-  printf("%-7s %9zu B   direct %10.1f ns   plugin %10.1f ns   ratio %.3f   overhead %+6.1f%%   "
-         "(+%.1f ns)\n",
-         label, size, best_direct, best_plugin, best_plugin / best_direct,
-         (best_plugin / best_direct - 1.0) * 100.0, best_plugin - best_direct);
+  printf(
+      "%-7s %9zu B   direct %10.1f ns   plugin %10.1f ns   ratio %.3f   overhead %+6.1f%%   "
+      "(+%.1f ns)\n",
+      label, size, best_direct, best_plugin, best_plugin / best_direct,
+      (best_plugin / best_direct - 1.0) * 100.0, best_plugin - best_direct);
 }
 
 static hurray_plugin *load(hurray_plugin_registry *registry, const char *dir, const char *name) {
@@ -265,11 +266,11 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         compare("opencl", sizes[i], &config, measure_direct_opencl, measure_plugin, &ctx);
       }
-      printf("control: the same direct calls in a second, identical context (the \"plugin\" "
-             "column); its ratio is the run-to-run spread of this runtime\n");
+      printf(
+          "control: the same direct calls in a second, identical context (the \"plugin\" "
+          "column); its ratio is the run-to-run spread of this runtime\n");
       for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        compare("control", sizes[i], &config, measure_direct_opencl, measure_control_opencl,
-                &ctx);
+        compare("control", sizes[i], &config, measure_direct_opencl, measure_control_opencl, &ctx);
       }
       cl.clReleaseCommandQueue(cl.control_queue);
       cl.clReleaseContext(cl.control_context);

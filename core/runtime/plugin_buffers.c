@@ -29,7 +29,7 @@ static const hurray_plugin_memory_class_info *find_class(const hurray_plugin_dev
 static uint32_t measured_alignment(uint64_t address) {
   uint64_t lowest = address & (~address + 1u);
   return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                            : (uint32_t)lowest;
+                                                              : (uint32_t)lowest;
 }
 
 /* PL-ALLOC-3, PL-ALLOC-4: what the plugin says it obtained must be what the
@@ -37,9 +37,8 @@ static uint32_t measured_alignment(uint64_t address) {
 static hurray_status check_allocation(const hurray_plugin *plugin,
                                       const hurray_plugin_allocation *a,
                                       const hurray_plugin_memory_class_info *class_info,
-                                      uint32_t device_index, uint64_t byte_size,
-                                      uint32_t alignment, hurray_memory_class memory_class,
-                                      hurray_error *err) {
+                                      uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+                                      hurray_memory_class memory_class, hurray_error *err) {
   const char *name = plugin->table.name;
   if (a->alignment == 0u || (a->alignment & (a->alignment - 1u)) != 0u ||
       a->alignment < alignment) {
@@ -53,9 +52,8 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
                               "%s: allocate reported size %llu, class 0x%02X, device %u, "
                               "address %p for a request of %llu bytes, class 0x%02X, device %u",
                               name, (unsigned long long)a->byte_size, (unsigned)a->memory_class,
-                              (unsigned)a->device_index, a->address,
-                              (unsigned long long)byte_size, (unsigned)memory_class,
-                              (unsigned)device_index);
+                              (unsigned)a->device_index, a->address, (unsigned long long)byte_size,
+                              (unsigned)memory_class, (unsigned)device_index);
   }
   uint32_t host_measured = measured_alignment((uint64_t)(uintptr_t)a->host_address);
   if (a->host_address != NULL && host_measured < a->alignment) {
@@ -65,22 +63,19 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
   }
   if (a->device_address != 0u && measured_alignment(a->device_address) < a->alignment) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment, a->device_address, 0,
-                              "%s: reported alignment %u but device address 0x%llx has less",
-                              name, (unsigned)a->alignment,
-                              (unsigned long long)a->device_address);
+                              "%s: reported alignment %u but device address 0x%llx has less", name,
+                              (unsigned)a->alignment, (unsigned long long)a->device_address);
   }
-  bool basis_ok = (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST &&
-                   a->host_address != NULL) ||
-                  (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE &&
-                   a->device_address != 0u) ||
-                  a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
+  bool basis_ok =
+      (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST && a->host_address != NULL) ||
+      (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE && a->device_address != 0u) ||
+      a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
   if (!basis_ok) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment_basis, 0, 0,
                               "%s: alignment_basis %u without the address it was measured from",
                               name, (unsigned)a->alignment_basis);
   }
-  if ((class_info->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u &&
-      a->host_address == NULL) {
+  if ((class_info->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u && a->host_address == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, memory_class, 0, 0,
                               "%s: class 0x%02X is declared host-accessible but the allocation "
                               "has no host address",
@@ -91,8 +86,8 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
 
 hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_index,
                                      uint64_t byte_size, uint32_t alignment,
-                                     hurray_memory_class memory_class,
-                                     hurray_plugin_buffer **out, hurray_error *err) {
+                                     hurray_memory_class memory_class, hurray_plugin_buffer **out,
+                                     hurray_error *err) {
   hurray_error local_error;
   if (err == NULL) {
     err = &local_error;
@@ -103,8 +98,8 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   }
   /* PL-ALLOC-1: the request is checked before the plugin sees it. */
   if (device_index >= plugin->device_count) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
-                              plugin->device_count, 1, "%s has %u devices", plugin->table.name,
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
+                              1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
   if (byte_size == 0u) {
@@ -131,8 +126,8 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               plugin->table.name, (unsigned)device_index, device->name, name);
   }
   if (alignment > class_info->max_alignment) {
-    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, class_info->max_alignment,
-                              3, "%s device %u gives at most alignment %u in class 0x%02X",
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, class_info->max_alignment, 3,
+                              "%s device %u gives at most alignment %u in class 0x%02X",
                               plugin->table.name, (unsigned)device_index,
                               (unsigned)class_info->max_alignment, (unsigned)memory_class);
   }
@@ -272,8 +267,7 @@ hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t 
     return status;
   }
   hurray_plugin *plugin = buffer->plugin;
-  return plugin->table.copy_to_device(plugin->state, &buffer->allocation, offset, src, bytes,
-                                      err);
+  return plugin->table.copy_to_device(plugin->state, &buffer->allocation, offset, src, bytes, err);
 }
 
 hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint64_t offset,
@@ -309,14 +303,13 @@ hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_
                               "%s does not support events", plugin->table.name);
   }
   if (device_index >= plugin->device_count) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
-                              plugin->device_count, 1, "%s has %u devices", plugin->table.name,
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
+                              1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
   hurray_plugin_event *event = malloc(sizeof *event);
   if (event == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, 0,
-                              "event record");
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, 0, "event record");
   }
   event->native = NULL;
   hurray_status status =
@@ -410,8 +403,8 @@ hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event) {
   return event->plugin;
 }
 
-hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_index,
-                                        void *stream, uint64_t timeout_ns, hurray_error *err) {
+hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_index, void *stream,
+                                        uint64_t timeout_ns, hurray_error *err) {
   hurray_error local_error;
   if (err == NULL) {
     err = &local_error;
@@ -424,8 +417,8 @@ hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_i
                               "%s does not support stream waits", plugin->table.name);
   }
   if (device_index >= plugin->device_count) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
-                              plugin->device_count, 1, "%s has %u devices", plugin->table.name,
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
+                              1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
   return plugin->table.wait_stream(plugin->state, device_index, stream, timeout_ns, err);

@@ -36,14 +36,14 @@ struct hurray_plugin {
   hurray_plugin_registry *registry;
   hurray_plugin *prev;
   hurray_plugin *next;
-  void *library;          /* dlopen handle */
+  void *library;             /* dlopen handle */
   hurray_plugin_table table; /* normalised copy: fields past the plugin's struct_size are NULL */
   uint32_t declared_struct_size;
-  void *state;            /* what table.init returned */
+  void *state; /* what table.init returned */
   bool serves_tag;
   uint32_t device_count;
   hurray_plugin_device_info *devices; /* validated, device_count entries */
-  pthread_mutex_t lock;   /* guards buffers and events */
+  pthread_mutex_t lock;               /* guards buffers and events */
   hurray_plugin_buffer *buffers;
   hurray_plugin_event *events;
   /* Freed buffer records kept for reuse (at most HURRAY_PLUGIN_SPARE_RECORDS),

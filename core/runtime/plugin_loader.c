@@ -51,13 +51,13 @@ static hurray_status check_path(const char *path, char resolved[PATH_MAX], hurra
                               "%s: relative plugin path refused (give an absolute path)", path);
   }
   if (realpath(path, resolved) == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0,
-                              "%s: %s", path, strerror(errno));
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0, "%s: %s",
+                              path, strerror(errno));
   }
   struct stat st;
   if (stat(resolved, &st) != 0) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0,
-                              "%s: %s", resolved, strerror(errno));
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0, "%s: %s",
+                              resolved, strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode, 0, 0,
@@ -65,8 +65,8 @@ static hurray_status check_path(const char *path, char resolved[PATH_MAX], hurra
   }
   if (writable_by_others(&st)) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode & 07777u, 0, 0,
-                              "%s: file is writable by others than its owner (mode %04o)",
-                              resolved, (unsigned)(st.st_mode & 07777u));
+                              "%s: file is writable by others than its owner (mode %04o)", resolved,
+                              (unsigned)(st.st_mode & 07777u));
   }
   if (!trusted_owner(&st)) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
@@ -120,8 +120,8 @@ static hurray_status check_entry_origin(void *library, void *symbol, const char 
   struct link_map *plugin_map = NULL;
   if (dlinfo(library, RTLD_DI_LINKMAP, &plugin_map) != 0 || plugin_map == NULL) {
     const char *why = dlerror();
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, "%s: dlinfo: %s",
-                              path, why != NULL ? why : "no link map");
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, "%s: dlinfo: %s", path,
+                              why != NULL ? why : "no link map");
   }
   Dl_info info;
   struct link_map *symbol_map = NULL;
@@ -159,16 +159,16 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
   }
   if (count > HURRAY_PLUGIN_MAX_DEVICES) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, count, HURRAY_PLUGIN_MAX_DEVICES, 0,
-                              "%s: count_devices reported %u devices, more than %u",
-                              plugin->path, (unsigned)count, HURRAY_PLUGIN_MAX_DEVICES);
+                              "%s: count_devices reported %u devices, more than %u", plugin->path,
+                              (unsigned)count, HURRAY_PLUGIN_MAX_DEVICES);
   }
   if (count == 0u) {
     return HURRAY_OK;
   }
   plugin->devices = calloc(count, sizeof *plugin->devices);
   if (plugin->devices == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, count * sizeof *plugin->devices, 0,
-                              0, "device descriptions");
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, count * sizeof *plugin->devices, 0, 0,
+                              "device descriptions");
   }
   for (uint32_t i = 0; i < count; i++) {
     hurray_plugin_device_info *info = &plugin->devices[i];
@@ -244,8 +244,7 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   void *symbol = dlsym(plugin->library, HURRAY_PLUGIN_ENTRY_SYMBOL);
   if (symbol == NULL) {
     status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
-                                "%s: no entry symbol %s", plugin->path,
-                                HURRAY_PLUGIN_ENTRY_SYMBOL);
+                                "%s: no entry symbol %s", plugin->path, HURRAY_PLUGIN_ENTRY_SYMBOL);
     goto close;
   }
   status = check_entry_origin(plugin->library, symbol, plugin->path, err);
@@ -268,8 +267,8 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   if (readable < 2u * sizeof(uint32_t)) {
     readable = 2u * sizeof(uint32_t);
   }
-  status = hurray_plugin_table_validate(table, readable, HURRAY_PLUGIN_ABI_VERSION,
-                                        &plugin->table, err);
+  status =
+      hurray_plugin_table_validate(table, readable, HURRAY_PLUGIN_ABI_VERSION, &plugin->table, err);
   if (status == HURRAY_OK) {
     status = hurray_plugin_table_check_strings(&plugin->table, err);
   }
@@ -284,9 +283,9 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   if (server != NULL && (flags & HURRAY_PLUGIN_LOAD_REPLACE_TAG) == 0u) {
     char tag[24];
     hurray_device_tag_display(plugin->table.device_tag, tag, sizeof tag);
-    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag,
-                                0, 0, "%s: tag %s already served by plugin %s (%s)",
-                                plugin->path, tag, server->table.name, server->path);
+    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag, 0,
+                                0, "%s: tag %s already served by plugin %s (%s)", plugin->path, tag,
+                                server->table.name, server->path);
     goto close;
   }
 
@@ -302,8 +301,7 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
     goto close;
   }
   if (pthread_mutex_init(&plugin->lock, NULL) != 0) {
-    status = hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "%s: mutex",
-                                plugin->path);
+    status = hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "%s: mutex", plugin->path);
     plugin->table.shutdown(plugin->state);
     goto close;
   }
@@ -333,8 +331,8 @@ close:
   return status;
 }
 
-hurray_status hurray_plugin_load(hurray_plugin_registry *registry, const char *path,
-                                 uint32_t flags, hurray_plugin **out, hurray_error *err) {
+hurray_status hurray_plugin_load(hurray_plugin_registry *registry, const char *path, uint32_t flags,
+                                 hurray_plugin **out, hurray_error *err) {
   if (registry == NULL || path == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, registry == NULL ? 0u : 1u,
                               "hurray_plugin_load: %s is NULL",

@@ -224,8 +224,8 @@ hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_
                               "hurray_plugin_describe_device: NULL argument");
   }
   if (device_index >= plugin->device_count) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
-                              plugin->device_count, 1, "%s has %u devices", plugin->table.name,
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
+                              1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
   *out = plugin->devices[device_index];

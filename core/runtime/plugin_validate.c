@@ -20,12 +20,12 @@ typedef struct required_field {
   const char *name;
 } required_field;
 
-#define REQUIRED(field) {offsetof(hurray_plugin_table, field), #field}
+#define REQUIRED(field) \
+  { offsetof(hurray_plugin_table, field), #field }
 static const required_field required_fields[] = {
-    REQUIRED(name),           REQUIRED(plugin_version), REQUIRED(init),
-    REQUIRED(shutdown),       REQUIRED(count_devices),  REQUIRED(describe_device),
-    REQUIRED(allocate),       REQUIRED(free),           REQUIRED(copy_to_device),
-    REQUIRED(copy_to_host),
+    REQUIRED(name),           REQUIRED(plugin_version),  REQUIRED(init),     REQUIRED(shutdown),
+    REQUIRED(count_devices),  REQUIRED(describe_device), REQUIRED(allocate), REQUIRED(free),
+    REQUIRED(copy_to_device), REQUIRED(copy_to_host),
 };
 static const required_field event_fields[] = {
     REQUIRED(create_event),
@@ -47,9 +47,8 @@ static bool field_is_null(const hurray_plugin_table *table, size_t offset) {
   return true;
 }
 
-hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
-                                           uint32_t host_abi_version, hurray_plugin_table *out,
-                                           hurray_error *err) {
+hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32_t host_abi_version,
+                                           hurray_plugin_table *out, hurray_error *err) {
   if (bytes == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "plugin table is NULL");
   }
@@ -69,8 +68,7 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
   /* PL-NEG-2: majors must be equal; minors may differ either way. */
   if (HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(abi_version) !=
       HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(host_abi_version)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, abi_version,
-                              host_abi_version, 4,
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, abi_version, host_abi_version, 4,
                               "plugin ABI %u.%u, host speaks %u.%u: majors differ",
                               (unsigned)HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(abi_version),
                               (unsigned)HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(abi_version),
@@ -86,8 +84,8 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
                               (unsigned)struct_size, (unsigned)HURRAY_PLUGIN_TABLE_MIN_SIZE);
   }
   /* PL-NEG-4: the host reads only what both sides know. */
-  size_t known = struct_size < sizeof(hurray_plugin_table) ? struct_size
-                                                           : sizeof(hurray_plugin_table);
+  size_t known =
+      struct_size < sizeof(hurray_plugin_table) ? struct_size : sizeof(hurray_plugin_table);
   if (len < known) {
     return hurray_plugin_fail(err, HURRAY_ERR_TRUNCATED, len, known, 0,
                               "plugin table bytes end before its struct_size");
@@ -144,7 +142,8 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
                               event_fields[first_null_index].name, events_set);
   }
   /* PL-TABLE-7: a device-side wait needs events to wait on. */
-  if (events_set == 0u && !field_is_null(&table, offsetof(hurray_plugin_table, stream_wait_event))) {
+  if (events_set == 0u &&
+      !field_is_null(&table, offsetof(hurray_plugin_table, stream_wait_event))) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, 0, 0,
                               offsetof(hurray_plugin_table, stream_wait_event),
                               "stream_wait_event is set but the event entries are not");
@@ -199,8 +198,7 @@ hurray_status hurray_plugin_table_check_strings(const hurray_plugin_table *table
 }
 
 hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info *info,
-                                                 hurray_device_tag device_tag,
-                                                 hurray_error *err) {
+                                                 hurray_device_tag device_tag, hurray_error *err) {
   if (info == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "device info is NULL");
   }
@@ -211,8 +209,8 @@ hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info
   }
   uint32_t known_ipc = HURRAY_IPC_EXPORTS_EVENTS | HURRAY_IPC_EXPORTS_STREAMS;
   if ((info->ipc_capabilities & ~known_ipc) != 0u) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, info->ipc_capabilities, known_ipc,
-                              0, "device %s: unknown ipc_capabilities bits 0x%X", info->name,
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, info->ipc_capabilities, known_ipc, 0,
+                              "device %s: unknown ipc_capabilities bits 0x%X", info->name,
                               (unsigned)(info->ipc_capabilities & ~known_ipc));
   }
   if (info->reserved != 0u) {

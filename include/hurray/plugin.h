@@ -54,9 +54,10 @@ extern "C" {
 #define HURRAY_PLUGIN_ABI_MINOR 0u
 /** One u32: major in the high 16 bits, minor in the low 16 bits. */
 #define HURRAY_PLUGIN_ABI_MAKE(major, minor) ((uint32_t)(((major) << 16) | (minor)))
-#define HURRAY_PLUGIN_ABI_VERSION HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, HURRAY_PLUGIN_ABI_MINOR)
+#define HURRAY_PLUGIN_ABI_VERSION \
+  HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, HURRAY_PLUGIN_ABI_MINOR)
 #define HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(version) ((uint32_t)(version) >> 16)
-#define HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version) & 0xFFFFu)
+#define HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version)&0xFFFFu)
 
 /* ------------------------------------------------------------------------ */
 /* Limits and flags                                                         */
@@ -216,8 +217,8 @@ typedef hurray_status (*hurray_plugin_describe_device_fn)(void *state, uint32_t 
  */
 typedef hurray_status (*hurray_plugin_allocate_fn)(void *state, uint32_t device_index,
                                                    uint64_t byte_size, uint32_t alignment,
-                                                   hurray_memory_class memory_class,
-                                                   uint32_t flags, hurray_plugin_allocation *out,
+                                                   hurray_memory_class memory_class, uint32_t flags,
+                                                   hurray_plugin_allocation *out,
                                                    hurray_error *err);
 /** Frees an allocation made by allocate() on this state. Never fails. */
 typedef void (*hurray_plugin_free_fn)(void *state, const hurray_plugin_allocation *allocation);
@@ -247,8 +248,8 @@ typedef hurray_status (*hurray_plugin_record_event_fn)(void *state, void *event,
                                                        hurray_error *err);
 /** Blocks the calling thread until the event completes, or fails with
  * HURRAY_ERR_TIMEOUT (value: timeout_ns) after timeout_ns nanoseconds. */
-typedef hurray_status (*hurray_plugin_wait_event_fn)(void *state, void *event,
-                                                     uint64_t timeout_ns, hurray_error *err);
+typedef hurray_status (*hurray_plugin_wait_event_fn)(void *state, void *event, uint64_t timeout_ns,
+                                                     hurray_error *err);
 /** Destroys the event. Never fails; callable from any thread. */
 typedef void (*hurray_plugin_release_event_fn)(void *state, void *event);
 /** Optional. Blocks until all work on `stream` (NULL: the device's default
@@ -258,8 +259,8 @@ typedef hurray_status (*hurray_plugin_wait_stream_fn)(void *state, uint32_t devi
                                                       hurray_error *err);
 /** Optional. Makes later work on `stream` (NULL: default queue) wait for the
  * event on the device, without blocking the host. */
-typedef hurray_status (*hurray_plugin_stream_wait_event_fn)(void *state, void *stream,
-                                                            void *event, hurray_error *err);
+typedef hurray_status (*hurray_plugin_stream_wait_event_fn)(void *state, void *stream, void *event,
+                                                            hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* The table (PL-TABLE-1..8)                                                */
@@ -360,8 +361,7 @@ typedef const hurray_plugin_table *(*hurray_plugin_entry_fn)(uint32_t host_abi_v
  */
 HURRAY_API hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
                                                       uint32_t host_abi_version,
-                                                      hurray_plugin_table *out,
-                                                      hurray_error *err);
+                                                      hurray_plugin_table *out, hurray_error *err);
 
 /**
  * Checks the strings a validated table points to: name matches
@@ -422,14 +422,13 @@ HURRAY_API void hurray_plugin_registry_destroy(hurray_plugin_registry *registry)
  * someone other than its owner; owner neither root nor the caller; not a
  * regular file), PLUGIN_LOAD_FAILED (dlopen error, missing entry symbol, the
  * entry symbol defined by another library), PLUGIN_ABI_MISMATCH (majors
- * differ, or the entry declined this host by returning NULL), PLUGIN_INVALID (the table, its strings or a device
- * description), PLUGIN_DUPLICATE_TAG (value: the tag; the plugin serving it
- * is named) unless flags has HURRAY_PLUGIN_LOAD_REPLACE_TAG, or the
- * plugin's init error. Nothing stays loaded after a refusal.
+ * differ, or the entry declined this host by returning NULL), PLUGIN_INVALID (the table, its
+ * strings or a device description), PLUGIN_DUPLICATE_TAG (value: the tag; the plugin serving it is
+ * named) unless flags has HURRAY_PLUGIN_LOAD_REPLACE_TAG, or the plugin's init error. Nothing stays
+ * loaded after a refusal.
  */
 HURRAY_API hurray_status hurray_plugin_load(hurray_plugin_registry *registry, const char *path,
-                                            uint32_t flags, hurray_plugin **out,
-                                            hurray_error *err);
+                                            uint32_t flags, hurray_plugin **out, hurray_error *err);
 
 /**
  * Finds "hurray-plugin-<name>.so" in the search path (hurray_plugin_search_path())
@@ -534,12 +533,12 @@ HURRAY_API hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer
  * [offset, offset + bytes) is outside the buffer (value: offset + bytes,
  * expected: byte_size). */
 HURRAY_API hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t offset,
-                                                   const void *src, uint64_t bytes,
-                                                   hurray_error *err);
+                                                    const void *src, uint64_t bytes,
+                                                    hurray_error *err);
 /** Copies from the buffer into host memory (blocking); range as _write. */
 HURRAY_API hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer,
-                                                  uint64_t offset, void *dst, uint64_t bytes,
-                                                  hurray_error *err);
+                                                   uint64_t offset, void *dst, uint64_t bytes,
+                                                   hurray_error *err);
 /**
  * A hurray_buffer_release_fn for the handoff (hurray/handoff.h): offer the
  * allocation's address as data, this function as release and the
@@ -552,8 +551,7 @@ HURRAY_API void hurray_plugin_buffer_release_callback(void *data, void *ctx);
 
 /** Creates an event on a device; UNSUPPORTED when the plugin has no events. */
 HURRAY_API hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_index,
-                                                    hurray_plugin_event **out,
-                                                    hurray_error *err);
+                                                    hurray_plugin_event **out, hurray_error *err);
 /** Records it on `stream` (NULL: the plugin's default queue of the device). */
 HURRAY_API hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *stream,
                                                     hurray_error *err);

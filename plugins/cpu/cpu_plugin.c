@@ -70,7 +70,7 @@ static uint32_t alignment_of_address(uintptr_t address) {
    * address 0 has every bit clear and gets the cap. */
   uintptr_t lowest = address & (~address + 1u);
   return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                            : (uint32_t)lowest;
+                                                              : (uint32_t)lowest;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -136,8 +136,8 @@ static size_t round_up(size_t value, size_t multiple) {
  * aligned start inside, then give back the slack on both sides. */
 static void *map_shared_aligned(size_t length, size_t alignment, size_t page_size) {
   size_t slack = alignment > page_size ? alignment - page_size : 0u;
-  unsigned char *base = mmap(NULL, length + slack, PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  unsigned char *base =
+      mmap(NULL, length + slack, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED) {
     return NULL;
   }
@@ -179,8 +179,8 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
     case HURRAY_MEMORY_HOST_PINNED: {
       int rc = posix_memalign(&memory, alignment, size);
       if (rc != 0) {
-        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                    "cpu: posix_memalign(%u, %zu): %s", (unsigned)alignment, size, strerror(rc));
+        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: posix_memalign(%u, %zu): %s",
+                    (unsigned)alignment, size, strerror(rc));
       }
       if (memory_class == HURRAY_MEMORY_HOST_PINNED && mlock(memory, size) != 0) {
         int e = errno;
@@ -190,8 +190,8 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
         if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0) {
           soft = (unsigned long long)limit.rlim_cur;
         }
-        return fail(err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY
-                                                   : HURRAY_ERR_DEVICE_ERROR,
+        return fail(err,
+                    e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR,
                     byte_size, soft,
                     "cpu: mlock of %zu bytes refused (%s); RLIMIT_MEMLOCK is %llu bytes "
                     "(raise it with ulimit -l or limits.conf)",
@@ -288,8 +288,7 @@ static hurray_status cpu_create_event(void *state, uint32_t device_index, void *
   return HURRAY_OK;
 }
 
-static hurray_status cpu_record_event(void *state, void *event, void *stream,
-                                      hurray_error *err) {
+static hurray_status cpu_record_event(void *state, void *event, void *stream, hurray_error *err) {
   (void)state;
   if (stream != NULL) {
     return fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,

@@ -54,9 +54,9 @@
  * (parameter types)). It is expanded twice below, into a struct of function
  * pointers and into the dlsym loop, so a function cannot be declared and
  * forgotten, or resolved under another name. */
-#define EXAMPLE_SYMBOLS(X)                                   \
-  X(int, posix_memalign, (void **, size_t, size_t))          \
-  X(void, free, (void *))                                    \
+#define EXAMPLE_SYMBOLS(X)                          \
+  X(int, posix_memalign, (void **, size_t, size_t)) \
+  X(void, free, (void *))                           \
   X(void *, memcpy, (void *restrict, const void *restrict, size_t))
 
 typedef struct example_vendor {
@@ -106,22 +106,22 @@ static void example_vendor_open(example_state *state) {
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s",
-             library, why != NULL ? why : "unknown error");
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
+             why != NULL ? why : "unknown error");
     return;
   }
   /* dlsym returns void *; converting it to a function pointer is what POSIX
    * guarantees works, the memcpy keeps -Wpedantic quiet about it. */
-#define EXAMPLE_RESOLVE(ret, name, params)                                               \
-  {                                                                                      \
-    void *symbol = dlsym(handle, #name);                                                 \
-    if (symbol == NULL) {                                                                \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason,              \
-               "dlsym %s in %s: symbol not found", #name, library);                      \
-      dlclose(handle);                                                                   \
-      return;                                                                            \
-    }                                                                                    \
-    memcpy(&state->vendor.name, &symbol, sizeof symbol);                                 \
+#define EXAMPLE_RESOLVE(ret, name, params)                                  \
+  {                                                                         \
+    void *symbol = dlsym(handle, #name);                                    \
+    if (symbol == NULL) {                                                   \
+      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
+               "dlsym %s in %s: symbol not found", #name, library);         \
+      dlclose(handle);                                                      \
+      return;                                                               \
+    }                                                                       \
+    memcpy(&state->vendor.name, &symbol, sizeof symbol);                    \
   }
   EXAMPLE_SYMBOLS(EXAMPLE_RESOLVE)
 #undef EXAMPLE_RESOLVE
@@ -135,7 +135,7 @@ static uint32_t alignment_of_address(uintptr_t address) {
    * address 0 has every bit clear and gets the cap. */
   uintptr_t lowest = address & (~address + 1u);
   return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                            : (uint32_t)lowest;
+                                                              : (uint32_t)lowest;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -183,8 +183,8 @@ static hurray_status example_describe_device(void *opaque, uint32_t device_index
                                              hurray_plugin_device_info *out, hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                "example-private: no device %u", (unsigned)device_index);
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
+                (unsigned)device_index);
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -215,8 +215,8 @@ static hurray_status example_allocate(void *opaque, uint32_t device_index, uint6
                                       hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                "example-private: no device %u", (unsigned)device_index);
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
+                (unsigned)device_index);
   }
   if (flags != 0u) {
     return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
@@ -284,8 +284,8 @@ static hurray_status example_copy_to_device(void *opaque, const hurray_plugin_al
 }
 
 static hurray_status example_copy_to_host(void *opaque, void *dst,
-                                          const hurray_plugin_allocation *src,
-                                          uint64_t src_offset, uint64_t bytes, hurray_error *err) {
+                                          const hurray_plugin_allocation *src, uint64_t src_offset,
+                                          uint64_t bytes, hurray_error *err) {
   (void)err;
   const example_state *state = opaque;
   state->vendor.memcpy(dst, (const unsigned char *)src->address + src_offset, (size_t)bytes);
@@ -308,8 +308,8 @@ static hurray_status example_create_event(void *opaque, uint32_t device_index, v
                                           hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                "example-private: no device %u", (unsigned)device_index);
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
+                (unsigned)device_index);
   }
   example_event *event = calloc(1, sizeof *event);
   if (event == NULL) {

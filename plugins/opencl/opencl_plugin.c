@@ -52,41 +52,43 @@
 /* 3. The vendor symbol table                                               */
 /* ------------------------------------------------------------------------ */
 
-#define OPENCL_SYMBOLS(X)                                                                       \
-  X(cl_int, clGetPlatformIDs, (cl_uint, cl_platform_id *, cl_uint *))                          \
-  X(cl_int, clGetDeviceIDs, (cl_platform_id, cl_device_type, cl_uint, cl_device_id *,          \
-                             cl_uint *))                                                       \
-  X(cl_int, clGetDeviceInfo, (cl_device_id, cl_device_info, size_t, void *, size_t *))         \
-  X(cl_context, clCreateContext, (const cl_context_properties *, cl_uint, const cl_device_id *, \
-                                  void(CL_CALLBACK *)(const char *, const void *, size_t,       \
-                                                      void *),                                  \
-                                  void *, cl_int *))                                            \
-  X(cl_int, clReleaseContext, (cl_context))                                                    \
-  X(cl_command_queue, clCreateCommandQueueWithProperties,                                      \
-    (cl_context, cl_device_id, const cl_queue_properties *, cl_int *))                         \
-  X(cl_int, clReleaseCommandQueue, (cl_command_queue))                                         \
-  X(cl_mem, clCreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))              \
-  X(cl_int, clReleaseMemObject, (cl_mem))                                                      \
-  X(cl_int, clEnqueueWriteBuffer, (cl_command_queue, cl_mem, cl_bool, size_t, size_t,          \
-                                   const void *, cl_uint, const cl_event *, cl_event *))       \
-  X(cl_int, clEnqueueReadBuffer, (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *,   \
-                                  cl_uint, const cl_event *, cl_event *))                      \
-  X(void *, clEnqueueMapBuffer, (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t,      \
-                                 size_t, cl_uint, const cl_event *, cl_event *, cl_int *))     \
-  X(cl_int, clEnqueueUnmapMemObject, (cl_command_queue, cl_mem, void *, cl_uint,               \
-                                      const cl_event *, cl_event *))                           \
-  X(void *, clSVMAlloc, (cl_context, cl_svm_mem_flags, size_t, cl_uint))                       \
-  X(void, clSVMFree, (cl_context, void *))                                                     \
-  X(cl_int, clEnqueueSVMMemcpy, (cl_command_queue, cl_bool, void *, const void *, size_t,      \
-                                 cl_uint, const cl_event *, cl_event *))                       \
-  X(cl_int, clEnqueueMarkerWithWaitList, (cl_command_queue, cl_uint, const cl_event *,         \
-                                          cl_event *))                                         \
-  X(cl_int, clEnqueueBarrierWithWaitList, (cl_command_queue, cl_uint, const cl_event *,        \
-                                           cl_event *))                                        \
-  X(cl_int, clWaitForEvents, (cl_uint, const cl_event *))                                      \
-  X(cl_int, clGetEventInfo, (cl_event, cl_event_info, size_t, void *, size_t *))               \
-  X(cl_int, clReleaseEvent, (cl_event))                                                        \
-  X(cl_int, clFlush, (cl_command_queue))                                                       \
+#define OPENCL_SYMBOLS(X)                                                                         \
+  X(cl_int, clGetPlatformIDs, (cl_uint, cl_platform_id *, cl_uint *))                             \
+  X(cl_int, clGetDeviceIDs, (cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *)) \
+  X(cl_int, clGetDeviceInfo, (cl_device_id, cl_device_info, size_t, void *, size_t *))            \
+  X(cl_context, clCreateContext,                                                                  \
+    (const cl_context_properties *, cl_uint, const cl_device_id *,                                \
+     void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *))          \
+  X(cl_int, clReleaseContext, (cl_context))                                                       \
+  X(cl_command_queue, clCreateCommandQueueWithProperties,                                         \
+    (cl_context, cl_device_id, const cl_queue_properties *, cl_int *))                            \
+  X(cl_int, clReleaseCommandQueue, (cl_command_queue))                                            \
+  X(cl_mem, clCreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))                 \
+  X(cl_int, clReleaseMemObject, (cl_mem))                                                         \
+  X(cl_int, clEnqueueWriteBuffer,                                                                 \
+    (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *,  \
+     cl_event *))                                                                                 \
+  X(cl_int, clEnqueueReadBuffer,                                                                  \
+    (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint, const cl_event *,        \
+     cl_event *))                                                                                 \
+  X(void *, clEnqueueMapBuffer,                                                                   \
+    (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint, const cl_event *,  \
+     cl_event *, cl_int *))                                                                       \
+  X(cl_int, clEnqueueUnmapMemObject,                                                              \
+    (cl_command_queue, cl_mem, void *, cl_uint, const cl_event *, cl_event *))                    \
+  X(void *, clSVMAlloc, (cl_context, cl_svm_mem_flags, size_t, cl_uint))                          \
+  X(void, clSVMFree, (cl_context, void *))                                                        \
+  X(cl_int, clEnqueueSVMMemcpy,                                                                   \
+    (cl_command_queue, cl_bool, void *, const void *, size_t, cl_uint, const cl_event *,          \
+     cl_event *))                                                                                 \
+  X(cl_int, clEnqueueMarkerWithWaitList,                                                          \
+    (cl_command_queue, cl_uint, const cl_event *, cl_event *))                                    \
+  X(cl_int, clEnqueueBarrierWithWaitList,                                                         \
+    (cl_command_queue, cl_uint, const cl_event *, cl_event *))                                    \
+  X(cl_int, clWaitForEvents, (cl_uint, const cl_event *))                                         \
+  X(cl_int, clGetEventInfo, (cl_event, cl_event_info, size_t, void *, size_t *))                  \
+  X(cl_int, clReleaseEvent, (cl_event))                                                           \
+  X(cl_int, clFlush, (cl_command_queue))                                                          \
   X(cl_int, clFinish, (cl_command_queue))
 
 typedef struct opencl_api {
@@ -100,8 +102,8 @@ typedef struct opencl_device {
   cl_context context;
   cl_command_queue queue;
   hurray_plugin_device_info info;
-  uint32_t base_alignment;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
-  uint32_t svm_alignment;   /* the most clSVMAlloc accepts, in bytes */
+  uint32_t base_alignment; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+  uint32_t svm_alignment;  /* the most clSVMAlloc accepts, in bytes */
   bool fine_grain_svm;
 } opencl_device;
 
@@ -178,7 +180,7 @@ static uint32_t alignment_of_address(uintptr_t address) {
    * address 0 has every bit clear and gets the cap. */
   uintptr_t lowest = address & (~address + 1u);
   return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                            : (uint32_t)lowest;
+                                                              : (uint32_t)lowest;
 }
 
 /* Opens the ICD loader and resolves the table; on failure the reason is kept
@@ -194,20 +196,20 @@ static bool opencl_open(opencl_state *state) {
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle == NULL) {
     const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s",
-             library, why != NULL ? why : "unknown error");
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
+             why != NULL ? why : "unknown error");
     return false;
   }
-#define OPENCL_RESOLVE(ret, name, params)                                                  \
-  {                                                                                        \
-    void *symbol = dlsym(handle, #name);                                                   \
-    if (symbol == NULL) {                                                                  \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason,                \
-               "dlsym %s in %s: symbol not found", #name, library);                        \
-      dlclose(handle);                                                                     \
-      return false;                                                                        \
-    }                                                                                      \
-    memcpy(&state->cl.name, &symbol, sizeof symbol);                                       \
+#define OPENCL_RESOLVE(ret, name, params)                                   \
+  {                                                                         \
+    void *symbol = dlsym(handle, #name);                                    \
+    if (symbol == NULL) {                                                   \
+      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
+               "dlsym %s in %s: symbol not found", #name, library);         \
+      dlclose(handle);                                                      \
+      return false;                                                         \
+    }                                                                       \
+    memcpy(&state->cl.name, &symbol, sizeof symbol);                        \
   }
   OPENCL_SYMBOLS(OPENCL_RESOLVE)
 #undef OPENCL_RESOLVE
@@ -245,8 +247,7 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
   cl_ulong memory = 0;
   cl_device_svm_capabilities svm = 0;
   cl->clGetDeviceInfo(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof base_bits, &base_bits, NULL);
-  cl->clGetDeviceInfo(id, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof data_align, &data_align,
-                      NULL);
+  cl->clGetDeviceInfo(id, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, sizeof data_align, &data_align, NULL);
   cl->clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof memory, &memory, NULL);
   /* OpenCL 1.x devices do not know the query: no SVM. */
   if (cl->clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) != CL_SUCCESS) {
@@ -311,8 +312,8 @@ static hurray_status opencl_init(void **out_state, hurray_error *err) {
   cl_int rc = cl->clGetPlatformIDs(8, platforms, &platform_count);
   if (rc != CL_SUCCESS || platform_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
-             "clGetPlatformIDs: %s (%d), %u platforms: no OpenCL ICD installed",
-             cl_error_name(rc), (int)rc, (unsigned)platform_count);
+             "clGetPlatformIDs: %s (%d), %u platforms: no OpenCL ICD installed", cl_error_name(rc),
+             (int)rc, (unsigned)platform_count);
     return HURRAY_OK;
   }
   if (platform_count > 8u) {
@@ -327,9 +328,8 @@ static hurray_status opencl_init(void **out_state, hurray_error *err) {
                "clGetDeviceIDs: %s (%d)", cl_error_name(rc), (int)rc);
       continue;
     }
-    for (cl_uint i = 0; i < count && i < OPENCL_MAX_DEVICES &&
-                        state->device_count < OPENCL_MAX_DEVICES;
-         i++) {
+    for (cl_uint i = 0;
+         i < count && i < OPENCL_MAX_DEVICES && state->device_count < OPENCL_MAX_DEVICES; i++) {
       opencl_add_device(state, ids[i]);
     }
   }
@@ -419,8 +419,8 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
       break;
     }
     case HURRAY_MEMORY_HOST_PINNED: {
-      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                      size, NULL, &rc);
+      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size,
+                                      NULL, &rc);
       if (mem == NULL) {
         return fail_cl(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", rc);
       }
@@ -456,8 +456,8 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
                     "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
                     (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
       }
-      void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
-                                 size, alignment);
+      void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size,
+                                 alignment);
       if (svm == NULL) {
         return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
                     "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
@@ -516,8 +516,9 @@ static hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_all
       memcpy((unsigned char *)dst->host_address + dst_offset, src, (size_t)bytes);
       return HURRAY_OK;
     case HURRAY_MEMORY_UNIFIED:
-      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE, (unsigned char *)dst->address + dst_offset,
-                                        src, (size_t)bytes, 0, NULL, NULL);
+      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE,
+                                        (unsigned char *)dst->address + dst_offset, src,
+                                        (size_t)bytes, 0, NULL, NULL);
       return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
     default:
       rc = state->cl.clEnqueueWriteBuffer(d->queue, dst->address, CL_TRUE, (size_t)dst_offset,
@@ -616,8 +617,8 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
   long sleep_ns = 10000;
   for (;;) {
     cl_int status = CL_QUEUED;
-    rc = state->cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
-                                  &status, NULL);
+    rc = state->cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                                  NULL);
     if (rc != CL_SUCCESS) {
       return fail_cl(err, "clGetEventInfo", rc);
     }

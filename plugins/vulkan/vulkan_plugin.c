@@ -66,53 +66,52 @@
 /* ------------------------------------------------------------------------ */
 /* The loader exports every core 1.0-1.2 command, so each is resolved with
  * dlsym like any other vendor function. */
-#define VULKAN_SYMBOLS(X)                                                                        \
-  X(VkResult, vkCreateInstance, (const VkInstanceCreateInfo *, const VkAllocationCallbacks *,    \
-                                 VkInstance *))                                                 \
-  X(void, vkDestroyInstance, (VkInstance, const VkAllocationCallbacks *))                       \
-  X(VkResult, vkEnumeratePhysicalDevices, (VkInstance, uint32_t *, VkPhysicalDevice *))         \
-  X(void, vkGetPhysicalDeviceProperties, (VkPhysicalDevice, VkPhysicalDeviceProperties *))      \
-  X(void, vkGetPhysicalDeviceFeatures2, (VkPhysicalDevice, VkPhysicalDeviceFeatures2 *))        \
-  X(void, vkGetPhysicalDeviceMemoryProperties,                                                  \
-    (VkPhysicalDevice, VkPhysicalDeviceMemoryProperties *))                                     \
-  X(void, vkGetPhysicalDeviceQueueFamilyProperties,                                             \
-    (VkPhysicalDevice, uint32_t *, VkQueueFamilyProperties *))                                  \
-  X(VkResult, vkCreateDevice, (VkPhysicalDevice, const VkDeviceCreateInfo *,                    \
-                               const VkAllocationCallbacks *, VkDevice *))                      \
-  X(void, vkDestroyDevice, (VkDevice, const VkAllocationCallbacks *))                           \
-  X(void, vkGetDeviceQueue, (VkDevice, uint32_t, uint32_t, VkQueue *))                          \
-  X(VkResult, vkCreateBuffer, (VkDevice, const VkBufferCreateInfo *,                            \
-                               const VkAllocationCallbacks *, VkBuffer *))                      \
-  X(void, vkDestroyBuffer, (VkDevice, VkBuffer, const VkAllocationCallbacks *))                 \
-  X(void, vkGetBufferMemoryRequirements, (VkDevice, VkBuffer, VkMemoryRequirements *))          \
-  X(VkResult, vkAllocateMemory, (VkDevice, const VkMemoryAllocateInfo *,                        \
-                                 const VkAllocationCallbacks *, VkDeviceMemory *))              \
-  X(void, vkFreeMemory, (VkDevice, VkDeviceMemory, const VkAllocationCallbacks *))              \
-  X(VkResult, vkBindBufferMemory, (VkDevice, VkBuffer, VkDeviceMemory, VkDeviceSize))           \
-  X(VkResult, vkMapMemory, (VkDevice, VkDeviceMemory, VkDeviceSize, VkDeviceSize,               \
-                            VkMemoryMapFlags, void **))                                         \
-  X(void, vkUnmapMemory, (VkDevice, VkDeviceMemory))                                            \
-  X(VkDeviceAddress, vkGetBufferDeviceAddress, (VkDevice, const VkBufferDeviceAddressInfo *))   \
-  X(VkResult, vkCreateCommandPool, (VkDevice, const VkCommandPoolCreateInfo *,                  \
-                                    const VkAllocationCallbacks *, VkCommandPool *))            \
-  X(void, vkDestroyCommandPool, (VkDevice, VkCommandPool, const VkAllocationCallbacks *))       \
-  X(VkResult, vkAllocateCommandBuffers, (VkDevice, const VkCommandBufferAllocateInfo *,         \
-                                         VkCommandBuffer *))                                    \
-  X(void, vkFreeCommandBuffers, (VkDevice, VkCommandPool, uint32_t, const VkCommandBuffer *))   \
-  X(VkResult, vkBeginCommandBuffer, (VkCommandBuffer, const VkCommandBufferBeginInfo *))        \
-  X(VkResult, vkEndCommandBuffer, (VkCommandBuffer))                                            \
-  X(void, vkCmdCopyBuffer, (VkCommandBuffer, VkBuffer, VkBuffer, uint32_t,                      \
-                            const VkBufferCopy *))                                              \
-  X(VkResult, vkQueueSubmit, (VkQueue, uint32_t, const VkSubmitInfo *, VkFence))                \
-  X(VkResult, vkQueueWaitIdle, (VkQueue))                                                       \
-  X(VkResult, vkCreateFence, (VkDevice, const VkFenceCreateInfo *,                              \
-                              const VkAllocationCallbacks *, VkFence *))                        \
-  X(void, vkDestroyFence, (VkDevice, VkFence, const VkAllocationCallbacks *))                   \
-  X(VkResult, vkResetFences, (VkDevice, uint32_t, const VkFence *))                             \
-  X(VkResult, vkWaitForFences, (VkDevice, uint32_t, const VkFence *, VkBool32, uint64_t))       \
-  X(VkResult, vkCreateSemaphore, (VkDevice, const VkSemaphoreCreateInfo *,                      \
-                                  const VkAllocationCallbacks *, VkSemaphore *))                \
-  X(void, vkDestroySemaphore, (VkDevice, VkSemaphore, const VkAllocationCallbacks *))           \
+#define VULKAN_SYMBOLS(X)                                                                         \
+  X(VkResult, vkCreateInstance,                                                                   \
+    (const VkInstanceCreateInfo *, const VkAllocationCallbacks *, VkInstance *))                  \
+  X(void, vkDestroyInstance, (VkInstance, const VkAllocationCallbacks *))                         \
+  X(VkResult, vkEnumeratePhysicalDevices, (VkInstance, uint32_t *, VkPhysicalDevice *))           \
+  X(void, vkGetPhysicalDeviceProperties, (VkPhysicalDevice, VkPhysicalDeviceProperties *))        \
+  X(void, vkGetPhysicalDeviceFeatures2, (VkPhysicalDevice, VkPhysicalDeviceFeatures2 *))          \
+  X(void, vkGetPhysicalDeviceMemoryProperties,                                                    \
+    (VkPhysicalDevice, VkPhysicalDeviceMemoryProperties *))                                       \
+  X(void, vkGetPhysicalDeviceQueueFamilyProperties,                                               \
+    (VkPhysicalDevice, uint32_t *, VkQueueFamilyProperties *))                                    \
+  X(VkResult, vkCreateDevice,                                                                     \
+    (VkPhysicalDevice, const VkDeviceCreateInfo *, const VkAllocationCallbacks *, VkDevice *))    \
+  X(void, vkDestroyDevice, (VkDevice, const VkAllocationCallbacks *))                             \
+  X(void, vkGetDeviceQueue, (VkDevice, uint32_t, uint32_t, VkQueue *))                            \
+  X(VkResult, vkCreateBuffer,                                                                     \
+    (VkDevice, const VkBufferCreateInfo *, const VkAllocationCallbacks *, VkBuffer *))            \
+  X(void, vkDestroyBuffer, (VkDevice, VkBuffer, const VkAllocationCallbacks *))                   \
+  X(void, vkGetBufferMemoryRequirements, (VkDevice, VkBuffer, VkMemoryRequirements *))            \
+  X(VkResult, vkAllocateMemory,                                                                   \
+    (VkDevice, const VkMemoryAllocateInfo *, const VkAllocationCallbacks *, VkDeviceMemory *))    \
+  X(void, vkFreeMemory, (VkDevice, VkDeviceMemory, const VkAllocationCallbacks *))                \
+  X(VkResult, vkBindBufferMemory, (VkDevice, VkBuffer, VkDeviceMemory, VkDeviceSize))             \
+  X(VkResult, vkMapMemory,                                                                        \
+    (VkDevice, VkDeviceMemory, VkDeviceSize, VkDeviceSize, VkMemoryMapFlags, void **))            \
+  X(void, vkUnmapMemory, (VkDevice, VkDeviceMemory))                                              \
+  X(VkDeviceAddress, vkGetBufferDeviceAddress, (VkDevice, const VkBufferDeviceAddressInfo *))     \
+  X(VkResult, vkCreateCommandPool,                                                                \
+    (VkDevice, const VkCommandPoolCreateInfo *, const VkAllocationCallbacks *, VkCommandPool *))  \
+  X(void, vkDestroyCommandPool, (VkDevice, VkCommandPool, const VkAllocationCallbacks *))         \
+  X(VkResult, vkAllocateCommandBuffers,                                                           \
+    (VkDevice, const VkCommandBufferAllocateInfo *, VkCommandBuffer *))                           \
+  X(void, vkFreeCommandBuffers, (VkDevice, VkCommandPool, uint32_t, const VkCommandBuffer *))     \
+  X(VkResult, vkBeginCommandBuffer, (VkCommandBuffer, const VkCommandBufferBeginInfo *))          \
+  X(VkResult, vkEndCommandBuffer, (VkCommandBuffer))                                              \
+  X(void, vkCmdCopyBuffer, (VkCommandBuffer, VkBuffer, VkBuffer, uint32_t, const VkBufferCopy *)) \
+  X(VkResult, vkQueueSubmit, (VkQueue, uint32_t, const VkSubmitInfo *, VkFence))                  \
+  X(VkResult, vkQueueWaitIdle, (VkQueue))                                                         \
+  X(VkResult, vkCreateFence,                                                                      \
+    (VkDevice, const VkFenceCreateInfo *, const VkAllocationCallbacks *, VkFence *))              \
+  X(void, vkDestroyFence, (VkDevice, VkFence, const VkAllocationCallbacks *))                     \
+  X(VkResult, vkResetFences, (VkDevice, uint32_t, const VkFence *))                               \
+  X(VkResult, vkWaitForFences, (VkDevice, uint32_t, const VkFence *, VkBool32, uint64_t))         \
+  X(VkResult, vkCreateSemaphore,                                                                  \
+    (VkDevice, const VkSemaphoreCreateInfo *, const VkAllocationCallbacks *, VkSemaphore *))      \
+  X(void, vkDestroySemaphore, (VkDevice, VkSemaphore, const VkAllocationCallbacks *))             \
   X(VkResult, vkWaitSemaphores, (VkDevice, const VkSemaphoreWaitInfo *, uint64_t))
 
 typedef struct vulkan_api {
@@ -132,8 +131,8 @@ typedef struct vulkan_device {
   pthread_mutex_t lock; /* queue submissions and the command pool */
   uint32_t memory_type[CLASS_COUNT];
   VkPhysicalDeviceMemoryProperties memory;
-  bool timeline;        /* timelineSemaphore enabled */
-  bool device_address;  /* bufferDeviceAddress enabled */
+  bool timeline;       /* timelineSemaphore enabled */
+  bool device_address; /* bufferDeviceAddress enabled */
   hurray_plugin_device_info info;
 } vulkan_device;
 
@@ -191,8 +190,8 @@ static hurray_status fail_vk(hurray_error *err, const char *call, VkResult r) {
   hurray_status status = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
                              ? HURRAY_ERR_OUT_OF_MEMORY
                              : HURRAY_ERR_DEVICE_ERROR;
-  return fail(err, status, (uint64_t)(int64_t)r, 0, "vulkan: %s: %s (%d)", call,
-              vk_result_name(r), (int)r);
+  return fail(err, status, (uint64_t)(int64_t)r, 0, "vulkan: %s: %s (%d)", call, vk_result_name(r),
+              (int)r);
 }
 
 static uint32_t alignment_of_address(uint64_t address) {
@@ -200,7 +199,7 @@ static uint32_t alignment_of_address(uint64_t address) {
    * address 0 has every bit clear and gets the cap. */
   uint64_t lowest = address & (~address + 1u);
   return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                            : (uint32_t)lowest;
+                                                              : (uint32_t)lowest;
 }
 
 static bool vulkan_open(vulkan_state *state) {
@@ -211,20 +210,20 @@ static bool vulkan_open(vulkan_state *state) {
   void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s",
-             library, why != NULL ? why : "unknown error");
+    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
+             why != NULL ? why : "unknown error");
     return false;
   }
-#define VULKAN_RESOLVE(ret, name, params)                                                  \
-  {                                                                                        \
-    void *symbol = dlsym(handle, #name);                                                   \
-    if (symbol == NULL) {                                                                  \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason,                \
-               "dlsym %s in %s: symbol not found", #name, library);                        \
-      dlclose(handle);                                                                     \
-      return false;                                                                        \
-    }                                                                                      \
-    memcpy(&state->vk.name, &symbol, sizeof symbol);                                       \
+#define VULKAN_RESOLVE(ret, name, params)                                   \
+  {                                                                         \
+    void *symbol = dlsym(handle, #name);                                    \
+    if (symbol == NULL) {                                                   \
+      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
+               "dlsym %s in %s: symbol not found", #name, library);         \
+      dlclose(handle);                                                      \
+      return false;                                                         \
+    }                                                                       \
+    memcpy(&state->vk.name, &symbol, sizeof symbol);                        \
   }
   VULKAN_SYMBOLS(VULKAN_RESOLVE)
 #undef VULKAN_RESOLVE
@@ -271,7 +270,8 @@ static uint32_t standard_bind_alignment(const vulkan_api *vk, const vulkan_devic
   vk->vkGetBufferMemoryRequirements(d->device, probe, &requirements);
   vk->vkDestroyBuffer(d->device, probe, NULL);
   uint32_t alignment = 1u;
-  while (alignment < VULKAN_MAX_ALIGNMENT && (VkDeviceSize)alignment * 2u <= requirements.alignment) {
+  while (alignment < VULKAN_MAX_ALIGNMENT &&
+         (VkDeviceSize)alignment * 2u <= requirements.alignment) {
     alignment *= 2u;
   }
   return alignment;
@@ -357,7 +357,8 @@ static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
   r = vk->vkCreateCommandPool(d->device, &pool_info, NULL, &d->pool);
   if (r != VK_SUCCESS || pthread_mutex_init(&d->lock, NULL) != 0) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
-             "%.63s: vkCreateCommandPool: %s (%d)", properties.deviceName, vk_result_name(r), (int)r);
+             "%.63s: vkCreateCommandPool: %s (%d)", properties.deviceName, vk_result_name(r),
+             (int)r);
     if (r == VK_SUCCESS) {
       vk->vkDestroyCommandPool(d->device, d->pool, NULL);
     }
@@ -508,7 +509,7 @@ static hurray_status vulkan_describe_device(void *opaque, uint32_t device_index,
 typedef struct vulkan_memory {
   VkDeviceMemory memory;
   VkBuffer buffer;
-  void *mapped; /* the buffer's host pointer, NULL for standard */
+  void *mapped;            /* the buffer's host pointer, NULL for standard */
   uint32_t bind_alignment; /* VkMemoryRequirements.alignment: the device's guarantee */
 } vulkan_memory;
 
@@ -976,11 +977,11 @@ static hurray_status vulkan_wait_event(void *opaque, void *opaque_event, uint64_
     r = vk->vkWaitForFences(d->device, 1, &event->fence, VK_TRUE, timeout_ns);
   }
   if (r == VK_TIMEOUT) {
-    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                "vulkan: event not reached after %llu ns", (unsigned long long)timeout_ns);
+    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0, "vulkan: event not reached after %llu ns",
+                (unsigned long long)timeout_ns);
   }
-  return r == VK_SUCCESS ? HURRAY_OK : fail_vk(err, d->timeline ? "vkWaitSemaphores"
-                                                                : "vkWaitForFences", r);
+  return r == VK_SUCCESS ? HURRAY_OK
+                         : fail_vk(err, d->timeline ? "vkWaitSemaphores" : "vkWaitForFences", r);
 }
 
 static void vulkan_release_event(void *opaque, void *opaque_event) {
@@ -1039,8 +1040,8 @@ static hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, voi
     /* The fence is still pending: wait it out before destroying it. */
     vk->vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
     vk->vkDestroyFence(d->device, fence, NULL);
-    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                "vulkan: queue not idle after %llu ns", (unsigned long long)timeout_ns);
+    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0, "vulkan: queue not idle after %llu ns",
+                (unsigned long long)timeout_ns);
   }
   vk->vkDestroyFence(d->device, fence, NULL);
   return r == VK_SUCCESS ? HURRAY_OK : fail_vk(err, "vkQueueSubmit/vkWaitForFences", r);
@@ -1054,8 +1055,7 @@ static hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *
   vulkan_device *d = &state->devices[event->device_index];
   if (!d->timeline) {
     return fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
-                "vulkan: %s has no timeline semaphores: device-side waits need them",
-                d->info.name);
+                "vulkan: %s has no timeline semaphores: device-side waits need them", d->info.name);
   }
   if (event->value == 0u) {
     return HURRAY_OK;

@@ -80,8 +80,7 @@ static void expect_refused(const char *path, hurray_status status, const char *r
   const char *base = strrchr(path, '/');
   ck_assert_msg(strstr(err.detail, base != NULL ? base + 1 : path) != NULL,
                 "detail does not name the file: %s", err.detail);
-  ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason,
-                err.detail);
+  ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason, err.detail);
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), before);
   ck_assert_msg(!is_mapped(path), "%s still mapped after refusal", path);
 }
@@ -180,7 +179,8 @@ START_TEST(duplicate_tag_refused_unless_chosen) {
   hurray_plugin *a = NULL;
   hurray_plugin *b = NULL;
   ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0, &a, &err), HURRAY_OK);
-  expect_refused(broken("dup-b"), HURRAY_ERR_PLUGIN_DUPLICATE_TAG, "already served by plugin dup-a");
+  expect_refused(broken("dup-b"), HURRAY_ERR_PLUGIN_DUPLICATE_TAG,
+                 "already served by plugin dup-a");
   hurray_plugin_load(registry, broken("dup-b"), 0, NULL, &err);
   ck_assert_uint_eq(err.value, 0xF5);
   ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
@@ -222,10 +222,12 @@ START_TEST(unsafe_paths_refused) {
   snprintf(file, sizeof file, "%s/hurray-plugin-cpu.so", dir);
   copy_file(cpu_plugin, file, 0666);
   ck_assert_int_eq(chmod(file, 0666), 0); /* umask-proof */
-  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH, "writable by others than its owner (mode 0666)");
+  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH,
+                 "writable by others than its owner (mode 0666)");
   ck_assert_int_eq(chmod(file, 0644), 0);
   ck_assert_int_eq(chmod(dir, 0777), 0);
-  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH, "is writable by others than its owner (mode 0777)");
+  expect_refused(file, HURRAY_ERR_PLUGIN_UNSAFE_PATH,
+                 "is writable by others than its owner (mode 0777)");
   ck_assert_int_eq(chmod(dir, 0755), 0);
   /* The same file, now safe, loads: the refusals were about the path. */
   hurray_plugin *plugin = NULL;
@@ -246,24 +248,21 @@ END_TEST
 START_TEST(minor_versions_negotiate) {
   hurray_error err;
   hurray_plugin *older = NULL;
-  ck_assert_int_eq(hurray_plugin_load(registry, broken("older-minor"), 0, &older, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("older-minor"), 0, &older, &err), HURRAY_OK);
   ck_assert(!hurray_plugin_supports_events(older));
   hurray_plugin_event *event = NULL;
   ck_assert_int_eq(hurray_plugin_event_create(older, 0, &event, &err), HURRAY_ERR_UNSUPPORTED);
   ck_assert_int_eq(hurray_plugin_stream_wait(older, 0, NULL, 0, &err), HURRAY_ERR_UNSUPPORTED);
   hurray_plugin *newer = NULL;
-  ck_assert_int_eq(
-      hurray_plugin_load(registry, broken("newer-minor"), HURRAY_PLUGIN_LOAD_REPLACE_TAG, &newer,
-                         &err),
-      HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("newer-minor"),
+                                      HURRAY_PLUGIN_LOAD_REPLACE_TAG, &newer, &err),
+                   HURRAY_OK);
   ck_assert_uint_eq(hurray_plugin_abi_version(newer),
                     HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR, 0x7Fu));
   ck_assert(hurray_plugin_supports_events(newer));
   hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(
-      hurray_plugin_allocate(newer, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
-      HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_allocate(newer, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+                   HURRAY_OK);
   hurray_plugin_buffer_free(buffer);
 }
 END_TEST
@@ -301,9 +300,9 @@ START_TEST(table_bytes_validation) {
       HURRAY_ERR_PLUGIN_INVALID);
   ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, reserved) + 3u);
   /* Host of another major. */
-  ck_assert_int_eq(hurray_plugin_table_validate(bytes, sizeof good,
-                                                HURRAY_PLUGIN_ABI_MAKE(9u, 0u), &out, &err),
-                   HURRAY_ERR_PLUGIN_ABI_MISMATCH);
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(bytes, sizeof good, HURRAY_PLUGIN_ABI_MAKE(9u, 0u), &out, &err),
+      HURRAY_ERR_PLUGIN_ABI_MISMATCH);
   /* Every byte value of the tag: accepted exactly for named and private tags. */
   for (unsigned tag = 0; tag < 256; tag++) {
     hurray_plugin_table t;
@@ -311,8 +310,8 @@ START_TEST(table_bytes_validation) {
     t.struct_size = sizeof t;
     t.abi_version = HURRAY_PLUGIN_ABI_VERSION;
     t.device_tag = (uint8_t)tag;
-    hurray_status s = hurray_plugin_table_validate(&t, sizeof t, HURRAY_PLUGIN_ABI_VERSION, &out,
-                                                   &err);
+    hurray_status s =
+        hurray_plugin_table_validate(&t, sizeof t, HURRAY_PLUGIN_ABI_VERSION, &out, &err);
     bool acceptable_tag = tag <= 0x08 || (tag >= 0xF0 && tag <= 0xFE);
     ck_assert_int_eq(s, HURRAY_ERR_PLUGIN_INVALID);
     ck_assert_uint_eq(err.index == offsetof(hurray_plugin_table, device_tag), !acceptable_tag);
@@ -340,8 +339,7 @@ START_TEST(example_private_end_to_end) {
     ck_assert_uint_eq(h->memory_class, classes[c]);
     ck_assert_uint_eq(h->device_tag, 0xF0);
     ck_assert_uint_ge(h->alignment, 4096);
-    ck_assert_uint_eq(((uintptr_t)hurray_plugin_buffer_allocation(buffer)->address) %
-                          h->alignment,
+    ck_assert_uint_eq(((uintptr_t)hurray_plugin_buffer_allocation(buffer)->address) % h->alignment,
                       0);
     const char text[] = "hello, private device";
     ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 10, text, sizeof text, &err), HURRAY_OK);
@@ -379,9 +377,8 @@ START_TEST(missing_runtime_reports_reason) {
   ck_assert_uint_gt(hurray_plugin_unavailable_reason(plugin, reason, sizeof reason), 0);
   ck_assert_ptr_nonnull(strstr(reason, "/nonexistent/libvendor.so.1"));
   hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(
-      hurray_plugin_allocate(plugin, 0, 64, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
-      HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 64, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
 }
 END_TEST
 
@@ -418,13 +415,13 @@ START_TEST(memlock_limit_refusal) {
     hurray_status s =
         hurray_plugin_allocate(cpu, 0, 1 << 20, 4096, HURRAY_MEMORY_HOST_PINNED, &buffer, &err);
     int code = s == HURRAY_ERR_OUT_OF_MEMORY && buffer == NULL &&
-                       strstr(err.detail, "RLIMIT_MEMLOCK is 0 bytes") != NULL && err.value == 1 << 20
+                       strstr(err.detail, "RLIMIT_MEMLOCK is 0 bytes") != NULL &&
+                       err.value == 1 << 20
                    ? 0
                    : 12;
     /* Standard memory is unaffected. */
-    if (code == 0 &&
-        hurray_plugin_allocate(cpu, 0, 1 << 20, 4096, HURRAY_MEMORY_STANDARD, &buffer, &err) !=
-            HURRAY_OK) {
+    if (code == 0 && hurray_plugin_allocate(cpu, 0, 1 << 20, 4096, HURRAY_MEMORY_STANDARD, &buffer,
+                                            &err) != HURRAY_OK) {
       code = 13;
     }
     hurray_plugin_registry_destroy(r);

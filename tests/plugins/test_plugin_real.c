@@ -92,19 +92,18 @@ START_TEST(allocation_alignment_is_measured) {
     }
     /* peer is never offered by these plugins; a private class only by private tags. */
     hurray_plugin_buffer *buffer = NULL;
-    ck_assert_int_eq(
-        hurray_plugin_allocate(plugin, d, 4096, 64, HURRAY_MEMORY_PEER, &buffer, &err),
-        HURRAY_ERR_UNSUPPORTED);
+    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 4096, 64, HURRAY_MEMORY_PEER, &buffer, &err),
+                     HURRAY_ERR_UNSUPPORTED);
     ck_assert_uint_eq(err.value, HURRAY_MEMORY_PEER);
-    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 0, 64, HURRAY_MEMORY_STANDARD, &buffer,
-                                            &err),
-                     HURRAY_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 64, 32, HURRAY_MEMORY_STANDARD, &buffer,
-                                            &err),
-                     HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
-    ck_assert_int_eq(hurray_plugin_allocate(plugin, d, 64, 96, HURRAY_MEMORY_STANDARD, &buffer,
-                                            &err),
-                     HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 0, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 64, 32, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, d, 64, 96, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
   }
   hurray_plugin_buffer *buffer = NULL;
   hurray_error err;

@@ -70,10 +70,10 @@ static void print_plugin(const hurray_plugin *plugin) {
     if (info.memory_bytes > 0u) {
       printf(", %llu MiB", (unsigned long long)(info.memory_bytes >> 20));
     }
-    printf("\n      IPC: events %s, streams %s\n",
-           (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u ? "exported" : "not exported",
-           (info.ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) != 0u ? "exported"
-                                                                      : "not exported");
+    printf(
+        "\n      IPC: events %s, streams %s\n",
+        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u ? "exported" : "not exported",
+        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) != 0u ? "exported" : "not exported");
     printf("      memory classes:\n");
     print_classes(&info);
   }
@@ -135,8 +135,7 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
   offer.release_ctx = buffer;
   offer.sync = hurray_sync_payload_none();
   /* A CPU buffer is producer_synced (BP-SYNC-2); elsewhere an event travels. */
-  bool with_event =
-      handle.device_tag != HURRAY_DEVICE_CPU && hurray_plugin_supports_events(plugin);
+  bool with_event = handle.device_tag != HURRAY_DEVICE_CPU && hurray_plugin_supports_events(plugin);
   if (with_event) {
     step = "record event";
     if (hurray_plugin_event_create(plugin, device, &event, &err) != HURRAY_OK ||
@@ -200,10 +199,11 @@ done:
   if (ok) {
     char sync[24];
     hurray_sync_mode_display(handle.sync_mode, sync, sizeof sync);
-    printf("      handoff: ok  (1 MiB standard, alignment %u, %s; allocate -> write -> %s"
-           "offer -> accept -> %srelease in %.2f ms)\n",
-           (unsigned)handle.alignment, sync, with_event ? "record event -> " : "",
-           with_event ? "wait -> release event -> " : "", now_ms() - t0);
+    printf(
+        "      handoff: ok  (1 MiB standard, alignment %u, %s; allocate -> write -> %s"
+        "offer -> accept -> %srelease in %.2f ms)\n",
+        (unsigned)handle.alignment, sync, with_event ? "record event -> " : "",
+        with_event ? "wait -> release event -> " : "", now_ms() - t0);
   } else if (step != NULL) {
     printf("      handoff: FAILED at %s: %s: %s\n", step, hurray_status_name(err.status),
            err.detail);
@@ -231,8 +231,7 @@ int main(int argc, char **argv) {
       handoff = true;
     } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
       setenv(HURRAY_PLUGIN_PATH_ENV, argv[++i], 1);
-    } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc &&
-               file_count < MAX_PLUGIN_FILES) {
+    } else if (strcmp(argv[i], "--plugin") == 0 && i + 1 < argc && file_count < MAX_PLUGIN_FILES) {
       files[file_count++] = argv[++i];
     } else if (strcmp(argv[i], "--help") == 0) {
       usage(argv[0]);
