@@ -27,6 +27,10 @@ FUZZ_ORACLE_BEGIN
 
 #define MAX_HANDLES HURRAY_BUFFER_TABLE_MAX_HANDLES
 #define NOT_WRITTEN ((size_t)0xC0FFEEu)
+/* Checks of argument handling whose outcome does not depend on the table's
+ * size run on small tables only: a full pass over 255 handles would buy
+ * nothing but fewer executions per second. */
+#define SMALL_TABLE 4u
 
 /* Room for 255 handles plus one guard entry past the largest count. */
 static hurray_buffer_handle out[MAX_HANDLES + 1];
@@ -118,7 +122,7 @@ static void check_null_arguments(const uint8_t *data, size_t size, bool exact_ta
   FUZZ_CHECK(hurray_buffer_table_decode(data, size, out, MAX_HANDLES, NULL, &err) ==
                  HURRAY_ERR_NULL_ARGUMENT &&
              err.index == 4);
-  if (exact_table_is_valid) {
+  if (exact_table_is_valid && data[0] <= SMALL_TABLE) {
     FUZZ_CHECK(hurray_buffer_table_decode_exact(data, size, out, MAX_HANDLES, NULL, &err) ==
                    HURRAY_ERR_NULL_ARGUMENT &&
                err.index == 4);
@@ -147,6 +151,9 @@ static void check_round_trip(const uint8_t *data, size_t n) {
   hurray_status s = hurray_buffer_table_encode(out, n, encoded, sizeof encoded, &written, &err);
   FUZZ_CHECK(s == HURRAY_OK && ref_error_is_poisoned(&err));
   FUZZ_CHECK(written == occupied && memcmp(encoded, data, occupied) == 0);
+  if (n > SMALL_TABLE) {
+    return;
+  }
   written = NOT_WRITTEN;
   s = hurray_buffer_table_encode(out, n, encoded, occupied - 1, &written, &err);
   FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, occupied, occupied - 1, 0), s, &err));
