@@ -22,7 +22,6 @@
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS: not in POSIX 2008 */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: plugin_fail, measured alignment */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: none (the C library's own headers above)         */
@@ -49,30 +49,6 @@ typedef struct cpu_state {
   size_t page_size;
 } cpu_state;
 
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  err->status = status;
-  err->value = value;
-  err->expected = expected;
-  err->index = 0;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(err->detail, sizeof err->detail, format, args);
-  va_end(args);
-  return status;
-}
-
-static uint32_t alignment_of_address(uintptr_t address) {
-  /* The lowest set bit (two's complement), capped at what a u32 can declare;
-   * address 0 has every bit clear and gets the cap. */
-  uintptr_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
-}
-
 /* ------------------------------------------------------------------------ */
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
@@ -80,7 +56,7 @@ static uint32_t alignment_of_address(uintptr_t address) {
 static hurray_status cpu_init(void **out_state, hurray_error *err) {
   cpu_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "cpu: plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "cpu: plugin state");
   }
   long page = sysconf(_SC_PAGESIZE);
   state->page_size = page > 0 ? (size_t)page : 4096u;
@@ -101,8 +77,8 @@ static hurray_status cpu_describe_device(void *state, uint32_t device_index,
                                          hurray_plugin_device_info *out, hurray_error *err) {
   (void)state;
   if (device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
+                       (unsigned)device_index);
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -114,11 +90,9 @@ static hurray_status cpu_describe_device(void *state, uint32_t device_index,
   info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0u;
   const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
                                          HURRAY_MEMORY_UNIFIED};
-  info.memory_class_count = 3u;
-  for (uint32_t i = 0; i < 3u; i++) {
-    info.memory_classes[i].memory_class = classes[i];
-    info.memory_classes[i].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    info.memory_classes[i].max_alignment = CPU_MAX_ALIGNMENT;
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    plugin_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                            CPU_MAX_ALIGNMENT);
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
@@ -159,18 +133,18 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
                                   hurray_error *err) {
   const cpu_state *state = opaque;
   if (device_index != 0u || flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags, 0,
-                "cpu: device %u / flags 0x%X: only device 0 and flags 0 exist",
-                (unsigned)device_index, (unsigned)flags);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags,
+                       0, "cpu: device %u / flags 0x%X: only device 0 and flags 0 exist",
+                       (unsigned)device_index, (unsigned)flags);
   }
   if (alignment > CPU_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CPU_MAX_ALIGNMENT,
-                "cpu: alignment %u above the %u guaranteed", (unsigned)alignment,
-                CPU_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CPU_MAX_ALIGNMENT,
+                       "cpu: alignment %u above the %u guaranteed", (unsigned)alignment,
+                       CPU_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX / 2u) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: %llu bytes",
-                (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: %llu bytes",
+                       (unsigned long long)byte_size);
   }
   size_t size = (size_t)byte_size;
   void *memory = NULL;
@@ -179,8 +153,9 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
     case HURRAY_MEMORY_HOST_PINNED: {
       int rc = posix_memalign(&memory, alignment, size);
       if (rc != 0) {
-        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: posix_memalign(%u, %zu): %s",
-                    (unsigned)alignment, size, strerror(rc));
+        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                           "cpu: posix_memalign(%u, %zu): %s", (unsigned)alignment, size,
+                           strerror(rc));
       }
       if (memory_class == HURRAY_MEMORY_HOST_PINNED && mlock(memory, size) != 0) {
         int e = errno;
@@ -190,31 +165,31 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
         if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0) {
           soft = (unsigned long long)limit.rlim_cur;
         }
-        return fail(err,
-                    e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR,
-                    byte_size, soft,
-                    "cpu: mlock of %zu bytes refused (%s); RLIMIT_MEMLOCK is %llu bytes "
-                    "(raise it with ulimit -l or limits.conf)",
-                    size, strerror(e), soft);
+        return plugin_fail(
+            err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR,
+            byte_size, soft,
+            "cpu: mlock of %zu bytes refused (%s); RLIMIT_MEMLOCK is %llu bytes "
+            "(raise it with ulimit -l or limits.conf)",
+            size, strerror(e), soft);
       }
       break;
     }
     case HURRAY_MEMORY_UNIFIED:
       memory = map_shared_aligned(round_up(size, state->page_size), alignment, state->page_size);
       if (memory == NULL) {
-        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                    "cpu: mmap(MAP_SHARED | MAP_ANONYMOUS) of %zu bytes: %s", size,
-                    strerror(errno));
+        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                           "cpu: mmap(MAP_SHARED | MAP_ANONYMOUS) of %zu bytes: %s", size,
+                           strerror(errno));
       }
       break;
     default:
-      return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
-                  "cpu: memory class 0x%02X is not offered", (unsigned)memory_class);
+      return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
+                         "cpu: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
   hurray_plugin_allocation result;
   memset(&result, 0, sizeof result);
   result.struct_size = sizeof result;
-  result.alignment = alignment_of_address((uintptr_t)memory);
+  result.alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
   result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   result.byte_size = byte_size;
   result.address = memory;
@@ -277,12 +252,12 @@ static hurray_status cpu_create_event(void *state, uint32_t device_index, void *
                                       hurray_error *err) {
   (void)state;
   if (device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
+                       (unsigned)device_index);
   }
   cpu_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "cpu: event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "cpu: event");
   }
   *out_event = event;
   return HURRAY_OK;
@@ -291,8 +266,8 @@ static hurray_status cpu_create_event(void *state, uint32_t device_index, void *
 static hurray_status cpu_record_event(void *state, void *event, void *stream, hurray_error *err) {
   (void)state;
   if (stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                "cpu: there are no streams; record on NULL");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                       "cpu: there are no streams; record on NULL");
   }
   ((cpu_event *)event)->recorded++;
   return HURRAY_OK;
@@ -317,8 +292,8 @@ static hurray_status cpu_wait_stream(void *state, uint32_t device_index, void *s
   (void)state;
   (void)timeout_ns;
   if (device_index != 0u || stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                "cpu: only device 0 and the NULL stream exist");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                       "cpu: only device 0 and the NULL stream exist");
   }
   return HURRAY_OK;
 }

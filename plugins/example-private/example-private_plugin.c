@@ -23,13 +23,17 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hurray/plugin.h"
+/* plugins/common: the steps every plugin takes the same way (plugin_fail,
+ * plugin_open_runtime, plugin_resolve_symbols, plugin_alignment_capped, ...),
+ * one static library linked into each plugin and never exported from it.
+ * A vendor building outside this tree copies plugins/common/ too. */
+#include "plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations                                                   */
@@ -74,68 +78,31 @@ typedef struct example_state {
   char unavailable_reason[HURRAY_ERROR_DETAIL_SIZE];
 } example_state;
 
-/* Fills the host's error: status, the offending values, and free text naming
- * the vendor call or the reason. Returns the status for `return fail(...)`. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
 /* Opens the runtime and resolves every symbol of the X-macro. On any failure
  * the library is closed again and the reason kept: "not supported", not an
- * error (PL-AVAIL-1). */
+ * error (PL-AVAIL-1). plugin_open_runtime tries the override alone when it is
+ * set, else each default soname, with dlopen(RTLD_NOW | RTLD_LOCAL): the
+ * runtime's symbols must not leak into the process. */
 static void example_vendor_open(example_state *state) {
-  const char *library = getenv(EXAMPLE_LIBRARY_ENV);
-  if (library == NULL || library[0] == '\0') {
-    library = EXAMPLE_DEFAULT_LIBRARY;
-  }
-  /* RTLD_LOCAL: the runtime's symbols must not leak into the process. */
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  static const char *const default_libraries[] = {EXAMPLE_DEFAULT_LIBRARY};
+  const char *library = NULL;
+  void *handle = plugin_open_runtime(EXAMPLE_LIBRARY_ENV, default_libraries, 1u, 0, &library,
+                                     state->unavailable_reason, sizeof state->unavailable_reason);
   if (handle == NULL) {
-    const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return;
   }
-  /* dlsym returns void *; converting it to a function pointer is what POSIX
-   * guarantees works, the memcpy keeps -Wpedantic quiet about it. */
-#define EXAMPLE_RESOLVE(ret, name, params)                                  \
-  {                                                                         \
-    void *symbol = dlsym(handle, #name);                                    \
-    if (symbol == NULL) {                                                   \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
-               "dlsym %s in %s: symbol not found", #name, library);         \
-      dlclose(handle);                                                      \
-      return;                                                               \
-    }                                                                       \
-    memcpy(&state->vendor.name, &symbol, sizeof symbol);                    \
+  /* The X-macro's second expansion: each symbol's name, the field of the
+   * struct that receives it, and true (required: a runtime without it is
+   * "not supported"), resolved in order by plugin_resolve_symbols. */
+#define EXAMPLE_SYMBOL_ENTRY(ret, name, params) {#name, &state->vendor.name, true},
+  const plugin_symbol symbols[] = {EXAMPLE_SYMBOLS(EXAMPLE_SYMBOL_ENTRY)};
+#undef EXAMPLE_SYMBOL_ENTRY
+  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
+                              state->unavailable_reason, sizeof state->unavailable_reason)) {
+    dlclose(handle);
+    return;
   }
-  EXAMPLE_SYMBOLS(EXAMPLE_RESOLVE)
-#undef EXAMPLE_RESOLVE
   state->vendor.library = handle;
-}
-
-/* The largest power of two dividing the address: what a plugin reports as
- * the alignment obtained (PL-ALLOC-3), measured rather than assumed. */
-static uint32_t alignment_of_address(uintptr_t address) {
-  /* The lowest set bit (two's complement), capped at what a u32 can declare;
-   * address 0 has every bit clear and gets the cap. */
-  uintptr_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -147,8 +114,8 @@ static uint32_t alignment_of_address(uintptr_t address) {
 static hurray_status example_init(void **out_state, hurray_error *err) {
   example_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
-                "example-private: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
+                       "example-private: no memory for the plugin state");
   }
   example_vendor_open(state);
   *out_state = state;
@@ -173,8 +140,7 @@ static hurray_status example_count_devices(void *opaque, uint32_t *out_count, hu
 
 static size_t example_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const example_state *state = opaque;
-  int n = snprintf(buf, cap, "%s", state->unavailable_reason);
-  return n > 0 ? (size_t)n : 0u;
+  return plugin_copy_reason(buf, cap, state->unavailable_reason);
 }
 
 /* describe_device: fill a local struct of the size this plugin knows, then
@@ -183,8 +149,8 @@ static hurray_status example_describe_device(void *opaque, uint32_t device_index
                                              hurray_plugin_device_info *out, hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                       "example-private: no device %u", (unsigned)device_index);
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -194,13 +160,10 @@ static hurray_status example_describe_device(void *opaque, uint32_t device_index
   info.ipc_capabilities = 0u;
   snprintf(info.name, sizeof info.name, "example-private host memory");
   info.memory_bytes = 0u; /* unknown: the host's memory, shared with everything else */
-  info.memory_class_count = 2u;
-  info.memory_classes[0].memory_class = HURRAY_MEMORY_STANDARD;
-  info.memory_classes[0].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-  info.memory_classes[0].max_alignment = EXAMPLE_MAX_ALIGNMENT;
-  info.memory_classes[1].memory_class = EXAMPLE_PRIVATE_CLASS;
-  info.memory_classes[1].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-  info.memory_classes[1].max_alignment = EXAMPLE_MAX_ALIGNMENT;
+  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                          EXAMPLE_MAX_ALIGNMENT);
+  plugin_add_memory_class(&info, EXAMPLE_PRIVATE_CLASS, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                          EXAMPLE_MAX_ALIGNMENT);
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
 }
@@ -215,42 +178,43 @@ static hurray_status example_allocate(void *opaque, uint32_t device_index, uint6
                                       hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                       "example-private: no device %u", (unsigned)device_index);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "example-private: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "example-private: allocate flags must be 0 in ABI 1.x");
   }
   /* A class or alignment we cannot give is refused, never downgraded
    * (PL-ALLOC-2): the caller may rely on what the handle declares. */
   if (memory_class != HURRAY_MEMORY_STANDARD && memory_class != EXAMPLE_PRIVATE_CLASS) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, EXAMPLE_DEVICE_TAG,
-                "example-private: memory class 0x%02X is not offered", (unsigned)memory_class);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, EXAMPLE_DEVICE_TAG,
+                       "example-private: memory class 0x%02X is not offered",
+                       (unsigned)memory_class);
   }
   if (alignment > EXAMPLE_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, EXAMPLE_MAX_ALIGNMENT,
-                "example-private: alignment %u above the %u this plugin guarantees",
-                (unsigned)alignment, EXAMPLE_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, EXAMPLE_MAX_ALIGNMENT,
+                       "example-private: alignment %u above the %u this plugin guarantees",
+                       (unsigned)alignment, EXAMPLE_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "example-private: %llu bytes do not fit in this address space",
-                (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "example-private: %llu bytes do not fit in this address space",
+                       (unsigned long long)byte_size);
   }
   void *memory = NULL;
   int rc = state->vendor.posix_memalign(&memory, alignment, (size_t)byte_size);
   if (rc != 0) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "example-private: posix_memalign(%u, %llu) failed (%d)", (unsigned)alignment,
-                (unsigned long long)byte_size, rc);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "example-private: posix_memalign(%u, %llu) failed (%d)", (unsigned)alignment,
+                       (unsigned long long)byte_size, rc);
   }
   hurray_plugin_allocation result;
   memset(&result, 0, sizeof result);
   result.struct_size = sizeof result;
-  /* Measured from the address we got: posix_memalign promises `alignment`,
-   * and often gives more; we report what is really there. */
-  result.alignment = alignment_of_address((uintptr_t)memory);
+  /* Measured from the address we got (PL-ALLOC-3): posix_memalign promises
+   * `alignment`, and often gives more; we report what is really there. */
+  result.alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
   result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   result.byte_size = byte_size;
   result.address = memory;      /* what the handoff carries: a host pointer */
@@ -308,13 +272,13 @@ static hurray_status example_create_event(void *opaque, uint32_t device_index, v
                                           hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "example-private: no device %u",
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                       "example-private: no device %u", (unsigned)device_index);
   }
   example_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
-                "example-private: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
+                       "example-private: no memory for an event");
   }
   event->device_index = device_index;
   *out_event = event;
@@ -326,8 +290,8 @@ static hurray_status example_record_event(void *opaque, void *opaque_event, void
   (void)opaque;
   /* There is one implicit queue; a stream other than it is not ours. */
   if (stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                "example-private: only the default queue (NULL stream) exists");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                       "example-private: only the default queue (NULL stream) exists");
   }
   example_event *event = opaque_event;
   event->recorded++;
@@ -354,8 +318,8 @@ static hurray_status example_wait_stream(void *opaque, uint32_t device_index, vo
   (void)opaque;
   (void)timeout_ns;
   if (device_index != 0u || stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                "example-private: only device 0's default queue exists");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                       "example-private: only device 0's default queue exists");
   }
   return HURRAY_OK;
 }
@@ -365,8 +329,8 @@ static hurray_status example_stream_wait_event(void *opaque, void *stream, void 
   (void)opaque;
   (void)opaque_event;
   if (stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                "example-private: only the default queue (NULL stream) exists");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                       "example-private: only the default queue (NULL stream) exists");
   }
   return HURRAY_OK;
 }

@@ -1,0 +1,92 @@
+/*
+ * plugin_support: the few steps every libhurray device plugin takes the same
+ * way, written once and linked statically into each plugin (never exported
+ * from a plugin .so: the plugins are built with hidden visibility, and so is
+ * this library, so a plugin still exports only hurray_plugin_entry, PL-BUILD-1).
+ *
+ * What is here is vendor-neutral: filling the host's hurray_error, opening a
+ * vendor runtime with dlopen and resolving a plugin's X-macro symbol table
+ * with dlsym (PL-AVAIL-1: a missing library or symbol is a reason, not an
+ * error), measuring an alignment from an address (PL-ALLOC-3), checking a
+ * device index, copying the unavailable reason out, and listing a memory
+ * class in a device description. Everything that talks to a vendor stays in
+ * the plugin's own file. A vendor writing a plugin outside this tree may copy
+ * plugins/common/ along with plugins/example-private/ (docs/vendor-guide.md).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
+#define HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hurray/plugin.h"
+
+/* Fills *err (when err is not NULL): status, value, expected, index 0, and
+ * detail formatted from `format` (truncated to the detail size). Returns
+ * `status`, so a plugin writes `return plugin_fail(err, ...)`. */
+hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
+                          uint64_t expected, const char *format, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* One entry of a plugin's vendor symbol table: the name to look up, the
+ * address of the function-pointer field that receives it, and whether the
+ * plugin cannot work without it (an optional symbol the library lacks is
+ * left NULL). A plugin builds its array from its X-macro, e.g.
+ *   #define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, true},
+ *   const plugin_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)};   */
+typedef struct plugin_symbol {
+  const char *name;
+  void *slot;
+  bool required;
+} plugin_symbol;
+
+/* Opens the vendor runtime with dlopen(RTLD_NOW | RTLD_LOCAL | extra_flags).
+ * When the environment variable `override_env` is set and not empty, the
+ * file it names is the only one tried; otherwise each of the `default_count`
+ * names in `default_names` in turn until one loads. *out_library is set to
+ * the name of the last file tried (the one that loaded, on success).
+ * Returns the handle, or NULL with `reason` holding "dlopen FILE: dlerror"
+ * for every file tried, separated by "; " (as much as fits in reason_size). */
+void *plugin_open_runtime(const char *override_env, const char *const *default_names,
+                          size_t default_count, int extra_flags, const char **out_library,
+                          char *reason, size_t reason_size);
+
+/* Resolves every symbol of the table from `library` (opened from the file
+ * `library_name`), in order. Returns true when all required ones were found;
+ * otherwise false at the first missing required one, with `reason` holding
+ * "dlsym NAME in FILE: symbol not found". The library stays open either way:
+ * closing it is the caller's choice. */
+bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
+                            size_t symbol_count, char *reason, size_t reason_size);
+
+/* The largest power of two dividing `address` (BP-ALIGN-5, PL-ALLOC-3: the
+ * alignment obtained is measured from the address, never assumed); address 0
+ * has every bit clear and gets 2^63. */
+uint64_t plugin_alignment_of_address(uint64_t address);
+
+/* plugin_alignment_of_address, capped at `cap` (what a plugin declares as
+ * the most it guarantees, or HURRAY_PLUGIN_MAX_ALIGNMENT). */
+uint32_t plugin_alignment_capped(uint64_t address, uint32_t cap);
+
+/* HURRAY_OK when device_index < device_count; otherwise
+ * HURRAY_ERR_INVALID_ARGUMENT (value: the index, expected: the count) with
+ * detail "PLUGIN: no device N". */
+hurray_status plugin_check_device(const char *plugin_name, uint32_t device_index,
+                                  uint32_t device_count, hurray_error *err);
+
+/* The unavailable_reason entry's copy-out: writes `reason` into buf (at most
+ * cap bytes, NUL-terminated when cap > 0) and returns its full length, as
+ * snprintf does (PL-AVAIL-1). */
+size_t plugin_copy_reason(char *buf, size_t cap, const char *reason);
+
+/* Appends one memory class to a device description (BP-PAIR-1): class,
+ * flags (HURRAY_PLUGIN_MEMORY_...) and the largest alignment it offers.
+ * Does nothing when the description already lists
+ * HURRAY_PLUGIN_MAX_MEMORY_CLASSES classes. */
+void plugin_add_memory_class(hurray_plugin_device_info *info, hurray_memory_class memory_class,
+                             uint32_t flags, uint32_t max_alignment);
+
+#endif
