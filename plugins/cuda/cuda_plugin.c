@@ -25,13 +25,13 @@
  */
 #include <cuda.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: the toolkit's own cuda.h (included above)        */
@@ -47,7 +47,7 @@
 /* 3. The vendor symbol table                                               */
 /* ------------------------------------------------------------------------ */
 /* Every driver function the plugin calls, X(return type, name, (parameter
- * types)), expanded into the struct of pointers and into the dlsym loop. The
+ * types)), expanded into the struct of pointers and into the dlsym list. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
 #define CUDA_SYMBOLS(X)                                                    \
@@ -113,29 +113,6 @@ typedef struct cuda_event {
   uint32_t device_index;
 } cuda_event;
 
-static const char *cuda_library_name(void) {
-  const char *name = getenv(CUDA_LIBRARY_ENV);
-  return name != NULL && *name != '\0' ? name : CUDA_DEFAULT_LIBRARY;
-}
-
-/* dlsym into the table; false (reason set) at the first missing symbol. The
- * memcpy turns dlsym's void * into a function pointer without a cast that
- * -Wpedantic rejects. */
-static bool cuda_resolve_symbols(cuda_state *s, const char *library) {
-#define CUDA_SYMBOL_LOAD(ret, name, args)                                                        \
-  {                                                                                              \
-    void *address = dlsym(s->library, #name);                                                    \
-    if (address == NULL) {                                                                       \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
-      return false;                                                                              \
-    }                                                                                            \
-    memcpy(&s->cu.name, &address, sizeof address);                                               \
-  }
-  CUDA_SYMBOLS(CUDA_SYMBOL_LOAD)
-#undef CUDA_SYMBOL_LOAD
-  return true;
-}
-
 static const char *cuda_error_name(const cuda_state *s, CUresult code) {
   const char *name = NULL;
   if (s->cu.cuGetErrorName == NULL || s->cu.cuGetErrorName(code, &name) != CUDA_SUCCESS ||
@@ -145,50 +122,16 @@ static const char *cuda_error_name(const cuda_state *s, CUresult code) {
   return name;
 }
 
-/* Fills the host's error (status, offending values, the vendor call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
 /* A failed vendor call: DEVICE_ERROR (value: the CUresult), or OUT_OF_MEMORY
  * (value: the bytes asked for) when the driver says so. */
 static hurray_status cuda_vendor_fail(const cuda_state *s, hurray_error *err, const char *call,
                                       CUresult code, uint64_t bytes) {
   if (code == CUDA_ERROR_OUT_OF_MEMORY) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
-                cuda_error_name(s, code), (int)code);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
+                       cuda_error_name(s, code), (int)code);
   }
-  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
-              cuda_error_name(s, code), (int)code);
-}
-
-/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
-static uint64_t cuda_alignment_of(uint64_t address) {
-  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
-}
-
-static hurray_status cuda_check_device(const cuda_state *s, uint32_t device_index,
-                                       hurray_error *err) {
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "cuda: no device %u", (unsigned)device_index);
-  }
-  return HURRAY_OK;
+  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
+                     cuda_error_name(s, code), (int)code);
 }
 
 /* Makes the device's primary context current on this thread. */
@@ -317,17 +260,21 @@ static void cuda_enable_peers(cuda_state *s) {
 /* Loads the driver and opens every device; on any failure the state holds
  * zero devices and the reason (PL-AVAIL-1). */
 static void cuda_open(cuda_state *s) {
-  const char *library = cuda_library_name();
-  s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  static const char *const default_libraries[] = {CUDA_DEFAULT_LIBRARY};
+  const char *library = NULL;
+  s->library = plugin_open_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
+                                   sizeof s->reason);
   if (s->library == NULL) {
-    const char *why = dlerror();
-    snprintf(s->reason, sizeof s->reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return;
   }
+  /* The X-macro's second expansion: every symbol, required, into s->cu. */
+#define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, true},
+  const plugin_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)};
+#undef CUDA_SYMBOL_ENTRY
   int count = 0;
   CUresult r = CUDA_SUCCESS;
-  if (!cuda_resolve_symbols(s, library)) {
+  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
+                              s->reason, sizeof s->reason)) {
     goto unload;
   }
   r = s->cu.cuInit(0);
@@ -367,8 +314,8 @@ unload:
 static hurray_status cuda_init(void **out_state, hurray_error *err) {
   cuda_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "cuda: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                       "cuda: no memory for the plugin state");
   }
   cuda_open(s);
   *out_state = s;
@@ -392,8 +339,7 @@ static hurray_status cuda_count_devices(void *state, uint32_t *out_count, hurray
 
 static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
   const cuda_state *s = state;
-  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
-  return n < 0 ? 0 : (size_t)n;
+  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static bool cuda_offers(const cuda_device *d, hurray_memory_class memory_class) {
@@ -413,7 +359,7 @@ static bool cuda_offers(const cuda_device *d, hurray_memory_class memory_class) 
 static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -428,12 +374,9 @@ static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                                 HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     if (cuda_offers(d, classes[i])) {
-      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
-      c->memory_class = classes[i];
-      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
-                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
-                     : 0u;
-      c->max_alignment = CUDA_MAX_ALIGNMENT;
+      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
+      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
+                              CUDA_MAX_ALIGNMENT);
     }
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
@@ -480,28 +423,29 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   const cuda_device *d = &s->devices[device_index];
   if (!cuda_offers(d, memory_class)) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
-                "cuda: memory class 0x%02X is not offered by device %u", (unsigned)memory_class,
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
+                       "cuda: memory class 0x%02X is not offered by device %u",
+                       (unsigned)memory_class, (unsigned)device_index);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "cuda: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "cuda: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > CUDA_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CUDA_MAX_ALIGNMENT,
-                "cuda: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
-                CUDA_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CUDA_MAX_ALIGNMENT,
+                       "cuda: alignment %u above the %u this plugin guarantees",
+                       (unsigned)alignment, CUDA_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX - CUDA_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "cuda: %llu bytes do not fit in this address space", (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "cuda: %llu bytes do not fit in this address space",
+                       (unsigned long long)byte_size);
   }
   status = cuda_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -511,7 +455,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   uint64_t base = 0;
   uint64_t address = 0;
   CUresult r = cuda_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
-  if (r == CUDA_SUCCESS && cuda_alignment_of(base) < alignment) {
+  if (r == CUDA_SUCCESS && plugin_alignment_of_address(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
      * align the address up; free() uses the base kept in plugin_data. */
     cuda_raw_free(s, memory_class, base);
@@ -522,7 +466,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
     return cuda_vendor_fail(s, err, call, r, byte_size);
   }
   address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
-  uint64_t measured = cuda_alignment_of(address);
+  uint64_t measured = plugin_alignment_of_address(address);
 
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -567,7 +511,7 @@ static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_alloca
                                          uint64_t dst_offset, const void *src, uint64_t bytes,
                                          hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, dst->device_index, err);
+  hurray_status status = plugin_check_device("cuda", dst->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, dst->device_index, err);
   }
@@ -583,7 +527,7 @@ static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_alloca
 static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, src->device_index, err);
+  hurray_status status = plugin_check_device("cuda", src->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, src->device_index, err);
   }
@@ -603,13 +547,13 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   cuda_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
   }
   status = cuda_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -657,9 +601,9 @@ static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
       return cuda_vendor_fail(s, err, call, r, 0);
     }
     if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && cuda_now_ns() - start >= timeout_ns) {
-      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "%s: still CUDA_ERROR_NOT_READY after %llu ns", call,
-                  (unsigned long long)timeout_ns);
+      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                         "%s: still CUDA_ERROR_NOT_READY after %llu ns", call,
+                         (unsigned long long)timeout_ns);
     }
     cuda_backoff(&pause_ns);
   }
@@ -691,7 +635,7 @@ static void cuda_release_event(void *state, void *event) {
 static hurray_status cuda_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = cuda_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status == HURRAY_OK) {
     status = cuda_enter(s, device_index, err);
   }

@@ -26,7 +26,6 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <hip/hip_runtime_api.h> (included above) */
@@ -50,7 +50,7 @@
 /* 3. The vendor symbol table                                               */
 /* ------------------------------------------------------------------------ */
 /* Every driver function the plugin calls, X(return type, name, (parameter
- * types)), expanded into the struct of pointers and into the dlsym loop. The
+ * types)), expanded into the struct of pointers and into the dlsym list. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
 #define ROCM_SYMBOLS(X)                                                      \
@@ -107,47 +107,9 @@ typedef struct rocm_event {
   uint32_t device_index;
 } rocm_event;
 
-/* dlsym into the table; false (reason set) at the first missing symbol. The
- * memcpy turns dlsym's void * into a function pointer without a cast that
- * -Wpedantic rejects. */
-static bool rocm_resolve_symbols(rocm_state *s, const char *library) {
-#define ROCM_SYMBOL_LOAD(ret, name, args)                                                        \
-  {                                                                                              \
-    void *address = dlsym(s->library, #name);                                                    \
-    if (address == NULL) {                                                                       \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
-      return false;                                                                              \
-    }                                                                                            \
-    memcpy(&s->hip.name, &address, sizeof address);                                              \
-  }
-  ROCM_SYMBOLS(ROCM_SYMBOL_LOAD)
-#undef ROCM_SYMBOL_LOAD
-  return true;
-}
-
 static const char *rocm_error_name(const rocm_state *s, hipError_t code) {
   const char *name = s->hip.hipGetErrorName != NULL ? s->hip.hipGetErrorName(code) : NULL;
   return name != NULL ? name : "unknown hipError_t";
-}
-
-/* Fills the host's error (status, offending values, the vendor call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
 }
 
 /* A failed vendor call: DEVICE_ERROR (value: the hipError_t), or OUT_OF_MEMORY
@@ -155,25 +117,11 @@ static hurray_status fail(hurray_error *err, hurray_status status, uint64_t valu
 static hurray_status rocm_vendor_fail(const rocm_state *s, hurray_error *err, const char *call,
                                       hipError_t code, uint64_t bytes) {
   if (code == hipErrorOutOfMemory) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
-                rocm_error_name(s, code), (int)code);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
+                       rocm_error_name(s, code), (int)code);
   }
-  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
-              rocm_error_name(s, code), (int)code);
-}
-
-/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
-static uint64_t rocm_alignment_of(uint64_t address) {
-  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
-}
-
-static hurray_status rocm_check_device(const rocm_state *s, uint32_t device_index,
-                                       hurray_error *err) {
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "rocm: no device %u", (unsigned)device_index);
-  }
-  return HURRAY_OK;
+  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
+                     rocm_error_name(s, code), (int)code);
 }
 
 /* Selects the device on this thread: HIP's per-thread current device is
@@ -278,31 +226,22 @@ static void rocm_enable_peers(rocm_state *s) {
  * every device; on any failure the state holds zero devices and the reason
  * (PL-AVAIL-1). */
 static void rocm_open(rocm_state *s) {
-  const char *override = getenv(ROCM_LIBRARY_ENV);
   static const char *const defaults[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
   const char *library = NULL;
-  size_t used = 0;
-  s->reason[0] = '\0';
-  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && s->library == NULL; i++) {
-    library = override != NULL && *override != '\0' ? override : defaults[i];
-    s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (s->library == NULL && used < sizeof s->reason) {
-      /* Keep every attempt: the reason names each file tried and why. */
-      const char *why = dlerror();
-      int n = snprintf(s->reason + used, sizeof s->reason - used, "%sdlopen %s: %s",
-                       used > 0 ? "; " : "", library, why != NULL ? why : "unknown error");
-      used += n > 0 ? (size_t)n : 0u;
-    }
-    if (override != NULL && *override != '\0') {
-      break;
-    }
-  }
+  /* The reason names every file tried and why. */
+  s->library = plugin_open_runtime(ROCM_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0],
+                                   0, &library, s->reason, sizeof s->reason);
   if (s->library == NULL) {
     return;
   }
+  /* The X-macro's second expansion: every symbol, required, into s->hip. */
+#define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, true},
+  const plugin_symbol symbols[] = {ROCM_SYMBOLS(ROCM_SYMBOL_ENTRY)};
+#undef ROCM_SYMBOL_ENTRY
   int count = 0;
   hipError_t r = hipSuccess;
-  if (!rocm_resolve_symbols(s, library)) {
+  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
+                              s->reason, sizeof s->reason)) {
     goto unload;
   }
   r = s->hip.hipInit(0);
@@ -342,8 +281,8 @@ unload:
 static hurray_status rocm_init(void **out_state, hurray_error *err) {
   rocm_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "rocm: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                       "rocm: no memory for the plugin state");
   }
   rocm_open(s);
   *out_state = s;
@@ -367,8 +306,7 @@ static hurray_status rocm_count_devices(void *state, uint32_t *out_count, hurray
 
 static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
   const rocm_state *s = state;
-  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
-  return n < 0 ? 0 : (size_t)n;
+  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static bool rocm_offers(const rocm_device *d, hurray_memory_class memory_class) {
@@ -388,7 +326,7 @@ static bool rocm_offers(const rocm_device *d, hurray_memory_class memory_class) 
 static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -403,12 +341,9 @@ static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                                 HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     if (rocm_offers(d, classes[i])) {
-      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
-      c->memory_class = classes[i];
-      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
-                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
-                     : 0u;
-      c->max_alignment = ROCM_MAX_ALIGNMENT;
+      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
+      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
+                              ROCM_MAX_ALIGNMENT);
     }
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
@@ -451,28 +386,29 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   const rocm_device *d = &s->devices[device_index];
   if (!rocm_offers(d, memory_class)) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
-                "rocm: memory class 0x%02X is not offered by device %u", (unsigned)memory_class,
-                (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
+                       "rocm: memory class 0x%02X is not offered by device %u",
+                       (unsigned)memory_class, (unsigned)device_index);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "rocm: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "rocm: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > ROCM_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ROCM_MAX_ALIGNMENT,
-                "rocm: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
-                ROCM_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ROCM_MAX_ALIGNMENT,
+                       "rocm: alignment %u above the %u this plugin guarantees",
+                       (unsigned)alignment, ROCM_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX - ROCM_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "rocm: %llu bytes do not fit in this address space", (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "rocm: %llu bytes do not fit in this address space",
+                       (unsigned long long)byte_size);
   }
   status = rocm_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -482,7 +418,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   uint64_t base = 0;
   uint64_t address = 0;
   hipError_t r = rocm_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
-  if (r == hipSuccess && rocm_alignment_of(base) < alignment) {
+  if (r == hipSuccess && plugin_alignment_of_address(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
      * align the address up; free() uses the base kept in plugin_data. */
     rocm_raw_free(s, memory_class, base);
@@ -492,7 +428,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
     return rocm_vendor_fail(s, err, call, r, byte_size);
   }
   address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
-  uint64_t measured = rocm_alignment_of(address);
+  uint64_t measured = plugin_alignment_of_address(address);
 
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -536,7 +472,7 @@ static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_alloca
                                          uint64_t dst_offset, const void *src, uint64_t bytes,
                                          hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, dst->device_index, err);
+  hurray_status status = plugin_check_device("rocm", dst->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, dst->device_index, err);
   }
@@ -551,7 +487,7 @@ static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_alloca
 static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, src->device_index, err);
+  hurray_status status = plugin_check_device("rocm", src->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, src->device_index, err);
   }
@@ -570,13 +506,13 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   rocm_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
   }
   status = rocm_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -622,8 +558,9 @@ static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
       return rocm_vendor_fail(s, err, call, r, 0);
     }
     if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && rocm_now_ns() - start >= timeout_ns) {
-      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "%s: still hipErrorNotReady after %llu ns", call, (unsigned long long)timeout_ns);
+      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                         "%s: still hipErrorNotReady after %llu ns", call,
+                         (unsigned long long)timeout_ns);
     }
     rocm_backoff(&pause_ns);
   }
@@ -653,7 +590,7 @@ static void rocm_release_event(void *state, void *event) {
 static hurray_status rocm_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = rocm_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status == HURRAY_OK) {
     status = rocm_enter(s, device_index, err);
   }
