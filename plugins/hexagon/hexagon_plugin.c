@@ -33,12 +33,12 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations (Hexagon SDK rpcmem.h, from its documentation)    */
@@ -88,49 +88,6 @@ typedef struct hexagon_state {
   char reason[HURRAY_ERROR_DETAIL_SIZE];
 } hexagon_state;
 
-/* dlsym into the table; false (reason set) at the first missing required
- * symbol. The memcpy turns dlsym's void * into a function pointer without a
- * cast that -Wpedantic rejects. */
-static bool hexagon_resolve_symbols(hexagon_state *s, const char *library) {
-#define HEXAGON_SYMBOL_LOAD(required, ret, name, args)                                           \
-  {                                                                                              \
-    void *address = dlsym(s->library, #name);                                                    \
-    if (address == NULL && (required)) {                                                         \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
-      return false;                                                                              \
-    }                                                                                            \
-    memcpy(&s->rpc.name, &address, sizeof address);                                              \
-  }
-  HEXAGON_SYMBOLS(HEXAGON_SYMBOL_LOAD)
-#undef HEXAGON_SYMBOL_LOAD
-  return true;
-}
-
-/* Fills the host's error (status, offending values, the vendor call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
-/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
-static uint64_t hexagon_alignment_of(uintptr_t address) {
-  return address == 0 ? (uint64_t)1 << 63 : (uint64_t)(address & (~address + 1u));
-}
-
 /* rpcmem_alloc2 where the library has it; rpcmem_alloc (an int size)
  * otherwise. *call names the function used, for errors. */
 static void *hexagon_rpcmem_alloc(const hexagon_state *s, uint32_t flags, size_t bytes,
@@ -150,18 +107,20 @@ static void *hexagon_rpcmem_alloc(const hexagon_state *s, uint32_t flags, size_t
 /* Loads the library and probes FastRPC memory; on any failure the state
  * holds zero devices and the reason (PL-AVAIL-1). */
 static void hexagon_open(hexagon_state *s) {
-  const char *library = getenv(HEXAGON_LIBRARY_ENV);
-  if (library == NULL || *library == '\0') {
-    library = HEXAGON_DEFAULT_LIBRARY;
-  }
-  s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  static const char *const default_libraries[] = {HEXAGON_DEFAULT_LIBRARY};
+  const char *library = NULL;
+  s->library = plugin_open_runtime(HEXAGON_LIBRARY_ENV, default_libraries, 1u, 0, &library,
+                                   s->reason, sizeof s->reason);
   if (s->library == NULL) {
-    const char *why = dlerror();
-    snprintf(s->reason, sizeof s->reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return;
   }
-  if (!hexagon_resolve_symbols(s, library)) {
+  /* The X-macro's second expansion into s->rpc; an optional symbol the
+   * library lacks is left NULL. */
+#define HEXAGON_SYMBOL_ENTRY(required, ret, name, args) {#name, &s->rpc.name, required},
+  const plugin_symbol symbols[] = {HEXAGON_SYMBOLS(HEXAGON_SYMBOL_ENTRY)};
+#undef HEXAGON_SYMBOL_ENTRY
+  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
+                              s->reason, sizeof s->reason)) {
     goto unload;
   }
   if (s->rpc.rpcmem_init != NULL) {
@@ -198,8 +157,8 @@ unload:
 static hurray_status hexagon_init(void **out_state, hurray_error *err) {
   hexagon_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "hexagon: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                       "hexagon: no memory for the plugin state");
   }
   hexagon_open(s);
   *out_state = s;
@@ -225,8 +184,7 @@ static hurray_status hexagon_count_devices(void *state, uint32_t *out_count, hur
 
 static size_t hexagon_unavailable_reason(void *state, char *buf, size_t cap) {
   const hexagon_state *s = state;
-  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
-  return n < 0 ? 0 : (size_t)n;
+  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 /* The rpcmem flags of each class (see the header comment). */
@@ -249,9 +207,9 @@ static bool hexagon_class_flags(hurray_memory_class memory_class, uint32_t *flag
 static hurray_status hexagon_describe_device(void *state, uint32_t device_index,
                                              hurray_plugin_device_info *out, hurray_error *err) {
   const hexagon_state *s = state;
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "hexagon: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("hexagon", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -262,10 +220,8 @@ static hurray_status hexagon_describe_device(void *state, uint32_t device_index,
   static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
                                                 HURRAY_MEMORY_UNIFIED};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
-    c->memory_class = classes[i];
-    c->flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    c->max_alignment = HEXAGON_MAX_ALIGNMENT;
+    plugin_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                            HEXAGON_MAX_ALIGNMENT);
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
@@ -281,44 +237,44 @@ static hurray_status hexagon_allocate(void *state, uint32_t device_index, uint64
                                       hurray_error *err) {
   const hexagon_state *s = state;
   uint32_t rpc_flags = 0;
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "hexagon: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("hexagon", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (!hexagon_class_flags(memory_class, &rpc_flags)) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_HEXAGON,
-                "hexagon: memory class 0x%02X is not offered", (unsigned)memory_class);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_HEXAGON,
+                       "hexagon: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "hexagon: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "hexagon: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > HEXAGON_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, HEXAGON_MAX_ALIGNMENT,
-                "hexagon: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
-                HEXAGON_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, HEXAGON_MAX_ALIGNMENT,
+                       "hexagon: alignment %u above the %u this plugin guarantees",
+                       (unsigned)alignment, HEXAGON_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX - HEXAGON_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "hexagon: %llu bytes do not fit in this address space",
-                (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "hexagon: %llu bytes do not fit in this address space",
+                       (unsigned long long)byte_size);
   }
   uint32_t wanted = alignment < HEXAGON_MIN_ALIGNMENT ? HEXAGON_MIN_ALIGNMENT : alignment;
   const char *call = NULL;
   unsigned char *base = hexagon_rpcmem_alloc(s, rpc_flags, (size_t)byte_size, &call);
-  if (base != NULL && hexagon_alignment_of((uintptr_t)base) < wanted) {
+  if (base != NULL && plugin_alignment_of_address((uintptr_t)base) < wanted) {
     /* Less than asked: allocate with slack and align the address up; free()
      * uses the base kept in plugin_data. */
     s->rpc.rpcmem_free(base);
     base = hexagon_rpcmem_alloc(s, rpc_flags, (size_t)byte_size + wanted, &call);
   }
   if (base == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "%s(heap %d, flags 0x%x, %llu bytes) returned NULL", call, RPCMEM_HEAP_ID_SYSTEM,
-                (unsigned)rpc_flags, (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "%s(heap %d, flags 0x%x, %llu bytes) returned NULL", call,
+                       RPCMEM_HEAP_ID_SYSTEM, (unsigned)rpc_flags, (unsigned long long)byte_size);
   }
   uintptr_t address = ((uintptr_t)base + wanted - 1u) & ~(uintptr_t)(wanted - 1u);
-  uint64_t measured = hexagon_alignment_of(address);
+  uint64_t measured = plugin_alignment_of_address(address);
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;

@@ -35,12 +35,12 @@
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <level_zero/ze_api.h> (included above)  */
@@ -133,24 +133,6 @@ typedef struct ze_plugin_event {
   bool recorded;
 } ze_plugin_event;
 
-/* dlsym into the table; false (reason set) at the first missing symbol. The
- * memcpy turns dlsym's void * into a function pointer without a cast that
- * -Wpedantic rejects. */
-static bool ze_resolve_symbols(ze_state *s, const char *library) {
-#define ZE_SYMBOL_LOAD(ret, name, args)                                                          \
-  {                                                                                              \
-    void *address = dlsym(s->library, #name);                                                    \
-    if (address == NULL) {                                                                       \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
-      return false;                                                                              \
-    }                                                                                            \
-    memcpy(&s->ze.name, &address, sizeof address);                                               \
-  }
-  ZE_SYMBOLS(ZE_SYMBOL_LOAD)
-#undef ZE_SYMBOL_LOAD
-  return true;
-}
-
 /* The names of the results this plugin can meet; the hex code otherwise. */
 static const char *ze_result_name(ze_result_t r) {
   switch (r) {
@@ -185,49 +167,16 @@ static const char *ze_result_name(ze_result_t r) {
   }
 }
 
-/* Fills the host's error (status, offending values, the vendor call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
 /* A failed vendor call: OUT_OF_MEMORY (value: the bytes asked for) for the
  * two out-of-memory results, DEVICE_ERROR (value: the result) otherwise. */
 static hurray_status ze_vendor_fail(hurray_error *err, const char *call, ze_result_t r,
                                     uint64_t bytes) {
   if (r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call, ze_result_name(r),
-                (unsigned)r);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call,
+                       ze_result_name(r), (unsigned)r);
   }
-  return fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)", call,
-              ze_result_name(r), (unsigned)r);
-}
-
-/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
-static uint64_t ze_alignment_of(uint64_t address) {
-  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
-}
-
-static hurray_status ze_check_device(const ze_state *s, uint32_t device_index, hurray_error *err) {
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "level_zero: no device %u", (unsigned)device_index);
-  }
-  return HURRAY_OK;
+  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)", call,
+                     ze_result_name(r), (unsigned)r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -302,18 +251,19 @@ static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d)
 /* Loads the loader, takes the first driver with devices and opens them; on
  * any failure the state holds zero devices and the reason (PL-AVAIL-1). */
 static void ze_open(ze_state *s) {
-  const char *library = getenv(ZE_LIBRARY_ENV);
-  if (library == NULL || *library == '\0') {
-    library = ZE_DEFAULT_LIBRARY;
-  }
-  s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  static const char *const default_libraries[] = {ZE_DEFAULT_LIBRARY};
+  const char *library = NULL;
+  s->library = plugin_open_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
+                                   sizeof s->reason);
   if (s->library == NULL) {
-    const char *why = dlerror();
-    snprintf(s->reason, sizeof s->reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return;
   }
-  if (!ze_resolve_symbols(s, library)) {
+  /* The X-macro's second expansion: every symbol, required, into s->ze. */
+#define ZE_SYMBOL_ENTRY(ret, name, args) {#name, &s->ze.name, true},
+  const plugin_symbol symbols[] = {ZE_SYMBOLS(ZE_SYMBOL_ENTRY)};
+#undef ZE_SYMBOL_ENTRY
+  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
+                              s->reason, sizeof s->reason)) {
     goto unload;
   }
   ze_result_t r = s->ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
@@ -376,8 +326,8 @@ unload:
 static hurray_status ze_plugin_init(void **out_state, hurray_error *err) {
   ze_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "level_zero: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                       "level_zero: no memory for the plugin state");
   }
   ze_open(s);
   *out_state = s;
@@ -401,8 +351,7 @@ static hurray_status ze_plugin_count_devices(void *state, uint32_t *out_count, h
 
 static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
   ze_state *s = state;
-  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
-  return n < 0 ? 0 : (size_t)n;
+  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
@@ -423,7 +372,7 @@ static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
 static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
                                                hurray_plugin_device_info *out, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -438,12 +387,9 @@ static hurray_status ze_plugin_describe_device(void *state, uint32_t device_inde
                                                 HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     if (ze_offers(d, classes[i])) {
-      hurray_plugin_memory_class_info *c = &info.memory_classes[info.memory_class_count++];
-      c->memory_class = classes[i];
-      c->flags = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED
-                     ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE
-                     : 0u;
-      c->max_alignment = ZE_MAX_ALIGNMENT;
+      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
+      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
+                              ZE_MAX_ALIGNMENT);
     }
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
@@ -459,29 +405,29 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                                         uint32_t flags, hurray_plugin_allocation *out,
                                         hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   const ze_device *d = &s->devices[device_index];
   if (!ze_offers(d, memory_class)) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
-                "level_zero: memory class 0x%02X is not offered by device %u",
-                (unsigned)memory_class, (unsigned)device_index);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
+                       "level_zero: memory class 0x%02X is not offered by device %u",
+                       (unsigned)memory_class, (unsigned)device_index);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "level_zero: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "level_zero: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > ZE_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
-                "level_zero: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
-                ZE_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
+                       "level_zero: alignment %u above the %u this plugin guarantees",
+                       (unsigned)alignment, ZE_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "level_zero: %llu bytes do not fit in this address space",
-                (unsigned long long)byte_size);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "level_zero: %llu bytes do not fit in this address space",
+                       (unsigned long long)byte_size);
   }
   ze_device_mem_alloc_desc_t device_desc;
   memset(&device_desc, 0, sizeof device_desc);
@@ -507,13 +453,13 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, call, r, byte_size);
   }
-  uint64_t measured = ze_alignment_of((uint64_t)(uintptr_t)p);
+  uint64_t measured = plugin_alignment_of_address((uint64_t)(uintptr_t)p);
   if (measured < alignment) {
     /* The driver ignored the alignment it was given: refuse, never downgrade. */
     (void)s->ze.zeMemFree(s->context, p);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                "%s returned an address aligned to %llu bytes, %u were asked", call,
-                (unsigned long long)measured, (unsigned)alignment);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                       "%s returned an address aligned to %llu bytes, %u were asked", call,
+                       (unsigned long long)measured, (unsigned)alignment);
   }
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -549,7 +495,7 @@ static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_a
                                               uint64_t dst_offset, const void *src, uint64_t bytes,
                                               hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, dst->device_index, err);
+  hurray_status status = plugin_check_device("level_zero", dst->device_index, s->device_count, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
@@ -567,7 +513,7 @@ static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
                                             uint64_t src_offset, uint64_t bytes,
                                             hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, src->device_index, err);
+  hurray_status status = plugin_check_device("level_zero", src->device_index, s->device_count, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
@@ -638,13 +584,14 @@ static ze_result_t ze_append(ze_state *s, uint32_t device_index, void *stream,
 static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, void **out_event,
                                             hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   ze_plugin_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "level_zero: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                       "level_zero: no memory for an event");
   }
   ze_result_t r = ze_make_event(s, device_index, e);
   if (r != ZE_RESULT_SUCCESS) {
@@ -681,9 +628,9 @@ static hurray_status ze_host_wait(const ze_state *s, ze_event_handle_t event, ui
     return HURRAY_OK;
   }
   if (r == ZE_RESULT_NOT_READY) {
-    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                "zeEventHostSynchronize: still ZE_RESULT_NOT_READY after %llu ns",
-                (unsigned long long)timeout_ns);
+    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                       "zeEventHostSynchronize: still ZE_RESULT_NOT_READY after %llu ns",
+                       (unsigned long long)timeout_ns);
   }
   return ze_vendor_fail(err, "zeEventHostSynchronize", r, 0);
 }
@@ -705,7 +652,7 @@ static void ze_plugin_release_event(void *state, void *event) {
 static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, void *stream,
                                            uint64_t timeout_ns, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = ze_check_device(s, device_index, err);
+  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }

@@ -37,13 +37,13 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: webgpu_declarations.h (from the documentation)   */
@@ -135,44 +135,6 @@ typedef struct webgpu_event {
   bool pending;
   bool mapped;
 } webgpu_event;
-
-/* dlsym into the table; false (reason set) at the first missing symbol. The
- * memcpy turns dlsym's void * into a function pointer without a cast that
- * -Wpedantic rejects. */
-static bool webgpu_resolve_symbols(webgpu_state *s, const char *library) {
-#define WEBGPU_SYMBOL_LOAD(ret, name, args)                                                      \
-  {                                                                                              \
-    void *address = dlsym(s->library, #name);                                                    \
-    if (address == NULL) {                                                                       \
-      snprintf(s->reason, sizeof s->reason, "dlsym %s in %s: symbol not found", #name, library); \
-      return false;                                                                              \
-    }                                                                                            \
-    memcpy(&s->gpu.name, &address, sizeof address);                                              \
-  }
-  WEBGPU_SYMBOLS(WEBGPU_SYMBOL_LOAD)
-#undef WEBGPU_SYMBOL_LOAD
-  return true;
-}
-
-/* Fills the host's error (status, offending values, the vendor call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
 
 static void webgpu_keep_message(webgpu_answer *answer, WGPUStringView message) {
   size_t n = message.data == NULL            ? 0u
@@ -320,28 +282,23 @@ static bool webgpu_open_device(webgpu_state *s) {
  * device; on any failure the state holds zero devices and the reason
  * (PL-AVAIL-1). */
 static void webgpu_open(webgpu_state *s) {
-  const char *override = getenv(WEBGPU_LIBRARY_ENV);
   static const char *const defaults[] = {"libwgpu_native.so", "libwebgpu_dawn.so"};
-  size_t used = 0;
-  for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && s->library == NULL; i++) {
-    const char *library = override != NULL && *override != '\0' ? override : defaults[i];
-    snprintf(s->library_name, sizeof s->library_name, "%s", library);
-    s->library = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (s->library == NULL && used < sizeof s->reason) {
-      /* Keep every attempt: the reason names each file tried and why. */
-      const char *why = dlerror();
-      int n = snprintf(s->reason + used, sizeof s->reason - used, "%sdlopen %s: %s",
-                       used > 0 ? "; " : "", library, why != NULL ? why : "unknown error");
-      used += n > 0 ? (size_t)n : 0u;
-    }
-    if (override != NULL && *override != '\0') {
-      break;
-    }
-  }
+  const char *library = NULL;
+  /* The reason names every file tried and why. */
+  s->library =
+      plugin_open_runtime(WEBGPU_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0], 0,
+                          &library, s->reason, sizeof s->reason);
+  snprintf(s->library_name, sizeof s->library_name, "%s", library);
   if (s->library == NULL) {
     return;
   }
-  if (webgpu_resolve_symbols(s, s->library_name) && webgpu_open_device(s)) {
+  /* The X-macro's second expansion: every symbol, required, into s->gpu. */
+#define WEBGPU_SYMBOL_ENTRY(ret, name, args) {#name, &s->gpu.name, true},
+  const plugin_symbol symbols[] = {WEBGPU_SYMBOLS(WEBGPU_SYMBOL_ENTRY)};
+#undef WEBGPU_SYMBOL_ENTRY
+  if (plugin_resolve_symbols(s->library, s->library_name, symbols,
+                             sizeof symbols / sizeof symbols[0], s->reason, sizeof s->reason) &&
+      webgpu_open_device(s)) {
     return;
   }
   webgpu_release_device(s);
@@ -353,8 +310,8 @@ static void webgpu_open(webgpu_state *s) {
 static hurray_status webgpu_init(void **out_state, hurray_error *err) {
   webgpu_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "webgpu: no memory for the plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                       "webgpu: no memory for the plugin state");
   }
   pthread_mutex_init(&s->lock, NULL);
   webgpu_open(s);
@@ -380,16 +337,15 @@ static hurray_status webgpu_count_devices(void *state, uint32_t *out_count, hurr
 
 static size_t webgpu_unavailable_reason(void *state, char *buf, size_t cap) {
   const webgpu_state *s = state;
-  int n = snprintf(buf, cap, "%s", s->device_count > 0 ? "" : s->reason);
-  return n < 0 ? 0 : (size_t)n;
+  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static hurray_status webgpu_describe_device(void *state, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const webgpu_state *s = state;
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "webgpu: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -397,10 +353,8 @@ static hurray_status webgpu_describe_device(void *state, uint32_t device_index,
   info.ipc_capabilities = 0u;
   snprintf(info.name, sizeof info.name, "WebGPU default adapter (%.36s)", s->library_name);
   info.memory_bytes = 0u;
-  info.memory_class_count = 1;
-  info.memory_classes[0].memory_class = HURRAY_MEMORY_STANDARD;
-  info.memory_classes[0].flags = 0u; /* never host-accessible: copies are map-based */
-  info.memory_classes[0].max_alignment = WEBGPU_ALIGNMENT;
+  /* Never host-accessible: copies are map-based. */
+  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, 0u, WEBGPU_ALIGNMENT);
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
 }
@@ -452,23 +406,24 @@ static hurray_status webgpu_allocate(void *state, uint32_t device_index, uint64_
                                      uint32_t flags, hurray_plugin_allocation *out,
                                      hurray_error *err) {
   webgpu_state *s = state;
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "webgpu: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (memory_class != HURRAY_MEMORY_STANDARD) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_WEBGPU,
-                "webgpu: memory class 0x%02X is not offered (WebGPU has standard memory only)",
-                (unsigned)memory_class);
+    return plugin_fail(
+        err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_WEBGPU,
+        "webgpu: memory class 0x%02X is not offered (WebGPU has standard memory only)",
+        (unsigned)memory_class);
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "webgpu: allocate flags must be 0 in ABI 1.x");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                       "webgpu: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > WEBGPU_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, WEBGPU_ALIGNMENT,
-                "webgpu: alignment %u above the %u WebGPU guarantees", (unsigned)alignment,
-                WEBGPU_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, WEBGPU_ALIGNMENT,
+                       "webgpu: alignment %u above the %u WebGPU guarantees", (unsigned)alignment,
+                       WEBGPU_ALIGNMENT);
   }
   bool out_of_memory = false;
   pthread_mutex_lock(&s->lock);
@@ -476,9 +431,9 @@ static hurray_status webgpu_allocate(void *state, uint32_t device_index, uint64_
                                            false, &out_of_memory);
   pthread_mutex_unlock(&s->lock);
   if (buffer == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "wgpuDeviceCreateBuffer(%llu bytes): %s", (unsigned long long)byte_size,
-                out_of_memory ? "OutOfMemory error" : "returned NULL");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                       "wgpuDeviceCreateBuffer(%llu bytes): %s", (unsigned long long)byte_size,
+                       out_of_memory ? "OutOfMemory error" : "returned NULL");
   }
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -532,13 +487,14 @@ static hurray_status webgpu_map_and_wait(const webgpu_state *s, WGPUBuffer buffe
                                     &answer, NULL};
   (void)s->gpu.wgpuBufferMapAsync(buffer, mode, 0, (size_t)size, info);
   if (!webgpu_poll(s, &answer, WEBGPU_COPY_TIMEOUT_NS)) {
-    return fail(err, HURRAY_ERR_TIMEOUT, WEBGPU_COPY_TIMEOUT_NS, 0,
-                "wgpuBufferMapAsync: no answer within %llu ns",
-                (unsigned long long)WEBGPU_COPY_TIMEOUT_NS);
+    return plugin_fail(err, HURRAY_ERR_TIMEOUT, WEBGPU_COPY_TIMEOUT_NS, 0,
+                       "wgpuBufferMapAsync: no answer within %llu ns",
+                       (unsigned long long)WEBGPU_COPY_TIMEOUT_NS);
   }
   if (answer.status != WGPU_STATUS_SUCCESS) {
-    return fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0, "wgpuBufferMapAsync: status %u: %s",
-                (unsigned)answer.status, answer.message);
+    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0,
+                       "wgpuBufferMapAsync: status %u: %s", (unsigned)answer.status,
+                       answer.message);
   }
   return HURRAY_OK;
 }
@@ -553,14 +509,14 @@ static hurray_status webgpu_read(const webgpu_state *s, WGPUBuffer source, uint6
   WGPUBuffer staging = webgpu_create_buffer(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
                                             span, false, &out_of_memory);
   if (staging == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
-                "wgpuDeviceCreateBuffer (read staging, %llu bytes) failed",
-                (unsigned long long)span);
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
+                       "wgpuDeviceCreateBuffer (read staging, %llu bytes) failed",
+                       (unsigned long long)span);
   }
   hurray_status status = HURRAY_OK;
   if (!webgpu_submit_copy(s, source, start, staging, 0, span)) {
-    status = fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                  "wgpuCommandEncoderFinish: no command buffer for the read copy");
+    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                         "wgpuCommandEncoderFinish: no command buffer for the read copy");
   }
   if (status == HURRAY_OK) {
     status = webgpu_map_and_wait(s, staging, WGPUMapMode_Read, span, err);
@@ -568,8 +524,8 @@ static hurray_status webgpu_read(const webgpu_state *s, WGPUBuffer source, uint6
   if (status == HURRAY_OK) {
     const unsigned char *mapped = s->gpu.wgpuBufferGetConstMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
-      status =
-          fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "wgpuBufferGetConstMappedRange returned NULL");
+      status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                           "wgpuBufferGetConstMappedRange returned NULL");
     } else {
       memcpy(dst, mapped + (offset - start), (size_t)bytes);
     }
@@ -595,13 +551,14 @@ static hurray_status webgpu_copy_to_device(void *state, const hurray_plugin_allo
   hurray_status status = HURRAY_OK;
   unsigned char *mapped = NULL;
   if (staging == NULL) {
-    status =
-        fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
-             "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed", (unsigned long long)span);
+    status = plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
+                         "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed",
+                         (unsigned long long)span);
   } else {
     mapped = s->gpu.wgpuBufferGetMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
-      status = fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "wgpuBufferGetMappedRange returned NULL");
+      status =
+          plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "wgpuBufferGetMappedRange returned NULL");
     }
   }
   if (status == HURRAY_OK && (start != dst_offset || span != bytes)) {
@@ -615,8 +572,8 @@ static hurray_status webgpu_copy_to_device(void *state, const hurray_plugin_allo
     s->gpu.wgpuBufferUnmap(staging);
   }
   if (status == HURRAY_OK && !webgpu_submit_copy(s, staging, 0, dst->address, start, span)) {
-    status = fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                  "wgpuCommandEncoderFinish: no command buffer for the write copy");
+    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                         "wgpuCommandEncoderFinish: no command buffer for the write copy");
   }
   if (status == HURRAY_OK) {
     /* Blocking (PL-COPY-1): the staging buffer maps again once the queue
@@ -652,8 +609,8 @@ static hurray_status webgpu_copy_to_host(void *state, void *dst,
 
 static hurray_status webgpu_check_stream(const void *stream, hurray_error *err) {
   if (stream != NULL) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                "webgpu: a device has one queue; pass a NULL stream");
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                       "webgpu: a device has one queue; pass a NULL stream");
   }
   return HURRAY_OK;
 }
@@ -661,13 +618,14 @@ static hurray_status webgpu_check_stream(const void *stream, hurray_error *err) 
 static hurray_status webgpu_create_event(void *state, uint32_t device_index, void **out_event,
                                          hurray_error *err) {
   webgpu_state *s = state;
-  if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "webgpu: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   webgpu_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "webgpu: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                       "webgpu: no memory for an event");
   }
   bool out_of_memory = false;
   pthread_mutex_lock(&s->lock);
@@ -683,8 +641,8 @@ static hurray_status webgpu_create_event(void *state, uint32_t device_index, voi
     }
     pthread_mutex_unlock(&s->lock);
     free(e);
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, 8, 0,
-                "wgpuDeviceCreateBuffer: no 4-byte buffers for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 8, 0,
+                       "wgpuDeviceCreateBuffer: no 4-byte buffers for an event");
   }
   pthread_mutex_unlock(&s->lock);
   *out_event = e;
@@ -697,16 +655,16 @@ static hurray_status webgpu_settle(const webgpu_state *s, webgpu_event *e, uint6
                                    hurray_error *err) {
   if (e->pending) {
     if (!webgpu_poll(s, &e->answer, timeout_ns)) {
-      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "wgpuBufferMapAsync (event): not complete after %llu ns",
-                  (unsigned long long)timeout_ns);
+      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                         "wgpuBufferMapAsync (event): not complete after %llu ns",
+                         (unsigned long long)timeout_ns);
     }
     e->pending = false;
     e->mapped = e->answer.status == WGPU_STATUS_SUCCESS;
     if (!e->mapped) {
-      return fail(err, HURRAY_ERR_DEVICE_ERROR, e->answer.status, 0,
-                  "wgpuBufferMapAsync (event): status %u: %s", (unsigned)e->answer.status,
-                  e->answer.message);
+      return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, e->answer.status, 0,
+                         "wgpuBufferMapAsync (event): status %u: %s", (unsigned)e->answer.status,
+                         e->answer.message);
     }
   }
   return HURRAY_OK;
@@ -727,8 +685,8 @@ static hurray_status webgpu_record_event(void *state, void *event, void *stream,
     e->mapped = false;
   }
   if (status == HURRAY_OK && !webgpu_submit_copy(s, e->source, 0, e->marker, 0, 4)) {
-    status = fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                  "wgpuCommandEncoderFinish: no command buffer for the event");
+    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                         "wgpuCommandEncoderFinish: no command buffer for the event");
   }
   if (status == HURRAY_OK) {
     memset(&e->answer, 0, sizeof e->answer);
