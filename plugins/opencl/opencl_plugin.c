@@ -29,7 +29,6 @@
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,7 @@
 #include <CL/cl.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
 #define OPENCL_LIBRARY_ENV "HURRAY_OPENCL_LIBRARY"
@@ -149,70 +149,39 @@ static const char *cl_error_name(cl_int code) {
   }
 }
 
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  err->status = status;
-  err->value = value;
-  err->expected = expected;
-  err->index = 0;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(err->detail, sizeof err->detail, format, args);
-  va_end(args);
-  return status;
-}
-
 /* A failed vendor call: DEVICE_ERROR, value the code, detail "call: NAME (code)". */
 static hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
   hurray_status status = code == CL_OUT_OF_HOST_MEMORY || code == CL_OUT_OF_RESOURCES ||
                                  code == CL_MEM_OBJECT_ALLOCATION_FAILURE
                              ? HURRAY_ERR_OUT_OF_MEMORY
                              : HURRAY_ERR_DEVICE_ERROR;
-  return fail(err, status, (uint64_t)(int64_t)code, 0, "opencl: %s: %s (%d)", call,
-              cl_error_name(code), (int)code);
-}
-
-static uint32_t alignment_of_address(uintptr_t address) {
-  /* The lowest set bit (two's complement), capped at what a u32 can declare;
-   * address 0 has every bit clear and gets the cap. */
-  uintptr_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
+  return plugin_fail(err, status, (uint64_t)(int64_t)code, 0, "opencl: %s: %s (%d)", call,
+                     cl_error_name(code), (int)code);
 }
 
 /* Opens the ICD loader and resolves the table; on failure the reason is kept
  * and the plugin reports no devices (PL-AVAIL-1). */
 static bool opencl_open(opencl_state *state) {
-  const char *library = getenv(OPENCL_LIBRARY_ENV);
-  if (library == NULL || library[0] == '\0') {
-    library = OPENCL_DEFAULT_LIBRARY;
-  }
+  static const char *const default_libraries[] = {OPENCL_DEFAULT_LIBRARY};
+  const char *library = NULL;
   /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
    * never free it; unmapping the loader would turn that table into a leak
    * and a second init would build another one. Kept resident, it is reused. */
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  void *handle =
+      plugin_open_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, &library,
+                          state->unavailable_reason, sizeof state->unavailable_reason);
   if (handle == NULL) {
-    const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return false;
   }
-#define OPENCL_RESOLVE(ret, name, params)                                   \
-  {                                                                         \
-    void *symbol = dlsym(handle, #name);                                    \
-    if (symbol == NULL) {                                                   \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
-               "dlsym %s in %s: symbol not found", #name, library);         \
-      dlclose(handle);                                                      \
-      return false;                                                         \
-    }                                                                       \
-    memcpy(&state->cl.name, &symbol, sizeof symbol);                        \
+  /* The X-macro's second expansion: every symbol, required, into state->cl. */
+#define OPENCL_SYMBOL_ENTRY(ret, name, params) {#name, &state->cl.name, true},
+  const plugin_symbol symbols[] = {OPENCL_SYMBOLS(OPENCL_SYMBOL_ENTRY)};
+#undef OPENCL_SYMBOL_ENTRY
+  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
+                              state->unavailable_reason, sizeof state->unavailable_reason)) {
+    dlclose(handle);
+    return false;
   }
-  OPENCL_SYMBOLS(OPENCL_RESOLVE)
-#undef OPENCL_RESOLVE
   state->library = handle;
   return true;
 }
@@ -266,25 +235,18 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
   }
   info->name[sizeof info->name - 1u] = '\0';
   info->memory_bytes = memory;
-  uint32_t n = 0;
   /* A class is offered only with an alignment of at least 64 (BP-ALIGN-2). */
   if (d->base_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT) {
-    info->memory_classes[n].memory_class = HURRAY_MEMORY_STANDARD;
-    info->memory_classes[n].max_alignment = d->base_alignment;
-    n++;
-    info->memory_classes[n].memory_class = HURRAY_MEMORY_HOST_PINNED;
-    info->memory_classes[n].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    info->memory_classes[n].max_alignment = d->base_alignment;
-    n++;
+    plugin_add_memory_class(info, HURRAY_MEMORY_STANDARD, 0u, d->base_alignment);
+    plugin_add_memory_class(info, HURRAY_MEMORY_HOST_PINNED, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                            d->base_alignment);
   }
   if (d->fine_grain_svm && d->svm_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT &&
       (d->svm_alignment & (d->svm_alignment - 1u)) == 0u) {
-    info->memory_classes[n].memory_class = HURRAY_MEMORY_UNIFIED;
-    info->memory_classes[n].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    info->memory_classes[n].max_alignment = d->svm_alignment;
-    n++;
+    plugin_add_memory_class(info, HURRAY_MEMORY_UNIFIED, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                            d->svm_alignment);
   }
-  if (n == 0u) {
+  if (info->memory_class_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
              "%s: base address alignment %u bytes is below 64", info->name,
              (unsigned)d->base_alignment);
@@ -292,7 +254,6 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
     cl->clReleaseContext(d->context);
     return false;
   }
-  info->memory_class_count = n;
   state->device_count++;
   return true;
 }
@@ -300,7 +261,7 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
 static hurray_status opencl_init(void **out_state, hurray_error *err) {
   opencl_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "opencl: plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "opencl: plugin state");
   }
   *out_state = state;
   if (!opencl_open(state)) {
@@ -360,16 +321,15 @@ static hurray_status opencl_count_devices(void *opaque, uint32_t *out_count, hur
 
 static size_t opencl_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const opencl_state *state = opaque;
-  int n = snprintf(buf, cap, "%s", state->device_count > 0u ? "" : state->unavailable_reason);
-  return n > 0 ? (size_t)n : 0u;
+  return plugin_copy_reason(buf, cap, state->device_count > 0u ? "" : state->unavailable_reason);
 }
 
 static hurray_status opencl_describe_device(void *opaque, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const opencl_state *state = opaque;
-  if (device_index >= state->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "opencl: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   hurray_plugin_copy_out(out, &state->devices[device_index].info,
                          sizeof state->devices[device_index].info);
@@ -387,12 +347,12 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
   const opencl_state *state = opaque;
   const opencl_api *cl = &state->cl;
   if (device_index >= state->device_count || flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
+                       "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
   }
   const opencl_device *d = &state->devices[device_index];
   if (byte_size > SIZE_MAX) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
   }
   size_t size = (size_t)byte_size;
   hurray_plugin_allocation result;
@@ -405,9 +365,9 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
   switch (memory_class) {
     case HURRAY_MEMORY_STANDARD: {
       if (alignment > d->base_alignment) {
-        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
-                    "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
-                    (unsigned)d->base_alignment, (unsigned)alignment);
+        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
+                           "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
+                           (unsigned)d->base_alignment, (unsigned)alignment);
       }
       cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE, size, NULL, &rc);
       if (mem == NULL) {
@@ -430,14 +390,14 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
         cl->clReleaseMemObject(mem);
         return fail_cl(err, "clEnqueueMapBuffer", rc);
       }
-      uint32_t measured = alignment_of_address((uintptr_t)host);
+      uint32_t measured = plugin_alignment_capped((uintptr_t)host, HURRAY_PLUGIN_MAX_ALIGNMENT);
       if (measured < alignment) {
         cl->clEnqueueUnmapMemObject(d->queue, mem, host, 0, NULL, NULL);
         cl->clFinish(d->queue);
         cl->clReleaseMemObject(mem);
-        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                    "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
-                    (unsigned)measured, (unsigned)alignment);
+        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                           "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
+                           (unsigned)measured, (unsigned)alignment);
       }
       result.address = host;
       result.host_address = host;
@@ -448,30 +408,30 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
     }
     case HURRAY_MEMORY_UNIFIED: {
       if (!d->fine_grain_svm) {
-        return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                    "opencl: %s has no fine-grained buffer SVM", d->info.name);
+        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+                           "opencl: %s has no fine-grained buffer SVM", d->info.name);
       }
       if (alignment > d->svm_alignment) {
-        return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
-                    "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
-                    (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
+        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
+                           "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
+                           (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
       }
       void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size,
                                  alignment);
       if (svm == NULL) {
-        return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                    "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
+        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                           "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
       }
       result.address = svm;
       result.host_address = svm;
       result.device_address = (uint64_t)(uintptr_t)svm;
-      result.alignment = alignment_of_address((uintptr_t)svm);
+      result.alignment = plugin_alignment_capped((uintptr_t)svm, HURRAY_PLUGIN_MAX_ALIGNMENT);
       result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
       break;
     }
     default:
-      return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                  "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
+      return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+                         "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
   hurray_plugin_copy_out(out, &result, sizeof result);
   return HURRAY_OK;
@@ -562,13 +522,13 @@ typedef struct opencl_event {
 static hurray_status opencl_create_event(void *opaque, uint32_t device_index, void **out_event,
                                          hurray_error *err) {
   const opencl_state *state = opaque;
-  if (device_index >= state->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "opencl: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   opencl_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "opencl: event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "opencl: event");
   }
   event->device_index = device_index;
   *out_event = event;
@@ -629,8 +589,9 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
       return fail_cl(err, "marker execution status", status);
     }
     if (now_ns() - start >= timeout_ns) {
-      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "opencl: event not complete after %llu ns", (unsigned long long)timeout_ns);
+      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                         "opencl: event not complete after %llu ns",
+                         (unsigned long long)timeout_ns);
     }
     struct timespec pause = {0, sleep_ns};
     nanosleep(&pause, NULL);

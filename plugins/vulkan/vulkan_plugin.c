@@ -37,7 +37,6 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +49,7 @@
 #include <vulkan/vulkan.h>
 
 #include "hurray/plugin.h"
+#include "plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define VULKAN_DEFAULT_LIBRARY "libvulkan.so.1"
 #define VULKAN_LIBRARY_ENV "HURRAY_VULKAN_LIBRARY"
@@ -170,63 +170,31 @@ static const char *vk_result_name(VkResult r) {
   }
 }
 
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  err->status = status;
-  err->value = value;
-  err->expected = expected;
-  err->index = 0;
-  va_list args;
-  va_start(args, format);
-  vsnprintf(err->detail, sizeof err->detail, format, args);
-  va_end(args);
-  return status;
-}
-
 static hurray_status fail_vk(hurray_error *err, const char *call, VkResult r) {
   hurray_status status = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
                              ? HURRAY_ERR_OUT_OF_MEMORY
                              : HURRAY_ERR_DEVICE_ERROR;
-  return fail(err, status, (uint64_t)(int64_t)r, 0, "vulkan: %s: %s (%d)", call, vk_result_name(r),
-              (int)r);
-}
-
-static uint32_t alignment_of_address(uint64_t address) {
-  /* The lowest set bit (two's complement), capped at what a u32 can declare;
-   * address 0 has every bit clear and gets the cap. */
-  uint64_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
+  return plugin_fail(err, status, (uint64_t)(int64_t)r, 0, "vulkan: %s: %s (%d)", call,
+                     vk_result_name(r), (int)r);
 }
 
 static bool vulkan_open(vulkan_state *state) {
-  const char *library = getenv(VULKAN_LIBRARY_ENV);
-  if (library == NULL || library[0] == '\0') {
-    library = VULKAN_DEFAULT_LIBRARY;
-  }
-  void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  static const char *const default_libraries[] = {VULKAN_DEFAULT_LIBRARY};
+  const char *library = NULL;
+  void *handle = plugin_open_runtime(VULKAN_LIBRARY_ENV, default_libraries, 1u, 0, &library,
+                                     state->unavailable_reason, sizeof state->unavailable_reason);
   if (handle == NULL) {
-    const char *why = dlerror();
-    snprintf(state->unavailable_reason, sizeof state->unavailable_reason, "dlopen %s: %s", library,
-             why != NULL ? why : "unknown error");
     return false;
   }
-#define VULKAN_RESOLVE(ret, name, params)                                   \
-  {                                                                         \
-    void *symbol = dlsym(handle, #name);                                    \
-    if (symbol == NULL) {                                                   \
-      snprintf(state->unavailable_reason, sizeof state->unavailable_reason, \
-               "dlsym %s in %s: symbol not found", #name, library);         \
-      dlclose(handle);                                                      \
-      return false;                                                         \
-    }                                                                       \
-    memcpy(&state->vk.name, &symbol, sizeof symbol);                        \
+  /* The X-macro's second expansion: every symbol, required, into state->vk. */
+#define VULKAN_SYMBOL_ENTRY(ret, name, params) {#name, &state->vk.name, true},
+  const plugin_symbol symbols[] = {VULKAN_SYMBOLS(VULKAN_SYMBOL_ENTRY)};
+#undef VULKAN_SYMBOL_ENTRY
+  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
+                              state->unavailable_reason, sizeof state->unavailable_reason)) {
+    dlclose(handle);
+    return false;
   }
-  VULKAN_SYMBOLS(VULKAN_RESOLVE)
-#undef VULKAN_RESOLVE
   state->library = handle;
   return true;
 }
@@ -397,10 +365,9 @@ static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
         continue;
       }
     }
-    hurray_plugin_memory_class_info *mc = &info->memory_classes[info->memory_class_count++];
-    mc->memory_class = classes[c];
-    mc->flags = c == CLASS_STANDARD ? 0u : HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
-    mc->max_alignment = max_alignment;
+    plugin_add_memory_class(info, classes[c],
+                            c == CLASS_STANDARD ? 0u : HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                            max_alignment);
   }
   if (info->memory_class_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
@@ -417,7 +384,7 @@ static bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
 static hurray_status vulkan_init(void **out_state, hurray_error *err) {
   vulkan_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "vulkan: plugin state");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "vulkan: plugin state");
   }
   *out_state = state;
   if (!vulkan_open(state)) {
@@ -485,16 +452,15 @@ static hurray_status vulkan_count_devices(void *opaque, uint32_t *out_count, hur
 
 static size_t vulkan_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const vulkan_state *state = opaque;
-  int n = snprintf(buf, cap, "%s", state->device_count > 0u ? "" : state->unavailable_reason);
-  return n > 0 ? (size_t)n : 0u;
+  return plugin_copy_reason(buf, cap, state->device_count > 0u ? "" : state->unavailable_reason);
 }
 
 static hurray_status vulkan_describe_device(void *opaque, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const vulkan_state *state = opaque;
-  if (device_index >= state->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "vulkan: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   hurray_plugin_copy_out(out, &state->devices[device_index].info,
                          sizeof state->devices[device_index].info);
@@ -559,9 +525,9 @@ static hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device 
   vk->vkGetBufferMemoryRequirements(d->device, probe, &requirements);
   if ((requirements.memoryTypeBits & (1u << type)) == 0u) {
     vk->vkDestroyBuffer(d->device, probe, NULL);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, type, requirements.memoryTypeBits,
-                "vulkan: memory type %u cannot back a buffer (allowed mask 0x%X)", (unsigned)type,
-                (unsigned)requirements.memoryTypeBits);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, type, requirements.memoryTypeBits,
+                       "vulkan: memory type %u cannot back a buffer (allowed mask 0x%X)",
+                       (unsigned)type, (unsigned)requirements.memoryTypeBits);
   }
   VkMemoryAllocateFlagsInfo flags_info;
   memset(&flags_info, 0, sizeof flags_info);
@@ -602,19 +568,19 @@ static hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device 
     offset = ((base + alignment - 1u) & ~(uint64_t)(alignment - 1u)) - base;
   } else if (alignment > requirements.alignment) {
     vk->vkFreeMemory(d->device, out->memory, NULL);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
-                "vulkan: no address to align to %u; the device guarantees %llu",
-                (unsigned)alignment, (unsigned long long)requirements.alignment);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
+                       "vulkan: no address to align to %u; the device guarantees %llu",
+                       (unsigned)alignment, (unsigned long long)requirements.alignment);
   }
   if (offset % requirements.alignment != 0u) {
     if (map) {
       vk->vkUnmapMemory(d->device, out->memory);
     }
     vk->vkFreeMemory(d->device, out->memory, NULL);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
-                "vulkan: offset %llu for alignment %u breaks the bind alignment %llu",
-                (unsigned long long)offset, (unsigned)alignment,
-                (unsigned long long)requirements.alignment);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
+                       "vulkan: offset %llu for alignment %u breaks the bind alignment %llu",
+                       (unsigned long long)offset, (unsigned)alignment,
+                       (unsigned long long)requirements.alignment);
   }
   r = create_buffer(vk, d, size, &out->buffer);
   if (r == VK_SUCCESS) {
@@ -644,8 +610,8 @@ static hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
   if (device_index >= state->device_count || flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "vulkan: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
+                       "vulkan: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
   }
   const vulkan_device *d = &state->devices[device_index];
   int c = memory_class == HURRAY_MEMORY_STANDARD      ? CLASS_STANDARD
@@ -653,18 +619,19 @@ static hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64
           : memory_class == HURRAY_MEMORY_UNIFIED     ? CLASS_UNIFIED
                                                       : -1;
   if (c < 0 || d->memory_type[c] == UINT32_MAX) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_VULKAN,
-                "vulkan: %s has no memory type for class 0x%02X", d->info.name,
-                (unsigned)memory_class);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_VULKAN,
+                       "vulkan: %s has no memory type for class 0x%02X", d->info.name,
+                       (unsigned)memory_class);
   }
   if (alignment > VULKAN_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, VULKAN_MAX_ALIGNMENT,
-                "vulkan: alignment %u above the %u guaranteed", (unsigned)alignment,
-                VULKAN_MAX_ALIGNMENT);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, VULKAN_MAX_ALIGNMENT,
+                       "vulkan: alignment %u above the %u guaranteed", (unsigned)alignment,
+                       VULKAN_MAX_ALIGNMENT);
   }
   vulkan_memory *memory = calloc(1, sizeof *memory);
   if (memory == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0, "vulkan: allocation record");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0,
+                       "vulkan: allocation record");
   }
   bool map = c != CLASS_STANDARD;
   hurray_status status =
@@ -687,11 +654,12 @@ static hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64
   uint32_t measured = HURRAY_PLUGIN_MAX_ALIGNMENT;
   result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
   if (result.device_address != 0u) {
-    measured = alignment_of_address(result.device_address);
+    measured = plugin_alignment_capped(result.device_address, HURRAY_PLUGIN_MAX_ALIGNMENT);
     result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   }
   if (memory->mapped != NULL) {
-    uint32_t host = alignment_of_address((uint64_t)(uintptr_t)memory->mapped);
+    uint32_t host =
+        plugin_alignment_capped((uint64_t)(uintptr_t)memory->mapped, HURRAY_PLUGIN_MAX_ALIGNMENT);
     measured = host < measured ? host : measured;
     result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   }
@@ -706,9 +674,9 @@ static hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64
     vk->vkDestroyBuffer(d->device, memory->buffer, NULL);
     vk->vkFreeMemory(d->device, memory->memory, NULL);
     free(memory);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                "vulkan: obtained alignment %u, %u requested", (unsigned)measured,
-                (unsigned)alignment);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                       "vulkan: obtained alignment %u, %u requested", (unsigned)measured,
+                       (unsigned)alignment);
   }
   hurray_plugin_copy_out(out, &result, sizeof result);
   return HURRAY_OK;
@@ -801,8 +769,8 @@ static hurray_status staged_copy(vulkan_state *state, const hurray_plugin_alloca
                       ? d->memory_type[CLASS_HOST_PINNED]
                       : d->memory_type[CLASS_UNIFIED];
   if (type == UINT32_MAX) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0,
-                "vulkan: %s has no host-visible memory to stage a copy", d->info.name);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0,
+                       "vulkan: %s has no host-visible memory to stage a copy", d->info.name);
   }
   vulkan_memory staging;
   memset(&staging, 0, sizeof staging);
@@ -868,14 +836,14 @@ static hurray_status vulkan_create_event(void *opaque, uint32_t device_index, vo
                                          hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
-  if (device_index >= state->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "vulkan: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   const vulkan_device *d = &state->devices[device_index];
   vulkan_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "vulkan: event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "vulkan: event");
   }
   event->device_index = device_index;
   VkResult r;
@@ -977,8 +945,8 @@ static hurray_status vulkan_wait_event(void *opaque, void *opaque_event, uint64_
     r = vk->vkWaitForFences(d->device, 1, &event->fence, VK_TRUE, timeout_ns);
   }
   if (r == VK_TIMEOUT) {
-    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0, "vulkan: event not reached after %llu ns",
-                (unsigned long long)timeout_ns);
+    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                       "vulkan: event not reached after %llu ns", (unsigned long long)timeout_ns);
   }
   return r == VK_SUCCESS ? HURRAY_OK
                          : fail_vk(err, d->timeline ? "vkWaitSemaphores" : "vkWaitForFences", r);
@@ -1014,9 +982,9 @@ static void vulkan_release_event(void *opaque, void *opaque_event) {
 static hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, void *stream,
                                         uint64_t timeout_ns, hurray_error *err) {
   vulkan_state *state = opaque;
-  if (device_index >= state->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                "vulkan: no device %u", (unsigned)device_index);
+  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   const vulkan_api *vk = &state->vk;
   vulkan_device *d = &state->devices[device_index];
@@ -1040,8 +1008,8 @@ static hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, voi
     /* The fence is still pending: wait it out before destroying it. */
     vk->vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
     vk->vkDestroyFence(d->device, fence, NULL);
-    return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0, "vulkan: queue not idle after %llu ns",
-                (unsigned long long)timeout_ns);
+    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                       "vulkan: queue not idle after %llu ns", (unsigned long long)timeout_ns);
   }
   vk->vkDestroyFence(d->device, fence, NULL);
   return r == VK_SUCCESS ? HURRAY_OK : fail_vk(err, "vkQueueSubmit/vkWaitForFences", r);
@@ -1054,8 +1022,9 @@ static hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *
   const vulkan_event *event = opaque_event;
   vulkan_device *d = &state->devices[event->device_index];
   if (!d->timeline) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
-                "vulkan: %s has no timeline semaphores: device-side waits need them", d->info.name);
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
+                       "vulkan: %s has no timeline semaphores: device-side waits need them",
+                       d->info.name);
   }
   if (event->value == 0u) {
     return HURRAY_OK;
