@@ -56,8 +56,8 @@
 /* ------------------------------------------------------------------------ */
 /* ONE list of every vendor function the plugin calls: X(return type, name,
  * (parameter types)). It is expanded twice below, into a struct of function
- * pointers and into the dlsym loop, so a function cannot be declared and
- * forgotten, or resolved under another name. */
+ * pointers and into the list plugin_resolve_symbols looks up with dlsym, so a
+ * function cannot be declared and forgotten, or resolved under another name. */
 #define EXAMPLE_SYMBOLS(X)                          \
   X(int, posix_memalign, (void **, size_t, size_t)) \
   X(void, free, (void *))                           \
