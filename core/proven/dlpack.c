@@ -7,6 +7,15 @@
 
 /* DLPack type for a named device whose every non-peer class shares one
  * DLPack value; 0 when the device does not work that way. */
+/*@
+  terminates \true;
+  assigns \nothing;
+  ensures \result == bp_dlpack_of_pair(device_tag, 0x00) || \result == 0;
+  ensures \result != 0 <==> (device_tag == 0x00 || device_tag == 0x03 || device_tag == 0x04 ||
+                             device_tag == 0x06 || device_tag == 0x07 || device_tag == 0x08);
+  ensures \forall integer c; 0x00 <= c <= 0x02 && \result != 0 ==>
+            bp_dlpack_of_pair(device_tag, c) == \result;
+*/
 static int32_t classless_device_type(hurray_device_tag device_tag) {
   switch (device_tag) {
     case HURRAY_DEVICE_CPU: return HURRAY_DLPACK_CPU;
@@ -19,6 +28,27 @@ static int32_t classless_device_type(hurray_device_tag device_tag) {
   }
 }
 
+/*@
+  requires out_device_type == \null || \valid(out_device_type);
+  requires err == \null || \valid(err);
+  requires out_device_type != \null ==> \separated(out_device_type, err);
+  terminates \true;
+  assigns *out_device_type, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior unsupported:  // BP-DLPACK-1: never a guess
+    assumes bp_dlpack_of_pair(device_tag, memory_class) == 0;
+    ensures \result == HURRAY_ERR_UNSUPPORTED;
+    ensures bp_error_is(err, \result, memory_class, device_tag, 0);
+    ensures out_device_type != \null ==> *out_device_type == \old(*out_device_type);
+  behavior no_out:
+    assumes bp_dlpack_of_pair(device_tag, memory_class) != 0 && out_device_type == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior mapped:  // BP-DLPACK-1
+    assumes bp_dlpack_of_pair(device_tag, memory_class) != 0 && out_device_type != \null;
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+    ensures *out_device_type == bp_dlpack_of_pair(device_tag, memory_class);
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_dlpack_device_type_from_pair(hurray_device_tag device_tag,
                                                   hurray_memory_class memory_class,
                                                   int32_t *out_device_type, hurray_error *err) {
@@ -49,11 +79,46 @@ hurray_status hurray_dlpack_device_type_from_pair(hurray_device_tag device_tag,
   return HURRAY_OK;
 }
 
+/*@
+  requires out_device_tag == \null || \valid(out_device_tag);
+  requires out_memory_class == \null || \valid(out_memory_class);
+  requires err == \null || \valid(err);
+  requires out_device_tag != \null && out_memory_class != \null ==>
+             \separated(out_device_tag, out_memory_class);
+  requires out_device_tag != \null ==> \separated(out_device_tag, err);
+  requires out_memory_class != \null ==> \separated(out_memory_class, err);
+  terminates \true;
+  assigns *out_device_tag, *out_memory_class, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior unsupported:  // BP-DLPACK-2
+    assumes bp_dlpack_tag(device_type) == 0xFF;
+    ensures \result == HURRAY_ERR_UNSUPPORTED;
+    ensures bp_error_is(err, \result,
+                        device_type >= 0 ? device_type : device_type + 18446744073709551616,
+                        0, 0);
+    ensures out_device_tag != \null ==> *out_device_tag == \old(*out_device_tag);
+    ensures out_memory_class != \null ==> *out_memory_class == \old(*out_memory_class);
+  behavior no_tag_out:
+    assumes bp_dlpack_tag(device_type) != 0xFF && out_device_tag == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 1);
+  behavior no_class_out:
+    assumes bp_dlpack_tag(device_type) != 0xFF && out_device_tag != \null;
+    assumes out_memory_class == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior mapped:  // BP-DLPACK-2
+    assumes bp_dlpack_tag(device_type) != 0xFF && out_device_tag != \null;
+    assumes out_memory_class != \null;
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+    ensures *out_device_tag == bp_dlpack_tag(device_type);
+    ensures *out_memory_class == bp_dlpack_class(device_type);
+    ensures bp_dlpack_of_pair(*out_device_tag, *out_memory_class) == device_type;
+  complete behaviors;
+  disjoint behaviors;
+*/
 hurray_status hurray_dlpack_device_type_to_pair(int32_t device_type,
                                                 hurray_device_tag *out_device_tag,
                                                 hurray_memory_class *out_memory_class,
                                                 hurray_error *err) {
-  hurray_device_tag tag;
+  hurray_device_tag tag = HURRAY_DEVICE_INVALID; /* stays so for a type with no mapping */
   hurray_memory_class memory_class = HURRAY_MEMORY_STANDARD;
   switch (device_type) {
     case HURRAY_DLPACK_CPU: tag = HURRAY_DEVICE_CPU; break;
@@ -77,8 +142,14 @@ hurray_status hurray_dlpack_device_type_to_pair(int32_t device_type,
     case HURRAY_DLPACK_HEXAGON: tag = HURRAY_DEVICE_HEXAGON; break;
     case HURRAY_DLPACK_ONEAPI: tag = HURRAY_DEVICE_LEVEL_ZERO; break;
     case HURRAY_DLPACK_OPENCL: tag = HURRAY_DEVICE_OPENCL; break;
-    default:
-      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, (uint64_t)(int64_t)device_type, 0, 0);
+    default: break;
+  }
+  if (tag == HURRAY_DEVICE_INVALID) {
+    /* The value is (uint64_t)device_type, written without converting a
+     * negative number to an unsigned type (-warn-unsigned-downcast). */
+    uint64_t value = device_type >= 0 ? (uint64_t)device_type
+                                      : UINT64_MAX - (uint64_t)(-(int64_t)device_type) + 1u;
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, value, 0, 0);
   }
   if (out_device_tag == NULL) {
     return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1);

@@ -18,6 +18,7 @@
     ensures bp_error_unchanged{Pre, Post}(err);
   behavior rejected:  // BP-ORDER-1: the first rule broken, its error and values
     assumes !bp_valid_fields(byte_size, alignment, device_tag, sync_mode, memory_class);
+    ensures \result != HURRAY_OK;
     ensures bp_fields_rejected(\result, err, index, byte_size, alignment, device_tag,
                                sync_mode, memory_class);
   complete behaviors;
@@ -69,7 +70,7 @@ hurray_status hurray_handle_fields_check(uint64_t byte_size, uint32_t alignment,
 /*@
   requires handle == \null || \valid_read(handle);
   requires err == \null || \valid(err);
-  requires \separated(handle, err);
+  requires handle != \null ==> \separated(handle, err);
   terminates \true;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior no_handle:
@@ -97,7 +98,7 @@ hurray_status hurray_buffer_handle_validate(const hurray_buffer_handle *handle,
 /*@
   requires out == \null || \valid(out);
   requires err == \null || \valid(err);
-  requires \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior rejected:  // BP-ORDER-1: constructors enforce exactly the reader's rules
@@ -145,7 +146,7 @@ hurray_status hurray_buffer_handle_with_memory_class(uint64_t byte_size, uint32_
 /*@
   requires out == \null || \valid(out);
   requires err == \null || \valid(err);
-  requires \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior rejected:  // BP-ORDER-1, with memory class standard (BP-MEM-1)

@@ -4,6 +4,11 @@
  */
 #include "hurray/buffer.h"
 
+/*@
+  terminates \true;
+  assigns \result \from status;
+  ensures \valid_read(\result);
+*/
 const char *hurray_status_name(hurray_status status) {
   switch (status) {
     case HURRAY_OK: return "OK";

@@ -18,7 +18,7 @@ bool hurray_device_tag_is_private(hurray_device_tag tag) {
 /*@
   requires out == \null || \valid(out);
   requires err == \null || \valid(err);
-  requires \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior invalid:  // BP-DEV-4
@@ -60,7 +60,7 @@ hurray_status hurray_device_tag_from_byte(uint8_t byte, hurray_device_tag *out,
 
 /*@
   terminates \true;
-  assigns \nothing;
+  assigns \result \from tag;
   ensures \valid_read(\result);
 */
 const char *hurray_device_tag_name(hurray_device_tag tag) {
@@ -93,7 +93,7 @@ bool hurray_memory_class_is_private(hurray_memory_class memory_class) {
 /*@
   requires out == \null || \valid(out);
   requires err == \null || \valid(err);
-  requires \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior invalid:  // BP-MEM-3
@@ -135,7 +135,7 @@ hurray_status hurray_memory_class_from_byte(uint8_t byte, hurray_memory_class *o
 
 /*@
   terminates \true;
-  assigns \nothing;
+  assigns \result \from memory_class;
   ensures \valid_read(\result);
 */
 const char *hurray_memory_class_name(hurray_memory_class memory_class) {
@@ -163,7 +163,7 @@ bool hurray_sync_mode_is_private(hurray_sync_mode mode) {
 /*@
   requires out == \null || \valid(out);
   requires err == \null || \valid(err);
-  requires \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior invalid:  // BP-SYNC-1
@@ -196,7 +196,7 @@ hurray_status hurray_sync_mode_from_byte(uint8_t byte, hurray_sync_mode *out, hu
 
 /*@
   terminates \true;
-  assigns \nothing;
+  assigns \result \from mode;
   ensures \valid_read(\result);
 */
 const char *hurray_sync_mode_name(hurray_sync_mode mode) {

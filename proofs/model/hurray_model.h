@@ -152,6 +152,9 @@
     256 * (p[6] + 256 * p[7]))))));
   logic integer bp_le32{L}(uint8_t *p) = p[0] + 256 * (p[1] + 256 * (p[2] + 256 * p[3]));
 
+  // Byte j of the bytes at p (to read one in another state: bp_byte_at{Pre}).
+  logic integer bp_byte_at{L}(uint8_t *p, integer j) = p[j];
+
   // Byte k (from 0, least significant first) of a value.
   logic integer bp_byte(integer v, integer k) =
     k == 0 ? v % 256 :
@@ -168,17 +171,26 @@
     p[15] == 0x00 &&
     bp_valid_fields(bp_le64(p), bp_le32(p + 8), p[12], p[13], p[14]);
 
-  // BP-ORDER-1 with step 1 (the reserved byte, BP-WIRE-2) in front.
-  predicate bp_wire_rejected{L}(integer st, hurray_error *err, integer index, uint8_t *p) =
-       (p[15] != 0x00 &&
-        st == HURRAY_ERR_RESERVED_BYTE_NONZERO && bp_error_is(err, st, p[15], 0, index))
-    || (p[15] == 0x00 &&
-        bp_fields_rejected(st, err, index, bp_le64(p), bp_le32(p + 8), p[12], p[13], p[14]));
+  // BP-ORDER-1 with step 1 (the reserved byte, BP-WIRE-2) in front; err
+  // read in state Le, the bytes in state Lp.
+  predicate bp_wire_rejected{Le, Lp}(integer st, hurray_error *err, integer index,
+                                     uint8_t *p) =
+       (\at(p[15], Lp) != 0x00 &&
+        st == HURRAY_ERR_RESERVED_BYTE_NONZERO &&
+        bp_error_is{Le}(err, st, \at(p[15], Lp), 0, index))
+    || (\at(p[15], Lp) == 0x00 &&
+        bp_fields_rejected{Le}(st, err, index, \at(bp_le64(p), Lp), \at(bp_le32(p + 8), Lp),
+                               \at(p[12], Lp), \at(p[13], Lp), \at(p[14], Lp)));
 
-  // A handle equals the field values of the wire bytes at p (BP-WIRE-1).
-  predicate bp_decoded_from{L}(hurray_buffer_handle h, uint8_t *p) =
-    h.byte_size == bp_le64(p) && h.alignment == bp_le32(p + 8) &&
-    h.device_tag == p[12] && h.sync_mode == p[13] && h.memory_class == p[14];
+  // The handle at h (read in state Lh) holds the field values of the wire
+  // bytes at p (read in state Lp) (BP-WIRE-1). Two states, so that a
+  // contract can compare what a function wrote with the bytes it was given.
+  predicate bp_decoded_from{Lh, Lp}(hurray_buffer_handle *h, uint8_t *p) =
+    \at(h->byte_size, Lh) == \at(bp_le64(p), Lp) &&
+    \at(h->alignment, Lh) == \at(bp_le32(p + 8), Lp) &&
+    \at(h->device_tag, Lh) == \at(p[12], Lp) &&
+    \at(h->sync_mode, Lh) == \at(p[13], Lp) &&
+    \at(h->memory_class, Lh) == \at(p[14], Lp);
 
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
   predicate bp_encodes{L}(uint8_t *p, hurray_buffer_handle h) =
@@ -203,16 +215,74 @@
   // Start of handle i of the table at `in`.
   logic uint8_t *bp_table_handle(uint8_t *in, integer i) = in + (1 + 16 * i);
 
-  // The first n handles of the table are valid and colocated with handle 0.
-  predicate bp_table_prefix_ok{L}(uint8_t *in, integer n) =
-    (\forall integer i; 0 <= i < n ==> bp_valid_wire_handle(bp_table_handle(in, i))) &&
-    (\forall integer i; 0 <= i < n ==>
-       in[1 + 16 * i + 12] == in[1 + 12] && in[1 + 16 * i + 14] == in[1 + 14]);
+  // The first n handles of the table are valid (BP-TABLE-5, BP-ORDER-1).
+  predicate bp_table_handles_valid{L}(uint8_t *in, integer n) =
+    \forall integer i; 0 <= i < n ==> bp_valid_wire_handle(bp_table_handle(in, i));
+
+  // The first n handles share handle 0's device tag and class (BP-COLOC-1).
+  predicate bp_table_colocated{L}(uint8_t *in, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      in[1 + 16 * i + 12] == in[1 + 12] && in[1 + 16 * i + 14] == in[1 + 14];
+
+  // Bytes a table of n handles occupies (BP-TABLE-1).
+  logic integer bp_table_size(integer n) = 1 + 16 * n;
 
   // BP-TABLE-1..3, BP-TABLE-5, BP-COLOC-1: a table a reader accepts at the
   // start of len bytes.
   predicate bp_valid_table{L}(uint8_t *in, integer len) =
-    len >= 1 && in[0] >= 1 && len >= 1 + 16 * in[0] && bp_table_prefix_ok(in, in[0]);
+    len >= 1 && in[0] >= 1 && len >= bp_table_size(in[0]) &&
+    bp_table_handles_valid(in, in[0]) && bp_table_colocated(in, in[0]);
+
+  // BP-COLOC-2: handle k is the first that differs from handle 0; its tag is
+  // checked before its class. err in state Le, the table in state Lp.
+  predicate bp_table_mismatch_at{Le, Lp}(integer st, hurray_error *err, uint8_t *in,
+                                         integer k) =
+    bp_table_colocated{Lp}(in, k) &&
+    (\at(in[1 + 16 * k + 12], Lp) != \at(in[1 + 12], Lp) ==>
+       st == HURRAY_ERR_DEVICE_TAG_MISMATCH &&
+       bp_error_is{Le}(err, st, \at(in[1 + 16 * k + 12], Lp), \at(in[1 + 12], Lp), k)) &&
+    (\at(in[1 + 16 * k + 12], Lp) == \at(in[1 + 12], Lp) ==>
+       \at(in[1 + 16 * k + 14], Lp) != \at(in[1 + 14], Lp) &&
+       st == HURRAY_ERR_MEMORY_CLASS_MISMATCH &&
+       bp_error_is{Le}(err, st, \at(in[1 + 16 * k + 14], Lp), \at(in[1 + 14], Lp), k));
+
+  // The answer of a reader that rejects the table at the start of len bytes
+  // with capacity cap, in the order of BP-TABLE-2..5 and BP-COLOC-2. err in
+  // state Le, the table in state Lp.
+  predicate bp_table_rejected{Le, Lp}(integer st, hurray_error *err, uint8_t *in, integer len,
+                                      integer cap) =
+       (len < 1 &&  // BP-TABLE-2
+        st == HURRAY_ERR_TRUNCATED && bp_error_is{Le}(err, st, len, 1, 0))
+    || (len >= 1 && len < bp_table_size(\at(in[0], Lp)) &&  // BP-TABLE-2
+        st == HURRAY_ERR_TRUNCATED &&
+        bp_error_is{Le}(err, st, len, bp_table_size(\at(in[0], Lp)), 0))
+    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) == 0 &&  // BP-TABLE-3
+        st == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is{Le}(err, st, 0, 1, 0))
+    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
+        cap < \at(in[0], Lp) &&  // BP-TABLE-4
+        st == HURRAY_ERR_CAPACITY && bp_error_is{Le}(err, st, \at(in[0], Lp), cap, 0))
+    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
+        cap >= \at(in[0], Lp) &&  // BP-TABLE-5
+        (\exists integer k; 0 <= k < \at(in[0], Lp) && bp_table_handles_valid{Lp}(in, k) &&
+           bp_wire_rejected{Le, Lp}(st, err, k, bp_table_handle(in, k))))
+    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
+        cap >= \at(in[0], Lp) &&  // BP-COLOC-2
+        bp_table_handles_valid{Lp}(in, \at(in[0], Lp)) &&
+        (\exists integer k; 1 <= k < \at(in[0], Lp) &&
+           bp_table_mismatch_at{Le, Lp}(st, err, in, k)));
+
+  // Handles 0..n-1 are colocated (BP-COLOC-1) and, at k, the first mismatch
+  // of a list (BP-COLOC-2).
+  predicate bp_list_mismatch_at{L}(integer st, hurray_error *err, hurray_buffer_handle *h,
+                                   integer k) =
+    bp_colocated(h, k) &&
+    (h[k].device_tag != h[0].device_tag ==>
+       st == HURRAY_ERR_DEVICE_TAG_MISMATCH &&
+       bp_error_is(err, st, h[k].device_tag, h[0].device_tag, k)) &&
+    (h[k].device_tag == h[0].device_tag ==>
+       h[k].memory_class != h[0].memory_class &&
+       st == HURRAY_ERR_MEMORY_CLASS_MISMATCH &&
+       bp_error_is(err, st, h[k].memory_class, h[0].memory_class, k));
 
   // ---- DLPack (BP-DLPACK-1, BP-DLPACK-2) ------------------------------------
 
