@@ -285,7 +285,7 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
     bool same_place = tag == tag0 && memory_class == class0 && p[15] == 0u;
     bool sync_ok = sync <= HURRAY_SYNC_CONSUMER_STREAM &&
                    (tag0 != HURRAY_DEVICE_CPU || sync == HURRAY_SYNC_PRODUCER_SYNCED);
-    bool align_ok = hurray_alignment_is_power_of_two(alignment) &&
+    bool align_ok = alignment != 0u && (alignment & (alignment - 1u)) == 0u &&
                     (byte_size == 0u || alignment >= HURRAY_MIN_BUFFER_ALIGNMENT);
     if (same_place && sync_ok && align_ok) {
       out[i].byte_size = byte_size;
