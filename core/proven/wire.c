@@ -87,6 +87,56 @@ void hurray_buffer_handle_encode(const hurray_buffer_handle *handle,
   out[15] = 0u;
 }
 
+/* BP-ORDER-1 for the handle at `in`, position `index` of its table; writes
+ * nothing but *err, and that only on failure. */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 15), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // BP-WIRE-2, BP-ORDER-1
+    assumes bp_valid_wire_handle(in);
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // BP-ORDER-1: the first rule broken
+    assumes !bp_valid_wire_handle(in);
+    ensures \result != HURRAY_OK;
+    ensures bp_wire_rejected{Post, Pre}(\result, err, index, in);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status check_one(const uint8_t *in, size_t index, hurray_error *err) {
+  if (in[15] != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, in[15], 0, index);
+  }
+  return hurray_handle_fields_check(load_le64(in), load_le32(in + 8), in[12], in[13], in[14],
+                                    index, err);
+}
+
+/* Writes the field values of the 16 bytes at `in` to *out (BP-WIRE-1). Every
+ * load comes before the first store, so no proof has to show that a store to
+ * *out left the bytes still to be read alone. */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires \valid(out);
+  requires \separated(in + (0 .. 15), out);
+  terminates \true;
+  assigns *out;
+  ensures bp_decoded_from{Post, Pre}(out, in);
+*/
+static inline void store_decoded(const uint8_t *in, hurray_buffer_handle *out) {
+  const uint64_t byte_size = load_le64(in);
+  const uint32_t alignment = load_le32(in + 8);
+  const uint8_t device_tag = in[12];
+  const uint8_t sync_mode = in[13];
+  const uint8_t memory_class = in[14];
+  out->byte_size = byte_size;
+  out->alignment = alignment;
+  out->device_tag = device_tag;
+  out->sync_mode = sync_mode;
+  out->memory_class = memory_class;
+}
+
 /* BP-ORDER-1 for one handle at position `index`; writes *out only on success. */
 /*@
   requires \valid_read(in + (0 .. 15));
@@ -109,21 +159,13 @@ void hurray_buffer_handle_encode(const hurray_buffer_handle *handle,
 */
 static hurray_status decode_one(const uint8_t *in, hurray_buffer_handle *out, size_t index,
                                 hurray_error *err) {
-  if (in[15] != 0u) {
-    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, in[15], 0, index);
-  }
-  uint64_t byte_size = load_le64(in);
-  uint32_t alignment = load_le32(in + 8);
-  hurray_status status =
-      hurray_handle_fields_check(byte_size, alignment, in[12], in[13], in[14], index, err);
+  hurray_status status = check_one(in, index, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  out->byte_size = byte_size;
-  out->alignment = alignment;
-  out->device_tag = in[12];
-  out->sync_mode = in[13];
-  out->memory_class = in[14];
+  //@ assert bp_error_unchanged{Pre, Here}(err);
+  store_decoded(in, out);
+  //@ assert bp_error_unchanged{Pre, Here}(err);
   return HURRAY_OK;
 }
 
@@ -174,6 +216,205 @@ size_t hurray_buffer_table_encoded_size(size_t count) {
   return 1u + HURRAY_BUFFER_HANDLE_SIZE * count;
 }
 
+/* BP-ALIGN-1 on the table's fast path, in four instructions and no branch.
+ * Multiplying 2^k by the de Bruijn constant 0x077CB531 shifts that 5-bit
+ * de Bruijn sequence left by k, so the product's top five bits (modulo 2^32)
+ * differ for each of the 32 powers of two a u32 holds; the slot they name
+ * holds that power. Any other value, 0 included, lands on a slot holding a
+ * different number. Unlike the bit trick (a & (a - 1)) == 0 this is
+ * arithmetic the provers can follow: the product is written modulo 2^32
+ * and the shift as a division, which compile to the same instructions. */
+static const uint32_t power_of_two_in_slot[32] = {
+    1u,         2u,         268435456u, 4u,        536870912u, 16384u,    16777216u, 8u,
+    1073741824u, 4194304u,  1048576u,   32768u,    33554432u,  131072u,   16u,       256u,
+    2147483648u, 134217728u, 8192u,     8388608u,  2097152u,   524288u,   65536u,    128u,
+    67108864u,  4096u,      262144u,    64u,       2048u,      32u,       1024u,     512u};
+
+/*@
+  terminates \true;
+  assigns \nothing;
+  ensures \result <==> bp_power_of_two_u32(alignment);  // BP-ALIGN-1
+*/
+static inline bool alignment_is_power_of_two_fast(uint32_t alignment) {
+  const uint32_t slot = (uint32_t)((uint64_t)alignment * 0x077CB531u % 0x100000000u / 0x8000000u);
+  /*@ assert slot == 0 || slot == 1 || slot == 2 || slot == 3 || slot == 4 || slot == 5 ||
+             slot == 6 || slot == 7 || slot == 8 || slot == 9 || slot == 10 || slot == 11 ||
+             slot == 12 || slot == 13 || slot == 14 || slot == 15 || slot == 16 ||
+             slot == 17 || slot == 18 || slot == 19 || slot == 20 || slot == 21 ||
+             slot == 22 || slot == 23 || slot == 24 || slot == 25 || slot == 26 ||
+             slot == 27 || slot == 28 || slot == 29 || slot == 30 || slot == 31; */
+  return power_of_two_in_slot[slot] == alignment;
+}
+
+/* The table loop's fast path: a handle at the first handle's device tag and
+ * memory class (valid, so the tag, class and pair rules hold for it too)
+ * needs only the reserved byte, sync mode and alignment rules. It answers
+ * "valid" or "ask check_one()", never "invalid": check_one() alone gives
+ * the exact error of BP-ORDER-1. */
+/*@
+  requires \valid_read(p + (0 .. 15));
+  requires bp_valid_device_tag(tag0) && bp_valid_memory_class(class0);
+  requires bp_valid_pair(tag0, class0);
+  terminates \true;
+  assigns \nothing;
+  ensures \result ==> bp_valid_wire_handle(p) && p[12] == tag0 && p[14] == class0;
+*/
+static inline bool same_place_handle_is_valid(const uint8_t *p, uint8_t tag0, uint8_t class0) {
+  const uint64_t byte_size = load_le64(p);
+  const uint32_t alignment = load_le32(p + 8);
+  return p[12] == tag0 && p[14] == class0 && p[15] == 0u &&
+         p[13] <= HURRAY_SYNC_CONSUMER_STREAM &&
+         (tag0 != HURRAY_DEVICE_CPU || p[13] == HURRAY_SYNC_PRODUCER_SYNCED) &&
+         alignment_is_power_of_two_fast(alignment) &&
+         (byte_size == 0u || alignment >= HURRAY_MIN_BUFFER_ALIGNMENT);
+}
+
+/* BP-COLOC-2 over the table at `in`, whose n handles are valid: the first
+ * handle whose device tag or memory class differs from handle 0's, tag
+ * first. Writes nothing but *err, and that only on failure. */
+/*@
+  requires 1 <= n <= 255;
+  requires \valid_read(in + (0 .. bp_table_size(n) - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. bp_table_size(n) - 1), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior colocated:  // BP-COLOC-1
+    assumes bp_table_colocated(in, n);
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+  behavior not_colocated:  // BP-COLOC-2
+    assumes !bp_table_colocated(in, n);
+    ensures \exists integer k; 1 <= k < n && bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status check_table_colocation(const uint8_t *in, size_t n, hurray_error *err) {
+  const uint8_t tag0 = in[1 + 12];
+  const uint8_t class0 = in[1 + 14];
+  /*@
+    loop invariant 1 <= i <= n;
+    loop invariant bp_table_colocated(in, i);
+    loop assigns i;
+    loop variant n - i;
+  */
+  for (size_t i = 1; i < n; i++) {
+    const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
+    if (p[12] != tag0 || p[14] != class0) {
+      //@ assert !(bp_table_handle(in, i)[12] == tag0 && bp_table_handle(in, i)[14] == class0);
+      const hurray_status status =
+          p[12] != tag0
+              ? hurray_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, p[12], tag0, i)
+              : hurray_fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, p[14], class0, i);
+      //@ assert bp_table_mismatch_at{Here, Pre}(status, err, in, i);
+      return status;
+    }
+  }
+  return HURRAY_OK;
+}
+
+/* Pass 1 of a table decode (BP-TABLE-5, BP-COLOC-2): checks the n handles
+ * of the table at `in` (its count byte first) in order, then colocation,
+ * and writes nothing but *err. Checking before copying means the loop reads
+ * memory nothing writes, which keeps its proof small; the bytes are in L1
+ * cache for the copy that follows. A handle on the fast path shares handle
+ * 0's tag and class, so colocation needs its own pass only when some handle
+ * took the slow one. */
+/*@
+  requires 1 <= n <= 255;
+  requires \valid_read(in + (0 .. bp_table_size(n) - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. bp_table_size(n) - 1), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
+    assumes !bp_table_handles_valid(in, n);
+    ensures \exists integer k; 0 <= k < n && bp_table_handles_valid(in, k) &&
+              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
+  behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
+    assumes bp_table_handles_valid(in, n) && !bp_table_colocated(in, n);
+    ensures \exists integer k; 1 <= k < n && bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
+  behavior accepted:  // BP-TABLE-5, BP-COLOC-1
+    assumes bp_table_handles_valid(in, n) && bp_table_colocated(in, n);
+    ensures \result == HURRAY_OK && bp_error_unchanged{Pre, Post}(err);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status check_table_handles(const uint8_t *in, size_t n, hurray_error *err) {
+  hurray_status status = check_one(in + 1, 0, err);
+  if (status != HURRAY_OK) {
+    //@ assert bp_wire_rejected{Here, Pre}(status, err, 0, bp_table_handle(in, 0));
+    //@ assert !bp_table_handles_valid(in, n);
+    return status;
+  }
+  //@ assert bp_valid_wire_handle(bp_table_handle(in, 0));
+  const uint8_t tag0 = in[1 + 12];
+  const uint8_t class0 = in[1 + 14];
+  //@ assert bp_valid_device_tag(tag0) && bp_valid_memory_class(class0);
+  //@ assert bp_valid_pair(tag0, class0);
+  size_t slow_handles = 0;
+  /*@
+    loop invariant 1 <= i <= n;
+    loop invariant slow_handles < i;
+    loop invariant bp_table_handles_valid(in, i);
+    loop invariant slow_handles == 0 ==> bp_table_colocated(in, i);
+    loop invariant bp_error_unchanged{Pre, Here}(err);
+    loop assigns i, status, slow_handles;
+    loop assigns err->status, err->value, err->expected, err->index, err->detail[0];
+    loop variant n - i;
+  */
+  for (size_t i = 1; i < n; i++) {
+    const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
+    if (same_place_handle_is_valid(p, tag0, class0)) {
+      //@ assert bp_valid_wire_handle(bp_table_handle(in, i));
+      //@ assert bp_table_handle(in, i)[12] == tag0 && bp_table_handle(in, i)[14] == class0;
+      continue;
+    }
+    slow_handles++;
+    status = check_one(p, i, err);
+    if (status != HURRAY_OK) {
+      //@ assert bp_table_handles_valid(in, i);
+      //@ assert bp_wire_rejected{Here, Pre}(status, err, i, bp_table_handle(in, i));
+      //@ assert !bp_table_handles_valid(in, n);
+      return status;
+    }
+    //@ assert bp_valid_wire_handle(bp_table_handle(in, i));
+  }
+  //@ assert bp_table_handles_valid(in, n);
+  if (slow_handles == 0u) {
+    //@ assert bp_table_colocated(in, n);
+    return HURRAY_OK;
+  }
+  return check_table_colocation(in, n, err);
+}
+
+/* Pass 2 of a table decode: the field values of the n handles, already
+ * checked, into out[0 .. n) (BP-WIRE-1). */
+/*@
+  requires 1 <= n <= 255;
+  requires \valid_read(in + (0 .. bp_table_size(n) - 1));
+  requires \valid(out + (0 .. n - 1));
+  requires \separated(in + (0 .. bp_table_size(n) - 1), out + (0 .. n - 1));
+  terminates \true;
+  assigns out[0 .. n - 1];
+  ensures bp_table_decoded{Post, Pre}(out, in, n);
+*/
+static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle *out) {
+  /*@
+    loop invariant 0 <= i <= n;
+    loop invariant \forall integer k; 0 <= k < bp_table_size(n) ==> in[k] == \at(in[k], Pre);
+    loop invariant bp_table_decoded{Here, Pre}(out, in, i);
+    loop assigns i, out[0 .. n - 1];
+    loop variant n - i;
+  */
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
+    /*@ assert bp_le64(p) == bp_le64{Pre}(p) && bp_le32(p + 8) == bp_le32{Pre}(p + 8) &&
+               p[12] == bp_byte_at{Pre}(p, 12) && p[13] == bp_byte_at{Pre}(p, 13) &&
+               p[14] == bp_byte_at{Pre}(p, 14); */
+    store_decoded(p, &out[i]);
+  }
+}
+
 /*@
   requires in != \null && len >= 1 ==>
              \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
@@ -189,8 +430,11 @@ size_t hurray_buffer_table_encoded_size(size_t count) {
   requires count != \null ==> \separated(count, err);
   requires count != \null && out != \null ==>
              \separated(count, out + (0 .. \min(cap, 255) - 1));
+  requires count != \null && in != \null && len >= 1 ==>
+             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
   terminates \true;
-  assigns out[0 .. \min(cap, 255) - 1], *count, err->status, err->value, err->expected, err->index, err->detail[0];
+  assigns out[0 .. \min(cap, 255) - 1], *count;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior no_in:
     assumes in == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
@@ -220,11 +464,26 @@ size_t hurray_buffer_table_encoded_size(size_t count) {
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
-  behavior handles:  // BP-TABLE-5: reads stay inside the table, writes inside out[0 .. count)
+  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
-    ensures \result == HURRAY_OK ==> *count == \old(in[0]);
-    ensures \result != HURRAY_OK ==> *count == \old(*count);
+    assumes !bp_table_handles_valid(in, in[0]);
+    ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
+              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
+    ensures *count == \old(*count);
+  behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
+    assumes bp_table_handles_valid(in, in[0]) && !bp_table_colocated(in, in[0]);
+    ensures \exists integer k; 1 <= k < \old(in[0]) &&
+              bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
+    ensures *count == \old(*count);
+  behavior accepted:  // BP-TABLE-1..5, BP-COLOC-1: OK iff the spec accepts the table
+    assumes in != \null && out != \null && count != \null;
+    assumes bp_valid_table(in, len) && cap >= in[0];
+    ensures \result == HURRAY_OK && *count == \old(in[0]);
+    ensures bp_table_decoded{Post, Pre}(out, in, \old(in[0]));  // BP-WIRE-1
+    ensures bp_error_unchanged{Pre, Post}(err);
   complete behaviors;
   disjoint behaviors;
 */
@@ -257,61 +516,15 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
     return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
   }
   /* BP-TABLE-5: every handle in order, then colocation (BP-COLOC-2). */
-  hurray_status status = decode_one(in + 1, &out[0], 0, err);
+  hurray_status status = check_table_handles(in, n, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  const uint8_t tag0 = out[0].device_tag;
-  const uint8_t class0 = out[0].memory_class;
-  size_t mismatch = 0; /* 0: none yet (handle 0 cannot mismatch itself) */
-  /*@
-    loop invariant 1 <= i <= n;
-    loop invariant mismatch < i;
-    loop assigns i, mismatch, status, out[1 .. n - 1];
-    loop assigns err->status, err->value, err->expected, err->index, err->detail[0];
-    loop variant n - i;
-  */
-  for (size_t i = 1; i < n; i++) {
-    const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
-    uint64_t byte_size = load_le64(p);
-    uint32_t alignment = load_le32(p + 8);
-    uint8_t tag = p[12];
-    uint8_t sync = p[13];
-    uint8_t memory_class = p[14];
-    /* Fast path: a handle with the first handle's tag and class (already
-     * valid, so the tag, class and pair rules hold) needs only the reserved
-     * byte, sync and alignment rules. Anything else takes decode_one(),
-     * which gives the exact error of BP-ORDER-1. */
-    bool same_place = tag == tag0 && memory_class == class0 && p[15] == 0u;
-    bool sync_ok = sync <= HURRAY_SYNC_CONSUMER_STREAM &&
-                   (tag0 != HURRAY_DEVICE_CPU || sync == HURRAY_SYNC_PRODUCER_SYNCED);
-    bool align_ok = alignment != 0u && (alignment & (alignment - 1u)) == 0u &&
-                    (byte_size == 0u || alignment >= HURRAY_MIN_BUFFER_ALIGNMENT);
-    if (same_place && sync_ok && align_ok) {
-      out[i].byte_size = byte_size;
-      out[i].alignment = alignment;
-      out[i].device_tag = tag;
-      out[i].sync_mode = sync;
-      out[i].memory_class = memory_class;
-      continue;
-    }
-    status = decode_one(p, &out[i], i, err);
-    if (status != HURRAY_OK) {
-      return status;
-    }
-    if (mismatch == 0u && (tag != tag0 || memory_class != class0)) {
-      mismatch = i;
-    }
-  }
-  if (mismatch != 0u) {
-    if (out[mismatch].device_tag != tag0) {
-      return hurray_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, out[mismatch].device_tag, tag0,
-                         mismatch);
-    }
-    return hurray_fail(err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, out[mismatch].memory_class, class0,
-                       mismatch);
-  }
+  //@ assert bp_error_unchanged{Pre, Here}(err);
   *count = n;
+  copy_table_handles(in, n, out);
+  //@ assert *count == n;
+  //@ assert bp_error_unchanged{Pre, Here}(err);
   return HURRAY_OK;
 }
 
@@ -330,46 +543,93 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
   requires count != \null ==> \separated(count, err);
   requires count != \null && out != \null ==>
              \separated(count, out + (0 .. \min(cap, 255) - 1));
+  requires count != \null && in != \null && len >= 1 ==>
+             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
   terminates \true;
-  assigns out[0 .. \min(cap, 255) - 1], *count, err->status, err->value, err->expected, err->index, err->detail[0];
+  assigns out[0 .. \min(cap, 255) - 1], *count;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior no_in:
     assumes in == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
   behavior no_out:
     assumes in != \null && out == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
-  behavior early:  // BP-TABLE-2..4, as hurray_buffer_table_decode()
-    assumes in != \null && out != \null;
-    assumes len < 1 || len < bp_table_size(in[0]) || in[0] == 0 || cap < in[0];
-    ensures \result != HURRAY_OK;
-    ensures count != \null ==> *count == \old(*count);
-  behavior handles:  // BP-TABLE-5, BP-TABLE-6
-    assumes in != \null && out != \null;
-    assumes !(len < 1 || len < bp_table_size(in[0]) || in[0] == 0 || cap < in[0]);
-    ensures \result == HURRAY_OK ==>
-              len == bp_table_size(\old(in[0])) && count != \null && *count == \old(in[0]);
-    ensures \result != HURRAY_OK && count != \null ==> *count == \old(*count);
+  behavior no_count:
+    assumes in != \null && out != \null && count == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+  behavior empty_input:  // BP-TABLE-2, as hurray_buffer_table_decode()
+    assumes in != \null && out != \null && count != \null && len < 1;
+    ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
+    ensures *count == \old(*count);
+  behavior truncated:  // BP-TABLE-2
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len < bp_table_size(in[0]);
+    ensures \result == HURRAY_ERR_TRUNCATED;
+    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
+    ensures *count == \old(*count);
+  behavior empty_table:  // BP-TABLE-3
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] == 0;
+    ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
+    ensures *count == \old(*count);
+  behavior capacity:  // BP-TABLE-4
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
+    ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
+    ensures *count == \old(*count);
+  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
+    assumes !bp_table_handles_valid(in, in[0]);
+    ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
+              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
+    ensures *count == \old(*count);
+  behavior not_colocated:  // BP-COLOC-2
+    assumes in != \null && out != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
+    assumes bp_table_handles_valid(in, in[0]) && !bp_table_colocated(in, in[0]);
+    ensures \exists integer k; 1 <= k < \old(in[0]) &&
+              bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
+    ensures *count == \old(*count);
+  behavior trailing:  // BP-TABLE-6
+    assumes in != \null && out != \null && count != \null;
+    assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
+    ensures \result == HURRAY_ERR_TRAILING_BYTES;
+    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
+    ensures *count == \old(*count);
+  behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
+    assumes in != \null && out != \null && count != \null;
+    assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
+    ensures \result == HURRAY_OK && *count == \old(in[0]);
+    ensures bp_table_decoded{Post, Pre}(out, in, \old(in[0]));  // BP-WIRE-1
+    ensures bp_error_unchanged{Pre, Post}(err);
   complete behaviors;
   disjoint behaviors;
 */
 hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
                                                hurray_buffer_handle *out, size_t cap,
                                                size_t *count, hurray_error *err) {
-  size_t decoded = 0;
-  hurray_status status = hurray_buffer_table_decode(in, len, out, cap, &decoded, err);
-  if (status != HURRAY_OK) {
-    return status;
+  if (in == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
-  /* BP-TABLE-6 */
-  size_t needed = 1u + HURRAY_BUFFER_HANDLE_SIZE * decoded;
-  if (len != needed) {
-    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, needed, 0);
+  if (out == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
   }
   if (count == NULL) {
     return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   }
-  *count = decoded;
-  return HURRAY_OK;
+  /* BP-TABLE-6: bytes after the table are reported after everything the
+   * table itself could be rejected for, so the table is decoded first. */
+  if (len >= 1u && len > 1u + HURRAY_BUFFER_HANDLE_SIZE * (size_t)in[0]) {
+    size_t decoded = 0;
+    hurray_status status = hurray_buffer_table_decode(in, len, out, cap, &decoded, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len,
+                       1u + HURRAY_BUFFER_HANDLE_SIZE * decoded, 0);
+  }
+  return hurray_buffer_table_decode(in, len, out, cap, count, err);
 }
 
 /*@
@@ -387,7 +647,8 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
   requires out != \null && written != \null ==> \separated(out + (0 .. cap - 1), written);
   requires written != \null ==> \separated(written, err);
   terminates \true;
-  assigns out[0 .. cap - 1], *written, err->status, err->value, err->expected, err->index, err->detail[0];
+  assigns out[0 .. cap - 1], *written;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior no_handles:
     assumes handles == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
@@ -400,13 +661,38 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
   behavior empty:  // BP-TABLE-3
     assumes handles != \null && out != \null && written != \null && count == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
-  behavior too_many:  // BP-TABLE-1
+    ensures *written == \old(*written);
+  behavior too_many:  // BP-TABLE-1: the count is one byte
     assumes handles != \null && out != \null && written != \null && count > 255;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, count, 255, 0);
-  behavior checked:  // BP-TABLE-1: exactly 1 + 16 * count bytes, inside out[0 .. cap)
+    ensures *written == \old(*written);
+  behavior invalid_handle:  // BP-ORDER-1: the first invalid handle, at its index
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
-    ensures \result == HURRAY_OK ==>
-              cap >= bp_table_size(count) && *written == bp_table_size(count) && out[0] == count;
+    assumes !bp_list_valid(handles, count);
+    ensures \exists integer k; 0 <= k < count && bp_list_valid(handles, k) &&
+              bp_fields_rejected(\result, err, k, handles[k].byte_size, handles[k].alignment,
+                                 handles[k].device_tag, handles[k].sync_mode,
+                                 handles[k].memory_class);
+    ensures *written == \old(*written);
+  behavior not_colocated:  // BP-COLOC-2
+    assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
+    assumes bp_list_valid(handles, count) && !bp_colocated(handles, count);
+    ensures \exists integer k; 1 <= k < count && bp_list_mismatch_at(\result, err, handles, k);
+    ensures *written == \old(*written);
+  behavior too_small:  // BP-TABLE-1: value is the size needed
+    assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
+    assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
+    assumes cap < bp_table_size(count);
+    ensures \result == HURRAY_ERR_CAPACITY &&
+              bp_error_is(err, \result, bp_table_size(count), cap, 0);
+    ensures *written == \old(*written);
+  behavior encoded:  // BP-TABLE-1, BP-WIRE-1: exactly 1 + 16 * count bytes
+    assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
+    assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
+    assumes cap >= bp_table_size(count);
+    ensures \result == HURRAY_OK && *written == bp_table_size(count) && out[0] == count;
+    ensures \forall integer i; 0 <= i < count ==> bp_encodes(out + (1 + 16 * i), handles[i]);
+    ensures bp_error_unchanged{Pre, Post}(err);
   complete behaviors;
   disjoint behaviors;
 */
@@ -430,6 +716,8 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
   }
   /*@
     loop invariant 0 <= i <= count;
+    loop invariant bp_list_valid(handles, i);
+    loop invariant bp_error_unchanged{Pre, Here}(err);
     loop assigns i, err->status, err->value, err->expected, err->index, err->detail[0];
     loop variant count - i;
   */
@@ -453,6 +741,7 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
   /*@
     loop invariant 0 <= i <= count;
     loop invariant out[0] == count;
+    loop invariant \forall integer j; 0 <= j < i ==> bp_encodes(out + (1 + 16 * j), handles[j]);
     loop assigns i, out[1 .. 16 * count];
     loop variant count - i;
   */

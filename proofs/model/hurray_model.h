@@ -192,6 +192,17 @@
     \at(h->sync_mode, Lh) == \at(p[13], Lp) &&
     \at(h->memory_class, Lh) == \at(p[14], Lp);
 
+  // Start of handle i of the table at `in` (BP-TABLE-1). The predicates
+  // below index handles through it, never through arithmetic on a bound
+  // variable, so that provers can match their quantifiers.
+  logic uint8_t *bp_table_handle(uint8_t *in, integer i) = in + (1 + 16 * i);
+
+  // out[0 .. n) (state Lh) hold the field values of the first n handles of
+  // the table at `in` (state Lp) (BP-WIRE-1, BP-TABLE-5).
+  predicate bp_table_decoded{Lh, Lp}(hurray_buffer_handle *out, uint8_t *in, integer n) =
+    \forall integer i; 0 <= i < n ==>
+      bp_decoded_from{Lh, Lp}(out + i, in + (1 + 16 * i));
+
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
   predicate bp_encodes{L}(uint8_t *p, hurray_buffer_handle h) =
     p[0] == bp_byte(h.byte_size, 0) && p[1] == bp_byte(h.byte_size, 1) &&
@@ -203,6 +214,10 @@
     p[12] == h.device_tag && p[13] == h.sync_mode && p[14] == h.memory_class &&
     p[15] == 0x00;
 
+  // The first n handles of a list are valid (BP-ORDER-1 steps 2..8).
+  predicate bp_list_valid{L}(hurray_buffer_handle *h, integer n) =
+    \forall integer i; 0 <= i < n ==> bp_valid_handle(h[i]);
+
   // ---- Colocation (BP-COLOC-1, BP-COLOC-2) -------------------------------
 
   // The first n handles share the first one's device tag and memory class.
@@ -212,9 +227,6 @@
 
   // ---- Buffer tables (BP-TABLE-1..5) --------------------------------------
 
-  // Start of handle i of the table at `in`.
-  logic uint8_t *bp_table_handle(uint8_t *in, integer i) = in + (1 + 16 * i);
-
   // The first n handles of the table are valid (BP-TABLE-5, BP-ORDER-1).
   predicate bp_table_handles_valid{L}(uint8_t *in, integer n) =
     \forall integer i; 0 <= i < n ==> bp_valid_wire_handle(bp_table_handle(in, i));
@@ -222,7 +234,8 @@
   // The first n handles share handle 0's device tag and class (BP-COLOC-1).
   predicate bp_table_colocated{L}(uint8_t *in, integer n) =
     \forall integer i; 0 <= i < n ==>
-      in[1 + 16 * i + 12] == in[1 + 12] && in[1 + 16 * i + 14] == in[1 + 14];
+      bp_table_handle(in, i)[12] == bp_table_handle(in, 0)[12] &&
+      bp_table_handle(in, i)[14] == bp_table_handle(in, 0)[14];
 
   // Bytes a table of n handles occupies (BP-TABLE-1).
   logic integer bp_table_size(integer n) = 1 + 16 * n;
@@ -238,38 +251,15 @@
   predicate bp_table_mismatch_at{Le, Lp}(integer st, hurray_error *err, uint8_t *in,
                                          integer k) =
     bp_table_colocated{Lp}(in, k) &&
-    (\at(in[1 + 16 * k + 12], Lp) != \at(in[1 + 12], Lp) ==>
+    (bp_byte_at{Lp}(bp_table_handle(in, k), 12) != bp_byte_at{Lp}(bp_table_handle(in, 0), 12) ==>
        st == HURRAY_ERR_DEVICE_TAG_MISMATCH &&
-       bp_error_is{Le}(err, st, \at(in[1 + 16 * k + 12], Lp), \at(in[1 + 12], Lp), k)) &&
-    (\at(in[1 + 16 * k + 12], Lp) == \at(in[1 + 12], Lp) ==>
-       \at(in[1 + 16 * k + 14], Lp) != \at(in[1 + 14], Lp) &&
+       bp_error_is{Le}(err, st, bp_byte_at{Lp}(bp_table_handle(in, k), 12),
+                       bp_byte_at{Lp}(bp_table_handle(in, 0), 12), k)) &&
+    (bp_byte_at{Lp}(bp_table_handle(in, k), 12) == bp_byte_at{Lp}(bp_table_handle(in, 0), 12) ==>
+       bp_byte_at{Lp}(bp_table_handle(in, k), 14) != bp_byte_at{Lp}(bp_table_handle(in, 0), 14) &&
        st == HURRAY_ERR_MEMORY_CLASS_MISMATCH &&
-       bp_error_is{Le}(err, st, \at(in[1 + 16 * k + 14], Lp), \at(in[1 + 14], Lp), k));
-
-  // The answer of a reader that rejects the table at the start of len bytes
-  // with capacity cap, in the order of BP-TABLE-2..5 and BP-COLOC-2. err in
-  // state Le, the table in state Lp.
-  predicate bp_table_rejected{Le, Lp}(integer st, hurray_error *err, uint8_t *in, integer len,
-                                      integer cap) =
-       (len < 1 &&  // BP-TABLE-2
-        st == HURRAY_ERR_TRUNCATED && bp_error_is{Le}(err, st, len, 1, 0))
-    || (len >= 1 && len < bp_table_size(\at(in[0], Lp)) &&  // BP-TABLE-2
-        st == HURRAY_ERR_TRUNCATED &&
-        bp_error_is{Le}(err, st, len, bp_table_size(\at(in[0], Lp)), 0))
-    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) == 0 &&  // BP-TABLE-3
-        st == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is{Le}(err, st, 0, 1, 0))
-    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
-        cap < \at(in[0], Lp) &&  // BP-TABLE-4
-        st == HURRAY_ERR_CAPACITY && bp_error_is{Le}(err, st, \at(in[0], Lp), cap, 0))
-    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
-        cap >= \at(in[0], Lp) &&  // BP-TABLE-5
-        (\exists integer k; 0 <= k < \at(in[0], Lp) && bp_table_handles_valid{Lp}(in, k) &&
-           bp_wire_rejected{Le, Lp}(st, err, k, bp_table_handle(in, k))))
-    || (len >= 1 && len >= bp_table_size(\at(in[0], Lp)) && \at(in[0], Lp) >= 1 &&
-        cap >= \at(in[0], Lp) &&  // BP-COLOC-2
-        bp_table_handles_valid{Lp}(in, \at(in[0], Lp)) &&
-        (\exists integer k; 1 <= k < \at(in[0], Lp) &&
-           bp_table_mismatch_at{Le, Lp}(st, err, in, k)));
+       bp_error_is{Le}(err, st, bp_byte_at{Lp}(bp_table_handle(in, k), 14),
+                       bp_byte_at{Lp}(bp_table_handle(in, 0), 14), k));
 
   // Handles 0..n-1 are colocated (BP-COLOC-1) and, at k, the first mismatch
   // of a list (BP-COLOC-2).
