@@ -343,7 +343,8 @@ HURRAY_API hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t le
 
 /**
  * As hurray_buffer_table_decode(), but the table must be all of `in`:
- * TRAILING_BYTES otherwise (BP-TABLE-6).
+ * TRAILING_BYTES otherwise (BP-TABLE-6). A NULL argument is reported before
+ * anything in the table is read; *count is written only on success.
  */
 HURRAY_API hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
                                                           hurray_buffer_handle *out, size_t cap,

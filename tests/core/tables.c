@@ -470,7 +470,11 @@ START_TEST(table_null_arguments) {
   require_error("count", status, &err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   err = junk_error();
   status = hurray_buffer_table_decode_exact(table, 17, out, 1, NULL, &err);
-  ck_assert_int_eq(status, HURRAY_ERR_NULL_ARGUMENT);
+  require_error("count", status, &err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
+  /* A NULL count is reported before anything in the table is read. */
+  err = junk_error();
+  status = hurray_buffer_table_decode_exact(table, 0, out, 1, NULL, &err);
+  require_error("count before length", status, &err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   /* err may be NULL: the status alone comes back. */
   ck_assert_int_eq(hurray_buffer_table_decode(table, 16, out, 1, &count, NULL),
                    HURRAY_ERR_TRUNCATED);
