@@ -122,7 +122,7 @@ static hurray_status check_one(const uint8_t *in, size_t index, hurray_error *er
   requires \separated(in + (0 .. 15), out);
   terminates \true;
   assigns *out;
-  ensures bp_decoded_from{Post, Pre}(out, in);
+  ensures bp_decoded_from{Post, Pre}(out, in);  // BP-WIRE-1
 */
 static inline void store_decoded(const uint8_t *in, hurray_buffer_handle *out) {
   const uint64_t byte_size = load_le64(in);
@@ -257,7 +257,7 @@ static inline bool alignment_is_power_of_two_fast(uint32_t alignment) {
   requires bp_valid_pair(tag0, class0);
   terminates \true;
   assigns \nothing;
-  ensures \result ==> bp_valid_wire_handle(p) && p[12] == tag0 && p[14] == class0;
+  ensures \result ==> bp_valid_wire_handle(p) && p[12] == tag0 && p[14] == class0;  // BP-ORDER-1
 */
 static inline bool same_place_handle_is_valid(const uint8_t *p, uint8_t tag0, uint8_t class0) {
   const uint64_t byte_size = load_le64(p);
@@ -396,7 +396,7 @@ static hurray_status check_table_handles(const uint8_t *in, size_t n, hurray_err
   requires \separated(in + (0 .. bp_table_size(n) - 1), out + (0 .. n - 1));
   terminates \true;
   assigns out[0 .. n - 1];
-  ensures bp_table_decoded{Post, Pre}(out, in, n);
+  ensures bp_table_decoded{Post, Pre}(out, in, n);  // BP-WIRE-1, BP-TABLE-5
 */
 static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle *out) {
   /*@
