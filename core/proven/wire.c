@@ -691,7 +691,7 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
     assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
     assumes cap >= bp_table_size(count);
     ensures \result == HURRAY_OK && *written == bp_table_size(count) && out[0] == count;
-    ensures \forall integer i; 0 <= i < count ==> bp_encodes(out + (1 + 16 * i), handles[i]);
+    ensures bp_table_encodes{Post, Pre}(out, handles, count);
     ensures bp_error_unchanged{Pre, Post}(err);
   complete behaviors;
   disjoint behaviors;
@@ -726,6 +726,8 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
     hurray_status status = hurray_handle_fields_check(h->byte_size, h->alignment, h->device_tag,
                                                       h->sync_mode, h->memory_class, i, err);
     if (status != HURRAY_OK) {
+      //@ assert bp_list_valid(handles, i) && !bp_valid_handle(handles[i]);
+      //@ assert !bp_list_valid(handles, count);
       return status;
     }
   }
@@ -741,7 +743,8 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
   /*@
     loop invariant 0 <= i <= count;
     loop invariant out[0] == count;
-    loop invariant \forall integer j; 0 <= j < i ==> bp_encodes(out + (1 + 16 * j), handles[j]);
+    loop invariant \forall integer j; 0 <= j < count ==> handles[j] == \at(handles[j], Pre);
+    loop invariant bp_table_encodes{Here, Pre}(out, handles, i);
     loop assigns i, out[1 .. 16 * count];
     loop variant count - i;
   */

@@ -218,6 +218,11 @@
   predicate bp_list_valid{L}(hurray_buffer_handle *h, integer n) =
     \forall integer i; 0 <= i < n ==> bp_valid_handle(h[i]);
 
+  // out holds, after its count byte, the wire forms of the first n handles
+  // of h; the bytes read in state Lo, the handles in state Lh (BP-TABLE-1).
+  predicate bp_table_encodes{Lo, Lh}(uint8_t *out, hurray_buffer_handle *h, integer n) =
+    \forall integer i; 0 <= i < n ==> bp_encodes{Lo}(out + (1 + 16 * i), \at(h[i], Lh));
+
   // ---- Colocation (BP-COLOC-1, BP-COLOC-2) -------------------------------
 
   // The first n handles share the first one's device tag and memory class.
