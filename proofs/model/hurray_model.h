@@ -10,7 +10,7 @@
  * proofs/run-proofs pre-includes it when Frama-C parses core/proven/*.c and
  * checks that preprocessing it adds nothing to the C code the library
  * compiles. It has no axiom and no undefined logic symbol: every symbol
- * below is a definition.
+ * below is a definition, and its one lemma is proved by WP in every run.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_PROOFS_MODEL_H
@@ -221,7 +221,22 @@
   // out holds, after its count byte, the wire forms of the first n handles
   // of h; the bytes read in state Lo, the handles in state Lh (BP-TABLE-1).
   predicate bp_table_encodes{Lo, Lh}(uint8_t *out, hurray_buffer_handle *h, integer n) =
-    \forall integer i; 0 <= i < n ==> bp_encodes{Lo}(out + (1 + 16 * i), \at(h[i], Lh));
+    \forall integer i; 0 <= i < n ==> bp_encodes{Lo}(bp_table_handle(out, i), \at(h[i], Lh));
+
+  // The 16 bytes of each of the first n handles of the table at `out` are
+  // the same in states L1 and L2.
+  predicate bp_table_bytes_kept{L1, L2}(uint8_t *out, integer n) =
+    \forall integer i, k; 0 <= i < n && 0 <= k < 16 ==>
+      \at(bp_table_handle(out, i)[k], L1) == \at(bp_table_handle(out, i)[k], L2);
+
+  // A table encoded at `out` in state L1 is still encoded there in state L2
+  // when the bytes of its handles did not change in between. A lemma, which
+  // proofs/run-proofs has WP prove like any goal. It lets the encoding loop
+  // carry the handles it wrote over the write of the next one.
+  lemma bp_table_encodes_kept{L1, L2, Lh}:
+    \forall uint8_t *out, hurray_buffer_handle *h, integer n;
+      bp_table_bytes_kept{L1, L2}(out, n) ==>
+      bp_table_encodes{L1, Lh}(out, h, n) ==> bp_table_encodes{L2, Lh}(out, h, n);
 
   // ---- Colocation (BP-COLOC-1, BP-COLOC-2) -------------------------------
 
