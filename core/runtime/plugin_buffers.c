@@ -1,7 +1,8 @@
 /*
  * Buffers and events made through a plugin: the host-side checks around each
  * plugin call, and the bookkeeping that lets unload release everything.
- * Rules: specs/plugin-abi.md PL-ALLOC-1..5, PL-COPY-1..2, PL-EVENT-1..4.
+ * Rules: specs/plugin-abi.md PL-ALLOC-1..5, PL-COPY-1..2, PL-EVENT-1..4; every
+ * plugin call goes through the host's own error (PL-CALL-3, PL-CALL-4).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdlib.h>
@@ -134,8 +135,13 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   hurray_plugin_allocation allocation;
   memset(&allocation, 0, sizeof allocation);
   allocation.struct_size = sizeof allocation;
-  hurray_status status = plugin->table.allocate(plugin->state, device_index, byte_size, alignment,
-                                                memory_class, 0u, &allocation, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  hurray_status status = hurray_plugin_call_result(
+      plugin->table.name, "allocate",
+      plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class, 0u,
+                             &allocation, &call_err),
+      &call_err, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -267,7 +273,12 @@ hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t 
     return status;
   }
   hurray_plugin *plugin = buffer->plugin;
-  return plugin->table.copy_to_device(plugin->state, &buffer->allocation, offset, src, bytes, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(plugin->table.name, "copy_to_device",
+                                   plugin->table.copy_to_device(plugin->state, &buffer->allocation,
+                                                                offset, src, bytes, &call_err),
+                                   &call_err, err);
 }
 
 hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint64_t offset,
@@ -281,7 +292,13 @@ hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint
     return status;
   }
   hurray_plugin *plugin = buffer->plugin;
-  return plugin->table.copy_to_host(plugin->state, dst, &buffer->allocation, offset, bytes, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(plugin->table.name, "copy_to_host",
+                                   plugin->table.copy_to_host(plugin->state, dst,
+                                                              &buffer->allocation, offset, bytes,
+                                                              &call_err),
+                                   &call_err, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -312,8 +329,12 @@ hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_
     return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, 0, "event record");
   }
   event->native = NULL;
-  hurray_status status =
-      plugin->table.create_event(plugin->state, device_index, &event->native, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  hurray_status status = hurray_plugin_call_result(
+      plugin->table.name, "create_event",
+      plugin->table.create_event(plugin->state, device_index, &event->native, &call_err),
+      &call_err, err);
   if (status != HURRAY_OK) {
     free(event);
     return status;
@@ -342,7 +363,11 @@ hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *strea
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "event is NULL");
   }
   hurray_plugin *plugin = event->plugin;
-  return plugin->table.record_event(plugin->state, event->native, stream, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "record_event",
+      plugin->table.record_event(plugin->state, event->native, stream, &call_err), &call_err, err);
 }
 
 hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t timeout_ns,
@@ -355,7 +380,12 @@ hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t time
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "event is NULL");
   }
   hurray_plugin *plugin = event->plugin;
-  return plugin->table.wait_event(plugin->state, event->native, timeout_ns, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "wait_event",
+      plugin->table.wait_event(plugin->state, event->native, timeout_ns, &call_err), &call_err,
+      err);
 }
 
 hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream,
@@ -372,7 +402,12 @@ hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *
     return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, plugin->table.device_tag, 0,
                               "%s does not support device-side event waits", plugin->table.name);
   }
-  return plugin->table.stream_wait_event(plugin->state, stream, event->native, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "stream_wait_event",
+      plugin->table.stream_wait_event(plugin->state, stream, event->native, &call_err), &call_err,
+      err);
 }
 
 void hurray_plugin_event_release(hurray_plugin_event *event) {
@@ -421,5 +456,10 @@ hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_i
                               1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
-  return plugin->table.wait_stream(plugin->state, device_index, stream, timeout_ns, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "wait_stream",
+      plugin->table.wait_stream(plugin->state, device_index, stream, timeout_ns, &call_err),
+      &call_err, err);
 }

@@ -67,6 +67,31 @@ hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64
                                  uint64_t expected, size_t index, const char *format, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* Like hurray_plugin_fail, then names `path` in front of the reason,
+ * shortening the path (never the reason) to fit (PL-LOAD-6). */
+hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,
+                                    uint64_t expected, size_t index, const char *path,
+                                    const char *format, ...)
+    __attribute__((format(printf, 7, 8)));
+
+/* Puts `path` in front of err->detail unless the detail already names it,
+ * shortening the path, never the reason (PL-LOAD-6). */
+void hurray_plugin_name_file(hurray_error *err, const char *path);
+
+/* A plugin call goes through an error of the host's own (PL-CALL-3):
+ *   hurray_error call_err; hurray_plugin_call_prepare(&call_err);
+ *   s = hurray_plugin_call_result(name, "allocate", table.allocate(..., &call_err),
+ *                                 &call_err, err);
+ * The result is HURRAY_OK, or a defined failing status with `err` filled:
+ * the plugin's error when it gave one (terminated by the host), a reason of
+ * the host's when it gave none, DEVICE_ERROR for a status outside
+ * hurray_status (PL-CALL-4). `who` (the plugin's name, or NULL while the
+ * file is being loaded and its path is added afterwards) prefixes the host's
+ * own reasons. `err` may be NULL. */
+void hurray_plugin_call_prepare(hurray_error *call_err);
+hurray_status hurray_plugin_call_result(const char *who, const char *entry, hurray_status returned,
+                                        hurray_error *call_err, hurray_error *err);
+
 /* Frees every buffer and event still alive, shuts the plugin down, closes the
  * library and frees the plugin. The caller holds the registry lock and has
  * unlinked the plugin. */

@@ -1,7 +1,7 @@
 /*
  * Loading a plugin file: path safety, dlopen, the entry symbol, negotiation
  * and initialisation; the search path and discovery.
- * Rules: specs/plugin-abi.md PL-LOAD-1..7, PL-ENTRY-1..4, PL-NEG-1..5,
+ * Rules: specs/plugin-abi.md PL-LOAD-1..7, PL-ENTRY-1..5, PL-NEG-1..5, PL-CALL-3..4,
  * PL-REG-1..3, PL-SEARCH-1..3.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -47,31 +47,31 @@ static bool trusted_owner(const struct stat *st) {
  * above it. */
 static hurray_status check_path(const char *path, char resolved[PATH_MAX], hurray_error *err) {
   if (path[0] != '/') {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, 0, 0, 0,
-                              "%s: relative plugin path refused (give an absolute path)", path);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, 0, 0, 0, path,
+                                 "relative plugin path refused (give an absolute path)");
   }
   if (realpath(path, resolved) == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0, "%s: %s",
-                              path, strerror(errno));
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0, path,
+                                 "%s", strerror(errno));
   }
   struct stat st;
   if (stat(resolved, &st) != 0) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0, "%s: %s",
-                              resolved, strerror(errno));
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0,
+                                 resolved, "%s", strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode, 0, 0,
-                              "%s: not a regular file", resolved);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode, 0, 0, resolved,
+                                 "not a regular file");
   }
   if (writable_by_others(&st)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode & 07777u, 0, 0,
-                              "%s: file is writable by others than its owner (mode %04o)", resolved,
-                              (unsigned)(st.st_mode & 07777u));
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode & 07777u, 0, 0,
+                                 resolved, "file is writable by others than its owner (mode %04o)",
+                                 (unsigned)(st.st_mode & 07777u));
   }
   if (!trusted_owner(&st)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
-                              "%s: owned by uid %u, neither root nor this user", resolved,
-                              (unsigned)st.st_uid);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
+                                 resolved, "owned by uid %u, neither root nor this user",
+                                 (unsigned)st.st_uid);
   }
   /* Walk up: a directory others can write lets them swap the file. */
   char dir[PATH_MAX];
@@ -87,20 +87,20 @@ static hurray_status check_path(const char *path, char resolved[PATH_MAX], hurra
       *slash = '\0';
     }
     if (stat(dir, &st) != 0) {
-      return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0,
-                                "%s: directory %s: %s", resolved, dir, strerror(errno));
+      return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)errno, 0, 0,
+                                   resolved, "directory %s: %s", dir, strerror(errno));
     }
     if (writable_by_others(&st)) {
-      return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode & 07777u, 0, 0,
-                                "%s: directory %s is writable by others than its owner "
-                                "(mode %04o)",
-                                resolved, dir, (unsigned)(st.st_mode & 07777u));
+      return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_mode & 07777u, 0, 0,
+                                   resolved,
+                                   "directory %s is writable by others than its owner (mode %04o)",
+                                   dir, (unsigned)(st.st_mode & 07777u));
     }
     if (!trusted_owner(&st)) {
-      return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
-                                "%s: directory %s is owned by uid %u, neither root nor this "
-                                "user",
-                                resolved, dir, (unsigned)st.st_uid);
+      return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
+                                   resolved, "directory %s is owned by uid %u, neither root nor "
+                                   "this user",
+                                   dir, (unsigned)st.st_uid);
     }
     if (strcmp(dir, "/") == 0) {
       break;
@@ -120,22 +120,46 @@ static hurray_status check_entry_origin(void *library, void *symbol, const char 
   struct link_map *plugin_map = NULL;
   if (dlinfo(library, RTLD_DI_LINKMAP, &plugin_map) != 0 || plugin_map == NULL) {
     const char *why = dlerror();
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, "%s: dlinfo: %s", path,
-                              why != NULL ? why : "no link map");
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, path, "dlinfo: %s",
+                                 why != NULL ? why : "no link map");
   }
   Dl_info info;
   struct link_map *symbol_map = NULL;
   if (dladdr1(symbol, &info, (void **)&symbol_map, RTLD_DL_LINKMAP) == 0 || symbol_map == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
-                              "%s: dladdr cannot place the entry symbol in any library", path);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, path,
+                                 "dladdr cannot place the entry symbol in any library");
   }
   if (symbol_map != plugin_map) {
     /* The other library's file name only: the detail has room for one path. */
     const char *other = info.dli_fname != NULL ? info.dli_fname : "unknown";
     const char *slash = strrchr(other, '/');
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
-                              "%s: entry symbol %s comes from another library (%s)", path,
-                              HURRAY_PLUGIN_ENTRY_SYMBOL, slash != NULL ? slash + 1 : other);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, path,
+                                 "entry symbol %s comes from another library (%s)",
+                                 HURRAY_PLUGIN_ENTRY_SYMBOL, slash != NULL ? slash + 1 : other);
+  }
+  return HURRAY_OK;
+}
+
+/* PL-ENTRY-5: calling a data object as the entry would jump into its bytes,
+ * so the symbol's ELF type is read before anything is called. */
+static hurray_status check_entry_is_function(void *symbol, const char *path, hurray_error *err) {
+  Dl_info info;
+  void *symbol_entry = NULL;
+  if (dladdr1(symbol, &info, &symbol_entry, RTLD_DL_SYMENT) == 0 || symbol_entry == NULL) {
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_INVALID, 0, STT_FUNC, 0, path,
+                                 "the ELF type of entry symbol %s cannot be read",
+                                 HURRAY_PLUGIN_ENTRY_SYMBOL);
+  }
+  const ElfW(Sym) *entry_symbol = symbol_entry;
+  /* The low four bits of st_info, for 32- and 64-bit ELF alike. */
+  unsigned type = (unsigned)(entry_symbol->st_info & 0xFu);
+  if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+    const char *kind = type == STT_OBJECT ? "a data object"
+                       : type == STT_TLS  ? "a thread-local object"
+                                          : "not a function";
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_INVALID, type, STT_FUNC, 0, path,
+                                 "entry symbol %s is %s (ELF symbol type %u), not a function",
+                                 HURRAY_PLUGIN_ENTRY_SYMBOL, kind, type);
   }
   return HURRAY_OK;
 }
@@ -153,14 +177,18 @@ static hurray_plugin *find_server(const hurray_plugin_registry *registry, hurray
  * (PL-DEV-1..4). */
 static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
   uint32_t count = 0;
-  hurray_status status = plugin->table.count_devices(plugin->state, &count, err);
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  hurray_status status = hurray_plugin_call_result(
+      NULL, "count_devices", plugin->table.count_devices(plugin->state, &count, &call_err), &call_err,
+      err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (count > HURRAY_PLUGIN_MAX_DEVICES) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, count, HURRAY_PLUGIN_MAX_DEVICES, 0,
-                              "%s: count_devices reported %u devices, more than %u", plugin->path,
-                              (unsigned)count, HURRAY_PLUGIN_MAX_DEVICES);
+                              "count_devices reported %u devices, more than %u", (unsigned)count,
+                              HURRAY_PLUGIN_MAX_DEVICES);
   }
   if (count == 0u) {
     return HURRAY_OK;
@@ -173,7 +201,10 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
   for (uint32_t i = 0; i < count; i++) {
     hurray_plugin_device_info *info = &plugin->devices[i];
     info->struct_size = sizeof *info;
-    status = plugin->table.describe_device(plugin->state, i, info, err);
+    hurray_plugin_call_prepare(&call_err);
+    status = hurray_plugin_call_result(
+        NULL, "describe_device", plugin->table.describe_device(plugin->state, i, info, &call_err),
+        &call_err, err);
     if (status == HURRAY_OK) {
       info->struct_size = sizeof *info;
       status = hurray_plugin_device_info_validate(info, plugin->table.device_tag, err);
@@ -189,25 +220,6 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
   return HURRAY_OK;
 }
 
-/* Prefixes err->detail with the plugin path when the plugin's own error did
- * not name it, so every refusal names the file (PL-LOAD-6). */
-static void name_file_in_error(hurray_error *err, const char *path) {
-  if (err == NULL || strstr(err->detail, path) != NULL) {
-    return;
-  }
-  /* Assembled by hand: the old detail is cut to what fits after the path. */
-  char detail[HURRAY_ERROR_DETAIL_SIZE];
-  size_t used = 0;
-  const char *parts[3] = {path, ": ", err->detail};
-  for (size_t p = 0; p < 3; p++) {
-    for (const char *c = parts[p]; *c != '\0' && used + 1u < sizeof detail; c++) {
-      detail[used++] = *c;
-    }
-  }
-  detail[used] = '\0';
-  memcpy(err->detail, detail, sizeof detail);
-}
-
 hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const char *path,
                                         uint32_t flags, hurray_plugin **out, hurray_error *err) {
   /* Plugin entries always get an error to fill (plugin.h). */
@@ -221,8 +233,8 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   }
   hurray_plugin *plugin = calloc(1, sizeof *plugin);
   if (plugin == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *plugin, 0, 0,
-                              "%s: plugin record", path);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *plugin, 0, 0, path,
+                                 "plugin record");
   }
   hurray_status status = check_path(path, plugin->path, err);
   if (status != HURRAY_OK) {
@@ -235,19 +247,21 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   plugin->library = dlopen(plugin->path, RTLD_NOW | RTLD_LOCAL);
   if (plugin->library == NULL) {
     const char *why = dlerror();
-    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, "dlopen: %s",
-                                why != NULL ? why : "unknown error");
-    name_file_in_error(err, plugin->path);
+    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, plugin->path,
+                                   "dlopen: %s", why != NULL ? why : "unknown error");
     free(plugin);
     return status;
   }
   void *symbol = dlsym(plugin->library, HURRAY_PLUGIN_ENTRY_SYMBOL);
   if (symbol == NULL) {
-    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
-                                "%s: no entry symbol %s", plugin->path, HURRAY_PLUGIN_ENTRY_SYMBOL);
+    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, plugin->path,
+                                   "no entry symbol %s", HURRAY_PLUGIN_ENTRY_SYMBOL);
     goto close;
   }
   status = check_entry_origin(plugin->library, symbol, plugin->path, err);
+  if (status == HURRAY_OK) {
+    status = check_entry_is_function(symbol, plugin->path, err);
+  }
   if (status != HURRAY_OK) {
     goto close;
   }
@@ -255,9 +269,10 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   memcpy(&entry, &symbol, sizeof entry);
   const hurray_plugin_table *table = entry(HURRAY_PLUGIN_ABI_VERSION);
   if (table == NULL) {
-    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0, HURRAY_PLUGIN_ABI_VERSION,
-                                0, "%s: the entry declined host ABI %u.%u", plugin->path,
-                                HURRAY_PLUGIN_ABI_MAJOR, HURRAY_PLUGIN_ABI_MINOR);
+    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0,
+                                   HURRAY_PLUGIN_ABI_VERSION, 0, plugin->path,
+                                   "the entry declined host ABI %u.%u", HURRAY_PLUGIN_ABI_MAJOR,
+                                   HURRAY_PLUGIN_ABI_MINOR);
     goto close;
   }
   /* PL-NEG-4: read no more than the plugin declares, nor more than we know. */
@@ -273,7 +288,7 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
     status = hurray_plugin_table_check_strings(&plugin->table, err);
   }
   if (status != HURRAY_OK) {
-    name_file_in_error(err, plugin->path);
+    hurray_plugin_name_file(err, plugin->path);
     goto close;
   }
   plugin->declared_struct_size = declared;
@@ -283,25 +298,29 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   if (server != NULL && (flags & HURRAY_PLUGIN_LOAD_REPLACE_TAG) == 0u) {
     char tag[24];
     hurray_device_tag_display(plugin->table.device_tag, tag, sizeof tag);
-    status = hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag, 0,
-                                0, "%s: tag %s already served by plugin %s (%s)", plugin->path, tag,
-                                server->table.name, server->path);
+    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag,
+                                   0, 0, plugin->path, "tag %s already served by plugin %s (%s)",
+                                   tag, server->table.name, server->path);
     goto close;
   }
 
-  status = plugin->table.init(&plugin->state, err);
+  /* PL-CALL-3: the plugin fills an error of ours, never the caller's. */
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  status = hurray_plugin_call_result(NULL, "init", plugin->table.init(&plugin->state, &call_err),
+                                     &call_err, err);
   if (status != HURRAY_OK) {
-    name_file_in_error(err, plugin->path);
+    hurray_plugin_name_file(err, plugin->path);
     goto close;
   }
   status = read_devices(plugin, err);
   if (status != HURRAY_OK) {
-    name_file_in_error(err, plugin->path);
+    hurray_plugin_name_file(err, plugin->path);
     plugin->table.shutdown(plugin->state);
     goto close;
   }
   if (pthread_mutex_init(&plugin->lock, NULL) != 0) {
-    status = hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "%s: mutex", plugin->path);
+    status = hurray_plugin_fail_at(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, plugin->path, "mutex");
     plugin->table.shutdown(plugin->state);
     goto close;
   }
@@ -448,26 +467,59 @@ static bool discover_dir(void *ctx, const char *dir_text, size_t length) {
   if (stream == NULL) {
     return true; /* a directory that does not exist holds no plugin */
   }
-  char *names[256];
+  /* PL-SEARCH-3: every candidate, however many the directory holds. */
+  char **names = NULL;
   size_t count = 0;
+  size_t capacity = 0;
+  bool out_of_memory = false;
   struct dirent *entry;
-  while ((entry = readdir(stream)) != NULL && count < sizeof names / sizeof names[0]) {
-    if (is_plugin_file_name(entry->d_name)) {
-      names[count] = strdup(entry->d_name);
-      if (names[count] != NULL) {
-        count++;
-      }
+  while ((entry = readdir(stream)) != NULL) {
+    if (!is_plugin_file_name(entry->d_name)) {
+      continue;
     }
+    if (count == capacity) {
+      size_t grown = capacity == 0u ? 32u : capacity * 2u;
+      char **bigger = realloc(names, grown * sizeof *names);
+      if (bigger == NULL) {
+        out_of_memory = true;
+        break;
+      }
+      names = bigger;
+      capacity = grown;
+    }
+    names[count] = strdup(entry->d_name);
+    if (names[count] == NULL) {
+      out_of_memory = true;
+      break;
+    }
+    count++;
   }
   closedir(stream);
-  qsort(names, count, sizeof names[0], compare_names);
+  if (out_of_memory && d->report != NULL) {
+    /* Said, not silently dropped: the candidates listed so far still load. */
+    hurray_error e;
+    hurray_plugin_fail_at(&e, HURRAY_ERR_OUT_OF_MEMORY, count, 0, 0, dir,
+                          "out of memory listing candidates after %zu of them", count);
+    d->report(d->ctx, dir, e.status, &e, NULL);
+  }
+  if (count > 1u) {
+    qsort(names, count, sizeof names[0], compare_names);
+  }
   for (size_t i = 0; i < count; i++) {
     char path[PATH_MAX];
     int n = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    free(names[i]);
     if (n < 0 || (size_t)n >= sizeof path) {
+      hurray_error too_long;
+      hurray_plugin_fail_at(&too_long, HURRAY_ERR_PLUGIN_LOAD_FAILED, (uint64_t)strlen(dir), 0, 0,
+                            names[i], "path longer than PATH_MAX (%d) in directory %s",
+                            (int)PATH_MAX, dir);
+      if (d->report != NULL) {
+        d->report(d->ctx, names[i], too_long.status, &too_long, NULL);
+      }
+      free(names[i]);
       continue;
     }
+    free(names[i]);
     hurray_error e;
     hurray_plugin *plugin = NULL;
     hurray_status status = hurray_plugin_load_locked(d->registry, path, 0, &plugin, &e);
@@ -479,6 +531,7 @@ static bool discover_dir(void *ctx, const char *dir_text, size_t length) {
                 status == HURRAY_OK ? plugin : NULL);
     }
   }
+  free(names);
   return true;
 }
 

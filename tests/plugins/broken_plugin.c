@@ -19,6 +19,25 @@
 #endif
 
 static hurray_status t_init(void **out_state, hurray_error *err) {
+#ifdef BROKEN_INIT_SILENT
+  /* Fails and leaves err exactly as it found it (PL-CALL-3). */
+  (void)out_state;
+  (void)err;
+  return HURRAY_ERR_DEVICE_ERROR;
+#endif
+#ifdef BROKEN_INIT_UNTERMINATED
+  /* Fills every byte of detail, with no terminating NUL (PL-CALL-3). */
+  (void)out_state;
+  err->status = HURRAY_ERR_DEVICE_ERROR;
+  memset(err->detail, 'x', sizeof err->detail);
+  return HURRAY_ERR_DEVICE_ERROR;
+#endif
+#ifdef BROKEN_INIT_STATUS
+  /* A status the enum does not define (PL-CALL-4). */
+  (void)out_state;
+  (void)err;
+  return (hurray_status)1000;
+#endif
 #ifdef BROKEN_INIT_FAILS
   (void)out_state;
   err->status = HURRAY_ERR_DEVICE_ERROR;
@@ -65,6 +84,22 @@ static hurray_status t_allocate(void *state, uint32_t device, uint64_t size, uin
   (void)flags;
   (void)err;
   void *p = NULL;
+#ifdef BROKEN_ALLOCATE_STATUS
+  (void)size;
+  (void)device;
+  (void)memory_class;
+  (void)out;
+  (void)p;
+  return (hurray_status)77; /* outside hurray_status (PL-CALL-4) */
+#endif
+#ifdef BROKEN_ALLOCATE_SILENT
+  (void)size;
+  (void)device;
+  (void)memory_class;
+  (void)out;
+  (void)p;
+  return HURRAY_ERR_OUT_OF_MEMORY; /* and no reason given (PL-CALL-3) */
+#endif
   if (posix_memalign(&p, alignment, (size_t)size) != 0) {
     return HURRAY_ERR_OUT_OF_MEMORY;
   }
@@ -155,6 +190,17 @@ static struct {
   hurray_plugin_table table;
   unsigned char later_minor_fields[64];
 } wide;
+#endif
+
+#ifdef BROKEN_ENTRY_DATA
+/* The entry name on a data object: calling it would jump into the table's
+ * bytes (PL-ENTRY-5). */
+#define BROKEN_NO_ENTRY
+HURRAY_PLUGIN_EXPORT extern const hurray_plugin_table hurray_plugin_entry;
+HURRAY_PLUGIN_EXPORT const hurray_plugin_table hurray_plugin_entry = {
+    .struct_size = sizeof(hurray_plugin_table),
+    .abi_version = HURRAY_PLUGIN_ABI_VERSION,
+};
 #endif
 
 #ifdef BROKEN_NO_ENTRY

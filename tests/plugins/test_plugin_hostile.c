@@ -1,0 +1,287 @@
+/*
+ * The loader and the buffer calls against plugins that misbehave rather
+ * than break the table: an entry symbol that is data (PL-ENTRY-5), init
+ * failing without a reason or with an unterminated one, statuses outside
+ * hurray_status (PL-CALL-3, PL-CALL-4), a path too long for the reason
+ * (PL-LOAD-6), and a directory with more candidates than any fixed list
+ * would hold (PL-SEARCH-3). Each refusal is checked for its status, value
+ * and reason; the caller's error is filled with garbage first so that a
+ * host reading it would be caught (by valgrind in the _valgrind test).
+ *
+ * Usage: test_plugin_hostile BROKEN_DIR
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <check.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hurray/plugin.h"
+
+static const char *broken_dir;
+static hurray_plugin_registry *registry;
+
+static void setup(void) {
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, NULL), HURRAY_OK);
+}
+static void teardown(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+}
+
+static const char *broken(const char *name, char *path, size_t cap) {
+  snprintf(path, cap, "%s/hurray-plugin-broken-%s.so", broken_dir, name);
+  return path;
+}
+
+/* An error no host should read: every byte set, no terminator anywhere. */
+static void poison(hurray_error *err) { memset(err, 0xAA, sizeof *err); }
+
+static void assert_terminated(const hurray_error *err) {
+  ck_assert_msg(memchr(err->detail, '\0', sizeof err->detail) != NULL,
+                "detail is not terminated");
+}
+
+/* Loads `name`, expects `status`, the file named and `reason` in the detail. */
+static hurray_error load_refused(const char *name, hurray_status status, const char *reason) {
+  char path[4096];
+  broken(name, path, sizeof path);
+  hurray_error err;
+  poison(&err);
+  hurray_plugin *plugin = NULL;
+  hurray_status s = hurray_plugin_load(registry, path, 0, &plugin, &err);
+  assert_terminated(&err);
+  ck_assert_msg(s == status, "%s: expected %s, got %s (%s)", name, hurray_status_name(status),
+                hurray_status_name(s), err.detail);
+  ck_assert_int_eq(err.status, status);
+  ck_assert_ptr_null(plugin);
+  ck_assert_msg(strstr(err.detail, strrchr(path, '/') + 1) != NULL, "file not named: %s",
+                err.detail);
+  ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason, err.detail);
+  ck_assert_uint_eq(hurray_plugin_registry_count(registry), 0);
+  return err;
+}
+
+/* PL-ENTRY-5: refused before the data object is called. */
+START_TEST(entry_symbol_that_is_data) {
+  hurray_error err = load_refused("entry-data", HURRAY_ERR_PLUGIN_INVALID,
+                                  "entry symbol hurray_plugin_entry is a data object");
+  ck_assert_uint_eq(err.value, STT_OBJECT);
+  ck_assert_uint_eq(err.expected, STT_FUNC);
+}
+END_TEST
+
+/* PL-CALL-3: init fails and leaves the error alone; the host gives the reason. */
+START_TEST(init_fails_without_reason) {
+  load_refused("init-silent", HURRAY_ERR_DEVICE_ERROR,
+               "init failed with status DEVICE_ERROR (30) and gave no reason");
+}
+END_TEST
+
+/* PL-CALL-3: a detail with no terminator is cut at its size, never read past. */
+START_TEST(init_fails_with_unterminated_reason) {
+  hurray_error err = load_refused("init-unterminated", HURRAY_ERR_DEVICE_ERROR, "xxxxxxxx");
+  ck_assert_uint_le(strlen(err.detail), HURRAY_ERROR_DETAIL_SIZE - 1u);
+}
+END_TEST
+
+/* PL-CALL-4: an undefined status becomes DEVICE_ERROR carrying the raw value. */
+START_TEST(init_returns_undefined_status) {
+  hurray_error err = load_refused("init-status", HURRAY_ERR_DEVICE_ERROR,
+                                  "init returned status 1000, which is not a hurray_status");
+  ck_assert_uint_eq(err.value, 1000);
+}
+END_TEST
+
+static hurray_plugin *load_ok(const char *name) {
+  char path[4096];
+  hurray_error err;
+  hurray_plugin *plugin = NULL;
+  ck_assert_msg(hurray_plugin_load(registry, broken(name, path, sizeof path), 0, &plugin, &err) ==
+                    HURRAY_OK,
+                "%s: %s", name, err.detail);
+  return plugin;
+}
+
+/* PL-CALL-4 on a call after loading: allocate's undefined status. */
+START_TEST(allocate_returns_undefined_status) {
+  hurray_plugin *plugin = load_ok("allocate-status");
+  hurray_error err;
+  poison(&err);
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_DEVICE_ERROR);
+  assert_terminated(&err);
+  ck_assert_int_eq(err.status, HURRAY_ERR_DEVICE_ERROR);
+  ck_assert_uint_eq(err.value, 77);
+  ck_assert_ptr_null(buffer);
+  ck_assert_msg(strstr(err.detail, "broken: allocate returned status 77") != NULL, "%s",
+                err.detail);
+}
+END_TEST
+
+/* PL-CALL-3 on a call after loading: allocate fails and says nothing. */
+START_TEST(allocate_fails_without_reason) {
+  hurray_plugin *plugin = load_ok("allocate-silent");
+  hurray_error err;
+  poison(&err);
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_OUT_OF_MEMORY);
+  assert_terminated(&err);
+  ck_assert_int_eq(err.status, HURRAY_ERR_OUT_OF_MEMORY);
+  ck_assert_ptr_null(buffer);
+  ck_assert_msg(strstr(err.detail,
+                       "broken: allocate failed with status OUT_OF_MEMORY (29) and gave no reason") !=
+                    NULL,
+                "%s", err.detail);
+}
+END_TEST
+
+static void copy_file(const char *from, const char *to) {
+  int in = open(from, O_RDONLY);
+  ck_assert_int_ge(in, 0);
+  int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ck_assert_msg(out >= 0, "%s: %s", to, strerror(errno));
+  char block[65536];
+  ssize_t n;
+  while ((n = read(in, block, sizeof block)) > 0) {
+    ck_assert_int_eq(write(out, block, (size_t)n), n);
+  }
+  ck_assert_int_eq(n, 0);
+  close(in);
+  ck_assert_int_eq(close(out), 0);
+}
+
+/* A private directory under /tmp (root-owned and sticky, so PL-LOAD-3 holds). */
+static void make_temp_dir(char *dir, size_t cap) {
+  snprintf(dir, cap, "/tmp/hurray hostile XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+/* PL-LOAD-6: a path longer than the detail keeps the plugin's whole reason
+ * and the file name; the leading directories give way. */
+START_TEST(long_path_keeps_the_reason) {
+  char dir[4096];
+  make_temp_dir(dir, sizeof dir);
+  char created[16][4096];
+  size_t depth = 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (; depth < 6; depth++) {
+    size_t used = strlen(path);
+    snprintf(path + used, sizeof path - used, "/%s", "a-directory-name-of-forty-bytes-in-all-x");
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(created[depth], sizeof created[depth], "%s", path);
+  }
+  char plugin_path[4096];
+  snprintf(plugin_path, sizeof plugin_path, "%s/hurray-plugin-broken-init-fails.so", path);
+  ck_assert_uint_gt(strlen(plugin_path), HURRAY_ERROR_DETAIL_SIZE);
+  char source[4096];
+  copy_file(broken("init-fails", source, sizeof source), plugin_path);
+
+  hurray_error err;
+  poison(&err);
+  ck_assert_int_eq(hurray_plugin_load(registry, plugin_path, 0, NULL, &err),
+                   HURRAY_ERR_DEVICE_ERROR);
+  assert_terminated(&err);
+  ck_assert_msg(strstr(err.detail, "acmeInit: ACME_ERROR_NO_LICENSE (42)") != NULL,
+                "reason lost: %s", err.detail);
+  ck_assert_msg(strstr(err.detail, "hurray-plugin-broken-init-fails.so: ") != NULL,
+                "file not named: %s", err.detail);
+  ck_assert_msg(strncmp(err.detail, "...", 3) == 0, "path not shortened at its start: %s",
+                err.detail);
+
+  ck_assert_int_eq(unlink(plugin_path), 0);
+  while (depth > 0) {
+    ck_assert_int_eq(rmdir(created[--depth]), 0);
+  }
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+typedef struct candidates {
+  const char *dir;
+  size_t seen;
+  bool ordered;
+  char last[4096];
+} candidates;
+
+static void record_candidate(void *ctx, const char *path, hurray_status status,
+                             const hurray_error *err, hurray_plugin *plugin) {
+  candidates *c = ctx;
+  (void)plugin;
+  if (strncmp(path, c->dir, strlen(c->dir)) != 0) {
+    return; /* another search directory (the install directory) */
+  }
+  ck_assert_int_eq(status, HURRAY_ERR_PLUGIN_LOAD_FAILED); /* not ELF: dlopen refuses */
+  ck_assert_ptr_nonnull(err);
+  if (c->seen > 0 && strcmp(c->last, path) >= 0) {
+    c->ordered = false;
+  }
+  snprintf(c->last, sizeof c->last, "%s", path);
+  c->seen++;
+}
+
+/* PL-SEARCH-3: every candidate is considered, in name order, however many. */
+START_TEST(discovery_considers_every_candidate) {
+  char dir[256];
+  make_temp_dir(dir, sizeof dir);
+  enum { CANDIDATES = 300 };
+  /* Created in reverse name order, so directory order is unlikely to help. */
+  for (int i = CANDIDATES - 1; i >= 0; i--) {
+    char file[512];
+    snprintf(file, sizeof file, "%s/hurray-plugin-candidate-%03d.so", dir, i);
+    FILE *f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("not an ELF file\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+  }
+  setenv(HURRAY_PLUGIN_PATH_ENV, dir, 1);
+  candidates c = {dir, 0, true, {0}};
+  ck_assert_uint_eq(hurray_plugin_discover(registry, record_candidate, &c), 0);
+  unsetenv(HURRAY_PLUGIN_PATH_ENV);
+  ck_assert_uint_eq(c.seen, CANDIDATES);
+  ck_assert_msg(c.ordered, "candidates not reported in name order");
+  for (int i = 0; i < CANDIDATES; i++) {
+    char file[512];
+    snprintf(file, sizeof file, "%s/hurray-plugin-candidate-%03d.so", dir, i);
+    ck_assert_int_eq(unlink(file), 0);
+  }
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s BROKEN_DIR\n", argv[0]);
+    return 2;
+  }
+  broken_dir = argv[1];
+  Suite *suite = suite_create("plugin_hostile");
+  TCase *tc = tcase_create("hostile");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, entry_symbol_that_is_data);
+  tcase_add_test(tc, init_fails_without_reason);
+  tcase_add_test(tc, init_fails_with_unterminated_reason);
+  tcase_add_test(tc, init_returns_undefined_status);
+  tcase_add_test(tc, allocate_returns_undefined_status);
+  tcase_add_test(tc, allocate_fails_without_reason);
+  tcase_add_test(tc, long_path_keeps_the_reason);
+  tcase_add_test(tc, discovery_considers_every_candidate);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
