@@ -152,26 +152,22 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
     plugin->table.free(plugin->state, &allocation);
     return status;
   }
-  /* One lock: take a spare record if there is one, and link it. */
-  pthread_mutex_lock(&plugin->lock);
-  hurray_plugin_buffer *buffer = plugin->spare_buffers;
-  if (buffer != NULL) {
-    plugin->spare_buffers = buffer->next;
-    plugin->spare_count--;
-  } else {
-    pthread_mutex_unlock(&plugin->lock);
-    buffer = malloc(sizeof *buffer);
-    if (buffer == NULL) {
-      plugin->table.free(plugin->state, &allocation);
-      return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *buffer, 0, 0,
-                                "buffer record");
-    }
-    pthread_mutex_lock(&plugin->lock);
+  /* malloc, not a cache of our own: glibc serves a block this small from a
+   * per-thread cache without a lock or an atomic operation, which no shared
+   * cache of records can match. */
+  hurray_plugin_buffer *buffer = malloc(sizeof *buffer);
+  if (buffer == NULL) {
+    plugin->table.free(plugin->state, &allocation);
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *buffer, 0, 0,
+                              "buffer record");
   }
+  /* PL-LIFE-1: the buffer keeps its plugin loaded. Relaxed: the caller
+   * holds a reference already (the registry's), so the count cannot reach
+   * zero meanwhile; the release order comes with the drop. */
+  atomic_fetch_add_explicit(&plugin->references, 1u, memory_order_relaxed);
   buffer->plugin = plugin;
   buffer->allocation = allocation;
-  /* PL-ALLOC-5: the handle declares what was obtained, producer_synced. It
-   * is valid by construction (BP-ORDER-1 steps 2-8): the tag passed PL-TABLE-2,
+  /* PL-ALLOC-5: the handle declares what the plugin obtained, checked above:
    * the pair PL-DEV-1 (the class is one the device declared), the alignment
    * is a power of two >= the requested one, itself >= 64, and producer_synced
    * suits every device (BP-SYNC-2). */
@@ -180,13 +176,6 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   buffer->handle.device_tag = plugin->table.device_tag;
   buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
   buffer->handle.memory_class = memory_class;
-  buffer->prev = NULL;
-  buffer->next = plugin->buffers;
-  if (plugin->buffers != NULL) {
-    plugin->buffers->prev = buffer;
-  }
-  plugin->buffers = buffer;
-  pthread_mutex_unlock(&plugin->lock);
   *out = buffer;
   return HURRAY_OK;
 }
@@ -196,28 +185,10 @@ void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer) {
     return;
   }
   hurray_plugin *plugin = buffer->plugin;
-  pthread_mutex_lock(&plugin->lock);
-  if (buffer->prev != NULL) {
-    buffer->prev->next = buffer->next;
-  } else {
-    plugin->buffers = buffer->next;
-  }
-  if (buffer->next != NULL) {
-    buffer->next->prev = buffer->prev;
-  }
-  /* The allocation is copied out so that the record can be reused at once. */
-  hurray_plugin_allocation allocation = buffer->allocation;
-  bool keep = plugin->spare_count < HURRAY_PLUGIN_SPARE_RECORDS;
-  if (keep) {
-    buffer->next = plugin->spare_buffers;
-    plugin->spare_buffers = buffer;
-    plugin->spare_count++;
-  }
-  pthread_mutex_unlock(&plugin->lock);
-  plugin->table.free(plugin->state, &allocation);
-  if (!keep) {
-    free(buffer);
-  }
+  plugin->table.free(plugin->state, &buffer->allocation);
+  free(buffer);
+  /* Last: this may be what unloads the plugin (PL-LIFE-1). */
+  hurray_plugin_drop_reference(plugin);
 }
 
 void hurray_plugin_buffer_release_callback(void *data, void *ctx) {
@@ -339,16 +310,11 @@ hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_
     free(event);
     return status;
   }
+  /* PL-LIFE-1: the event keeps its plugin loaded. */
+  atomic_fetch_add_explicit(&plugin->references, 1u, memory_order_relaxed);
+  atomic_fetch_add_explicit(&plugin->live_events, 1u, memory_order_relaxed);
   event->plugin = plugin;
   event->device_index = device_index;
-  event->prev = NULL;
-  pthread_mutex_lock(&plugin->lock);
-  event->next = plugin->events;
-  if (plugin->events != NULL) {
-    plugin->events->prev = event;
-  }
-  plugin->events = event;
-  pthread_mutex_unlock(&plugin->lock);
   *out = event;
   return HURRAY_OK;
 }
@@ -415,18 +381,10 @@ void hurray_plugin_event_release(hurray_plugin_event *event) {
     return;
   }
   hurray_plugin *plugin = event->plugin;
-  pthread_mutex_lock(&plugin->lock);
-  if (event->prev != NULL) {
-    event->prev->next = event->next;
-  } else {
-    plugin->events = event->next;
-  }
-  if (event->next != NULL) {
-    event->next->prev = event->prev;
-  }
-  pthread_mutex_unlock(&plugin->lock);
   plugin->table.release_event(plugin->state, event->native);
   free(event);
+  atomic_fetch_sub_explicit(&plugin->live_events, 1u, memory_order_relaxed);
+  hurray_plugin_drop_reference(plugin); /* may unload the plugin (PL-LIFE-1) */
 }
 
 void hurray_plugin_event_release_callback(void *event, void *ctx) {

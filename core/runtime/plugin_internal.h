@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "hurray/plugin.h"
@@ -17,23 +18,19 @@
 #endif
 
 struct hurray_plugin_buffer {
-  hurray_plugin *plugin;
-  hurray_plugin_buffer *prev;
-  hurray_plugin_buffer *next;
+  hurray_plugin *plugin; /* holds one of its references (PL-LIFE-1) */
   hurray_plugin_allocation allocation;
   hurray_buffer_handle handle;
 };
 
 struct hurray_plugin_event {
-  hurray_plugin *plugin;
-  hurray_plugin_event *prev;
-  hurray_plugin_event *next;
+  hurray_plugin *plugin; /* holds one of its references (PL-LIFE-1) */
   void *native;
   uint32_t device_index;
 };
 
 struct hurray_plugin {
-  hurray_plugin_registry *registry;
+  hurray_plugin_registry *registry; /* NULL once unloaded */
   hurray_plugin *prev;
   hurray_plugin *next;
   void *library;             /* dlopen handle */
@@ -43,17 +40,12 @@ struct hurray_plugin {
   bool serves_tag;
   uint32_t device_count;
   hurray_plugin_device_info *devices; /* validated, device_count entries */
-  pthread_mutex_t lock;               /* guards buffers and events */
-  hurray_plugin_buffer *buffers;
-  hurray_plugin_event *events;
-  /* Freed buffer records kept for reuse (at most HURRAY_PLUGIN_SPARE_RECORDS),
-   * so that a steady allocate/free cycle costs no malloc of its own. */
-  hurray_plugin_buffer *spare_buffers;
-  uint32_t spare_count;
+  /* PL-LIFE-1: one reference while loaded, one per live buffer and event;
+   * whoever drops the last one shuts the plugin down and closes it. */
+  _Atomic(size_t) references;
+  _Atomic(size_t) live_events;
   char path[PATH_MAX];
 };
-
-#define HURRAY_PLUGIN_SPARE_RECORDS 64u
 
 struct hurray_plugin_registry {
   pthread_mutex_t lock; /* guards the plugin list and tag service */
@@ -92,10 +84,15 @@ void hurray_plugin_call_prepare(hurray_error *call_err);
 hurray_status hurray_plugin_call_result(const char *who, const char *entry, hurray_status returned,
                                         hurray_error *call_err, hurray_error *err);
 
-/* Frees every buffer and event still alive, shuts the plugin down, closes the
- * library and frees the plugin. The caller holds the registry lock and has
- * unlinked the plugin. */
-void hurray_plugin_destroy_unlinked(hurray_plugin *plugin);
+/* Ends a plugin's service (PL-LIFE-1): the caller holds the registry lock
+ * and has unlinked the plugin. Drops the plugin's "loaded" reference, so it
+ * is shut down and closed now if no buffer or event is live, else when the
+ * last one is released. */
+void hurray_plugin_retire_unlinked(hurray_plugin *plugin);
+
+/* Drops one reference; the last one shuts the plugin down, closes the
+ * library and frees the plugin (PL-LIFE-1). */
+void hurray_plugin_drop_reference(hurray_plugin *plugin);
 
 /* Loads and initialises the plugin at `path` into the registry; the caller
  * holds the registry lock. */

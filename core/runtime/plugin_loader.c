@@ -319,11 +319,8 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
     plugin->table.shutdown(plugin->state);
     goto close;
   }
-  if (pthread_mutex_init(&plugin->lock, NULL) != 0) {
-    status = hurray_plugin_fail_at(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, plugin->path, "mutex");
-    plugin->table.shutdown(plugin->state);
-    goto close;
-  }
+  atomic_init(&plugin->references, 1u); /* the registry's (PL-LIFE-1) */
+  atomic_init(&plugin->live_events, 0u);
   if (server != NULL) {
     server->serves_tag = false;
   }

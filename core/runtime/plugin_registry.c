@@ -52,31 +52,23 @@ hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray
   return HURRAY_OK;
 }
 
-void hurray_plugin_destroy_unlinked(hurray_plugin *plugin) {
-  /* PL-LOAD-7: the plugin's memory and events go back through the plugin
-   * before it shuts down; the caller's pointers to them are now invalid. */
-  while (plugin->buffers != NULL) {
-    hurray_plugin_buffer *buffer = plugin->buffers;
-    plugin->buffers = buffer->next;
-    plugin->table.free(plugin->state, &buffer->allocation);
-    free(buffer);
-  }
-  while (plugin->spare_buffers != NULL) {
-    hurray_plugin_buffer *spare = plugin->spare_buffers;
-    plugin->spare_buffers = spare->next;
-    free(spare);
-  }
-  while (plugin->events != NULL) {
-    hurray_plugin_event *event = plugin->events;
-    plugin->events = event->next;
-    plugin->table.release_event(plugin->state, event->native);
-    free(event);
+void hurray_plugin_drop_reference(hurray_plugin *plugin) {
+  /* acq_rel: the thread that frees the plugin sees every write made by the
+   * threads that dropped their references before it. */
+  if (atomic_fetch_sub_explicit(&plugin->references, 1u, memory_order_acq_rel) != 1u) {
+    return;
   }
   plugin->table.shutdown(plugin->state);
-  pthread_mutex_destroy(&plugin->lock);
   free(plugin->devices);
   dlclose(plugin->library);
   free(plugin);
+}
+
+void hurray_plugin_retire_unlinked(hurray_plugin *plugin) {
+  /* PL-LIFE-1: buffers and events a consumer still holds keep the plugin's
+   * code and state alive; only the registry lets go of it here. */
+  plugin->registry = NULL;
+  hurray_plugin_drop_reference(plugin);
 }
 
 /* Unlinks `plugin`; if it served its tag, the most recently loaded plugin
@@ -111,7 +103,7 @@ void hurray_plugin_unload(hurray_plugin *plugin) {
   pthread_mutex_lock(&registry->lock);
   unlink_plugin(registry, plugin);
   pthread_mutex_unlock(&registry->lock);
-  hurray_plugin_destroy_unlinked(plugin);
+  hurray_plugin_retire_unlinked(plugin);
 }
 
 void hurray_plugin_registry_destroy(hurray_plugin_registry *registry) {
@@ -122,7 +114,7 @@ void hurray_plugin_registry_destroy(hurray_plugin_registry *registry) {
   while (registry->last != NULL) {
     hurray_plugin *plugin = registry->last;
     unlink_plugin(registry, plugin);
-    hurray_plugin_destroy_unlinked(plugin);
+    hurray_plugin_retire_unlinked(plugin);
   }
   pthread_mutex_destroy(&registry->lock);
   free(registry);
@@ -198,6 +190,25 @@ uint32_t hurray_plugin_device_count(const hurray_plugin *plugin) { return plugin
 
 bool hurray_plugin_supports_events(const hurray_plugin *plugin) {
   return plugin->table.create_event != NULL;
+}
+
+size_t hurray_plugin_outstanding(const hurray_plugin *plugin, size_t *buffers, size_t *events) {
+  if (plugin == NULL) {
+    return 0u;
+  }
+  /* Counts, not a snapshot under a lock: other threads may be allocating or
+   * freeing. A loaded plugin holds one reference of its own. */
+  size_t references = atomic_load_explicit(&plugin->references, memory_order_relaxed);
+  size_t live_events = atomic_load_explicit(&plugin->live_events, memory_order_relaxed);
+  size_t held = references > 0u ? references - 1u : 0u;
+  size_t live_buffers = held > live_events ? held - live_events : 0u;
+  if (buffers != NULL) {
+    *buffers = live_buffers;
+  }
+  if (events != NULL) {
+    *events = live_events;
+  }
+  return live_buffers + live_events;
 }
 
 size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, size_t cap) {

@@ -411,8 +411,9 @@ typedef struct hurray_plugin_event hurray_plugin_event;
 HURRAY_API hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out,
                                                        hurray_error *err);
 
-/** Unloads every plugin (freeing their buffers and events, PL-LOAD-7) and
- * frees the registry. NULL is accepted. */
+/** Unloads every plugin (hurray_plugin_unload) and frees the registry.
+ * Buffers and events still live keep their plugin's code loaded until they
+ * are released (PL-LIFE-1). NULL is accepted. */
 HURRAY_API void hurray_plugin_registry_destroy(hurray_plugin_registry *registry);
 
 /**
@@ -468,9 +469,24 @@ HURRAY_API size_t hurray_plugin_search_path(char *buf, size_t cap);
 /** The installed plugin directory compiled into the library. */
 HURRAY_API const char *hurray_plugin_install_dir(void);
 
-/** Shuts the plugin down and unloads it, freeing its remaining buffers and
- * events first (PL-LOAD-7). Pointers to them become invalid. */
+/** Ends the plugin's service: it leaves its registry at once (no longer
+ * found, no longer serving its tag) and the caller must not use `plugin`
+ * again. Buffers and events it made stay valid, from any thread, until they
+ * are released; the plugin is shut down and closed when the last of them is
+ * released, or at once when none is live (PL-LIFE-1, PL-LOAD-7). Must not
+ * race with an allocation or event creation on the same plugin. */
 HURRAY_API void hurray_plugin_unload(hurray_plugin *plugin);
+
+/**
+ * How many buffers and events made by `plugin` are live (allocated or
+ * created and not yet released), for a producer that wants to know what
+ * holds a plugin it is about to unload (PL-LIFE-2). Returns their sum and
+ * writes each count to `buffers` and `events` when non-NULL. The counts are
+ * read without a lock: concurrent allocations and releases may change them
+ * at once. 0 for NULL.
+ */
+HURRAY_API size_t hurray_plugin_outstanding(const hurray_plugin *plugin, size_t *buffers,
+                                            size_t *events);
 
 /** Plugins loaded, and the one at `index` (NULL past the end), in load order. */
 HURRAY_API size_t hurray_plugin_registry_count(const hurray_plugin_registry *registry);

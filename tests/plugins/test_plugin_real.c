@@ -8,6 +8,7 @@
  * and exits 77, unless --require-devices is given (then it fails).
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _DEFAULT_SOURCE /* realpath */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -298,20 +299,90 @@ START_TEST(concurrent_calls) {
 }
 END_TEST
 
-/* Unload with buffers and events still alive releases them (PL-LOAD-7);
- * the leak checkers (ASan, valgrind) see the rest. */
-START_TEST(unload_releases_everything) {
+/* Whether a file with this name is mapped in the process right now. */
+static bool file_is_mapped(const char *path) {
+  char real[4096];
+  if (realpath(path, real) == NULL) {
+    return false;
+  }
+  FILE *maps = fopen("/proc/self/maps", "r");
+  ck_assert_ptr_nonnull(maps);
+  char line[8192];
+  bool found = false;
+  while (fgets(line, sizeof line, maps) != NULL) {
+    found = found || strstr(line, real) != NULL;
+  }
+  fclose(maps);
+  return found;
+}
+
+/* The sequence of issue 16: a producer hands a plugin buffer to a consumer,
+ * unloads the plugin and destroys its registry; the consumer reads the
+ * bytes and releases later. The plugin stays loaded until that release and
+ * is closed by it (PL-LIFE-1, PL-LOAD-7). ASan and valgrind runs of this
+ * test catch any use of freed code or memory. */
+START_TEST(consumer_releases_after_producer_unloads) {
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
   ck_assert_int_eq(
       hurray_plugin_allocate(plugin, 0, 8192, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
       HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, "held", 5, &err), HURRAY_OK);
   hurray_plugin_event *event = NULL;
-  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
-  hurray_plugin_unload(plugin);
-  ck_assert_uint_eq(hurray_plugin_registry_count(registry), 0);
+  bool events = hurray_plugin_supports_events(plugin);
+  if (events) {
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  }
+  size_t buffers = 0;
+  size_t live_events = 0;
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, &buffers, &live_events), events ? 2u : 1u);
+  ck_assert_uint_eq(buffers, 1);
+  ck_assert_uint_eq(live_events, events ? 1u : 0u);
+
+  hurray_handoff handoff;
+  hurray_handoff_init(&handoff);
+  hurray_buffer_offer offer = {hurray_plugin_buffer_allocation(buffer)->address,
+                               hurray_plugin_buffer_release_callback, buffer,
+                               hurray_sync_payload_none()};
+  ck_assert_int_eq(
+      hurray_handoff_offer(&handoff, hurray_plugin_buffer_handle(buffer), &offer, &err),
+      HURRAY_OK);
+  hurray_accepted_buffer accepted;
+  ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err),
+                   HURRAY_OK);
+
+  char path[4096];
+  snprintf(path, sizeof path, "%s", hurray_plugin_path(plugin));
+  hurray_plugin_unload(plugin); /* the producer is done with the plugin */
   plugin = NULL;
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  ck_assert_msg(file_is_mapped(path), "%s closed while a buffer is held", path);
+
+  /* The consumer, later: the bytes are still there, the release works. */
+  char bytes[5];
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  ck_assert_str_eq(bytes, "held");
+  if (events) {
+    hurray_plugin_event_release(event);
+    ck_assert_msg(file_is_mapped(path), "%s closed while a buffer is held", path);
+  }
+  ck_assert_int_eq(hurray_handoff_release(&handoff, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_destroy(&handoff, &err), HURRAY_OK);
+  ck_assert_msg(!file_is_mapped(path), "%s still mapped after the last release", path);
+}
+END_TEST
+
+/* Unload with nothing live closes the plugin at once (PL-LOAD-7). */
+START_TEST(unload_with_nothing_live_closes_at_once) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", hurray_plugin_path(plugin));
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+  hurray_plugin_unload(plugin);
+  plugin = NULL;
+  ck_assert_uint_eq(hurray_plugin_registry_count(registry), 0);
+  ck_assert_msg(!file_is_mapped(path), "%s still mapped after unload", path);
 }
 END_TEST
 
@@ -355,7 +426,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, event_record_and_wait);
   tcase_add_test(tc, handoff_offer_wait_release);
   tcase_add_test(tc, concurrent_calls);
-  tcase_add_test(tc, unload_releases_everything);
+  tcase_add_test(tc, consumer_releases_after_producer_unloads);
+  tcase_add_test(tc, unload_with_nothing_live_closes_at_once);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   /* No fork: a vendor runtime's threads and global state do not survive one. */
