@@ -180,6 +180,7 @@ static void check_table(const uint8_t *bytes, size_t len, uint32_t host, const u
   static hurray_plugin_table want_table;
   static hurray_plugin_table out;
   memset(&out, 0xA5, sizeof out);
+  out.struct_size = sizeof out; /* the harness's view: all of it (PL-VER-5) */
   hurray_plugin_table untouched;
   memcpy(&untouched, &out, sizeof out);
   table_verdict want = ref_validate(bytes, len, host, &want_table);
@@ -191,6 +192,9 @@ static void check_table(const uint8_t *bytes, size_t len, uint32_t host, const u
     FUZZ_CHECK(memcmp(&out, &untouched, sizeof out) == 0);
     return;
   }
+  /* PL-VER-5: struct_size stays the caller's; the rest is the reference's. */
+  FUZZ_CHECK(out.struct_size == sizeof out);
+  want_table.struct_size = out.struct_size;
   FUZZ_CHECK(memcmp(&out, &want_table, sizeof out) == 0);
 
   /* The strings, now pointing at real memory. */

@@ -282,6 +282,7 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   if (readable < 2u * sizeof(uint32_t)) {
     readable = 2u * sizeof(uint32_t);
   }
+  plugin->table.struct_size = sizeof plugin->table; /* the host's own view (PL-VER-5) */
   status =
       hurray_plugin_table_validate(table, readable, HURRAY_PLUGIN_ABI_VERSION, &plugin->table, err);
   if (status == HURRAY_OK) {

@@ -234,11 +234,21 @@ hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 2u,
                               "hurray_plugin_describe_device: NULL argument");
   }
+  /* PL-VER-5: the caller's view may be smaller than ours. */
+  uint32_t out_size;
+  memcpy(&out_size, out, sizeof out_size);
+  if (out_size < 2u * sizeof(uint32_t)) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size,
+                              sizeof(hurray_plugin_device_info), 2,
+                              "out->struct_size %u is below the 8-byte header: set it to "
+                              "sizeof(hurray_plugin_device_info)",
+                              (unsigned)out_size);
+  }
   if (device_index >= plugin->device_count) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
                               1, "%s has %u devices", plugin->table.name,
                               (unsigned)plugin->device_count);
   }
-  *out = plugin->devices[device_index];
+  hurray_plugin_copy_out(out, &plugin->devices[device_index], sizeof *out);
   return HURRAY_OK;
 }

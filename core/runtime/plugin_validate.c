@@ -55,6 +55,16 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
   if (out == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "out is NULL");
   }
+  /* PL-VER-5: the caller's view of the table may be smaller than ours. */
+  uint32_t out_size;
+  memcpy(&out_size, out, sizeof out_size);
+  if (out_size < 2u * sizeof(uint32_t)) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size,
+                              sizeof(hurray_plugin_table), 3,
+                              "out->struct_size %u is below the 8-byte header: set it to "
+                              "sizeof(hurray_plugin_table)",
+                              (unsigned)out_size);
+  }
   /* PL-NEG-1: the two header words come first, whatever the version. */
   if (len < 2u * sizeof(uint32_t)) {
     return hurray_plugin_fail(err, HURRAY_ERR_TRUNCATED, len, 8, 0,
@@ -148,7 +158,7 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
                               offsetof(hurray_plugin_table, stream_wait_event),
                               "stream_wait_event is set but the event entries are not");
   }
-  *out = table;
+  hurray_plugin_copy_out(out, &table, sizeof table); /* PL-VER-5 */
   return HURRAY_OK;
 }
 

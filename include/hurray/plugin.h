@@ -358,6 +358,9 @@ typedef const hurray_plugin_table *(*hurray_plugin_entry_fn)(uint32_t host_abi_v
  *      (index: the offset of the first NULL one).
  *  10. stream_wait_event set only with the event entries: PLUGIN_INVALID.
  * On failure *out is left untouched; `detail` names the field.
+ * The caller sets out->struct_size to the size of the table it knows
+ * (sizeof(hurray_plugin_table)); at most that many bytes are written and
+ * out->struct_size is kept (PL-VER-5); below 8 is INVALID_ARGUMENT (index 3).
  */
 HURRAY_API hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
                                                       uint32_t host_abi_version,
@@ -511,7 +514,11 @@ HURRAY_API uint32_t hurray_plugin_device_count(const hurray_plugin *plugin);
 /** Why the plugin has no devices ("" when it has some); snprintf-style. */
 HURRAY_API size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf,
                                                    size_t cap);
-/** The validated description of device `device_index` (INVALID_ARGUMENT past the end). */
+/** The validated description of device `device_index` (INVALID_ARGUMENT,
+ * index 1, past the end). The caller sets out->struct_size to the size of
+ * the struct it knows (sizeof(hurray_plugin_device_info)); at most that many
+ * bytes are written and out->struct_size is kept (PL-VER-5); below 8 is
+ * INVALID_ARGUMENT (index 2). */
 HURRAY_API hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin,
                                                        uint32_t device_index,
                                                        hurray_plugin_device_info *out,

@@ -14,6 +14,8 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <check.h>
 #include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -260,6 +262,73 @@ START_TEST(discovery_considers_every_candidate) {
 }
 END_TEST
 
+/* PL-VER-5: a caller built against smaller (older) structs gets no byte past
+ * its struct_size. The "older view" here is a prefix of today's struct; the
+ * bytes after it are a canary that must survive. */
+START_TEST(copy_outs_honour_the_callers_struct_size) {
+  hurray_plugin *plugin = load_ok("allocate-silent");
+  enum { CANARY = 0x5C };
+  union {
+    hurray_plugin_device_info info;
+    unsigned char bytes[sizeof(hurray_plugin_device_info) + 64];
+  } device;
+  const uint32_t device_view = (uint32_t)offsetof(hurray_plugin_device_info, memory_bytes);
+  memset(&device, CANARY, sizeof device);
+  device.info.struct_size = device_view;
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_describe_device(plugin, 0, &device.info, &err), HURRAY_OK);
+  ck_assert_uint_eq(device.info.struct_size, device_view);
+  ck_assert_str_eq(device.info.name, "test host memory");
+  for (size_t i = device_view; i < sizeof device.bytes; i++) {
+    ck_assert_msg(device.bytes[i] == CANARY, "describe_device wrote byte %zu past struct_size %u",
+                  i, (unsigned)device_view);
+  }
+  /* Below the header: refused before anything is written. */
+  memset(&device, CANARY, sizeof device);
+  device.info.struct_size = 4;
+  ck_assert_int_eq(hurray_plugin_describe_device(plugin, 0, &device.info, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 4);
+  ck_assert_uint_eq(err.expected, sizeof(hurray_plugin_device_info));
+  ck_assert_uint_eq(err.index, 2);
+  for (size_t i = sizeof(uint32_t); i < sizeof device.bytes; i++) {
+    ck_assert_uint_eq(device.bytes[i], CANARY);
+  }
+
+  /* The table validator: a 1.0 caller knows only the required entries. */
+  hurray_plugin_table table;
+  memset(&table, 0, sizeof table);
+  table.struct_size = sizeof table;
+  table.abi_version = HURRAY_PLUGIN_ABI_VERSION;
+  table.name = "view";
+  table.plugin_version = "1";
+  table.device_tag = 0xF3;
+  table.init = (hurray_plugin_init_fn)(uintptr_t)1;
+  table.shutdown = (hurray_plugin_shutdown_fn)(uintptr_t)1;
+  table.count_devices = (hurray_plugin_count_devices_fn)(uintptr_t)1;
+  table.describe_device = (hurray_plugin_describe_device_fn)(uintptr_t)1;
+  table.allocate = (hurray_plugin_allocate_fn)(uintptr_t)1;
+  table.free = (hurray_plugin_free_fn)(uintptr_t)1;
+  table.copy_to_device = (hurray_plugin_copy_to_device_fn)(uintptr_t)1;
+  table.copy_to_host = (hurray_plugin_copy_to_host_fn)(uintptr_t)1;
+  union {
+    hurray_plugin_table table;
+    unsigned char bytes[sizeof(hurray_plugin_table) + 64];
+  } view;
+  memset(&view, CANARY, sizeof view);
+  view.table.struct_size = HURRAY_PLUGIN_TABLE_MIN_SIZE;
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION, &view.table, &err),
+      HURRAY_OK);
+  ck_assert_uint_eq(view.table.struct_size, HURRAY_PLUGIN_TABLE_MIN_SIZE);
+  ck_assert(memcmp(&view.table.allocate, &table.allocate, sizeof table.allocate) == 0);
+  for (size_t i = HURRAY_PLUGIN_TABLE_MIN_SIZE; i < sizeof view.bytes; i++) {
+    ck_assert_msg(view.bytes[i] == CANARY, "table_validate wrote byte %zu past struct_size %u", i,
+                  (unsigned)HURRAY_PLUGIN_TABLE_MIN_SIZE);
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s BROKEN_DIR\n", argv[0]);
@@ -278,6 +347,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, allocate_fails_without_reason);
   tcase_add_test(tc, long_path_keeps_the_reason);
   tcase_add_test(tc, discovery_considers_every_candidate);
+  tcase_add_test(tc, copy_outs_honour_the_callers_struct_size);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

@@ -272,6 +272,7 @@ START_TEST(table_bytes_validation) {
   hurray_plugin_table good;
   memset(&good, 0, sizeof good);
   hurray_plugin_table out;
+  out.struct_size = sizeof out;
   hurray_error err;
   unsigned char bytes[sizeof good + 16];
   memset(bytes, 0, sizeof bytes);
@@ -328,6 +329,7 @@ START_TEST(example_private_end_to_end) {
   ck_assert_uint_eq(hurray_plugin_device_tag(plugin), 0xF0);
   ck_assert_uint_eq(hurray_plugin_device_count(plugin), 1);
   hurray_plugin_device_info info;
+  info.struct_size = sizeof info;
   ck_assert_int_eq(hurray_plugin_describe_device(plugin, 0, &info, &err), HURRAY_OK);
   ck_assert_uint_eq(info.memory_class_count, 2);
   const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, 0xF1};

@@ -44,6 +44,7 @@ static uint64_t lowest_set_bit(uintptr_t address) { return address & (~address +
 START_TEST(allocation_alignment_is_measured) {
   for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
     hurray_plugin_device_info info;
+    info.struct_size = sizeof info;
     hurray_error err;
     ck_assert_int_eq(hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK);
     for (uint32_t c = 0; c < info.memory_class_count; c++) {
@@ -127,6 +128,7 @@ START_TEST(copy_round_trip) {
   }
   for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
     hurray_plugin_device_info info;
+    info.struct_size = sizeof info;
     hurray_error err;
     ck_assert_int_eq(hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK);
     for (uint32_t c = 0; c < info.memory_class_count; c++) {
@@ -413,7 +415,12 @@ int main(int argc, char **argv) {
   }
   printf("%s: %u device(s), first: ", hurray_plugin_name(p), hurray_plugin_device_count(p));
   hurray_plugin_device_info info;
-  hurray_plugin_describe_device(p, 0, &info, &err);
+  info.struct_size = sizeof info;
+  if (hurray_plugin_describe_device(p, 0, &info, &err) != HURRAY_OK) {
+    printf("(describe failed: %s)\n", err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
   printf("%s\n", info.name);
   hurray_plugin_registry_destroy(probe);
 

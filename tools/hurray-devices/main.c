@@ -61,6 +61,7 @@ static void print_plugin(const hurray_plugin *plugin) {
   printf("    events: %s\n", hurray_plugin_supports_events(plugin) ? "yes" : "no");
   for (uint32_t d = 0; d < count; d++) {
     hurray_plugin_device_info info;
+    info.struct_size = sizeof info; /* the view this program knows (PL-VER-5) */
     hurray_error err;
     if (hurray_plugin_describe_device(plugin, d, &info, &err) != HURRAY_OK) {
       print_error_line("describe", &err);
