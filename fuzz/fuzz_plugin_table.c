@@ -216,7 +216,7 @@ static void check_table(const uint8_t *bytes, size_t len, uint32_t host, const u
   free(version);
 }
 
-/* PL-DEV-1..3: accepted exactly when every rule holds. */
+/* PL-DEV-1..3, PL-DEV-5: accepted exactly when every rule holds. */
 static void check_device_info(const uint8_t *bytes, size_t len, uint8_t tag) {
   static hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -231,6 +231,13 @@ static void check_device_info(const uint8_t *bytes, size_t len, uint8_t tag) {
     ok = ref_pair_valid(tag, c->memory_class) && c->reserved[0] == 0 && c->reserved[1] == 0 &&
          c->reserved[2] == 0 && (c->flags & ~(uint32_t)HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) == 0 &&
          c->max_alignment >= 64 && __builtin_popcount(c->max_alignment) == 1;
+    /* PL-DEV-5, restated from facts §3. */
+    bool host = (c->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0;
+    if (tag == 0x00 || c->memory_class == 0x01 || c->memory_class == 0x02) {
+      ok = ok && host;
+    } else if (c->memory_class == 0x03) {
+      ok = ok && !host;
+    }
     for (uint32_t j = 0; ok && j < i; j++) {
       ok = info.memory_classes[j].memory_class != c->memory_class;
     }

@@ -256,6 +256,22 @@ hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info
                                 "non-zero reserved bytes",
                                 info->name, (unsigned)i);
     }
+    /* PL-DEV-5: what the class says about the host, the flag must not deny. */
+    bool host = (c->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u;
+    bool must_be_host = device_tag == HURRAY_DEVICE_CPU ||
+                        c->memory_class == HURRAY_MEMORY_HOST_PINNED ||
+                        c->memory_class == HURRAY_MEMORY_UNIFIED;
+    bool must_not_be_host = c->memory_class == HURRAY_MEMORY_PEER;
+    if ((must_be_host && !host) || (must_not_be_host && host)) {
+      char class_name[24];
+      hurray_memory_class_display(c->memory_class, class_name, sizeof class_name);
+      return hurray_plugin_fail(
+          err, HURRAY_ERR_PLUGIN_INVALID, c->memory_class,
+          must_be_host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u, i,
+          "device %s: memory class %s is declared %shost-accessible, which it %s (PL-DEV-5)",
+          info->name, class_name, host ? "" : "not ",
+          must_be_host ? "always is" : "never is without a copy");
+    }
     uint32_t a = c->max_alignment;
     if (a < HURRAY_MIN_BUFFER_ALIGNMENT || (a & (a - 1u)) != 0u) {
       return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a, HURRAY_MIN_BUFFER_ALIGNMENT, i,

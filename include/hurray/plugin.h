@@ -376,11 +376,13 @@ HURRAY_API hurray_status hurray_plugin_table_check_strings(const hurray_plugin_t
                                                            hurray_error *err);
 
 /**
- * Checks a device description against the plugin's tag (PL-DEV-1..3):
- * 1..8 classes, each valid with the tag (BP-PAIR-1), none twice, each
- * max_alignment a power of two >= 64, reserved bytes zero, ipc_capabilities
- * only known bits, name NUL-terminated. PLUGIN_INVALID (value: the
- * offending value; index: the class entry) otherwise. Pure.
+ * Checks a device description against the plugin's tag (PL-DEV-1..3,
+ * PL-DEV-5): 1..8 classes, each valid with the tag (BP-PAIR-1), none twice,
+ * each max_alignment a power of two >= 64, reserved bytes zero, a
+ * host-access flag that agrees with the class (always for the CPU device,
+ * host_pinned and unified; never for peer), ipc_capabilities only known
+ * bits, name NUL-terminated. PLUGIN_INVALID (value: the offending value;
+ * index: the class entry) otherwise. Pure.
  */
 HURRAY_API hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info *info,
                                                             hurray_device_tag device_tag,

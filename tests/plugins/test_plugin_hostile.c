@@ -329,6 +329,54 @@ START_TEST(copy_outs_honour_the_callers_struct_size) {
 }
 END_TEST
 
+static hurray_plugin_device_info one_class(hurray_memory_class memory_class, uint32_t flags) {
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  snprintf(info.name, sizeof info.name, "claims");
+  info.memory_class_count = 1;
+  info.memory_classes[0].memory_class = memory_class;
+  info.memory_classes[0].flags = flags;
+  info.memory_classes[0].max_alignment = 4096;
+  return info;
+}
+
+/* PL-DEV-5: host-access claims that contradict the class or the device. */
+START_TEST(host_access_claims_must_agree_with_the_class) {
+  const uint32_t host = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
+  struct {
+    hurray_device_tag tag;
+    hurray_memory_class memory_class;
+    uint32_t flags;
+    bool accepted;
+  } cases[] = {
+      {HURRAY_DEVICE_CPU, HURRAY_MEMORY_STANDARD, host, true},
+      {HURRAY_DEVICE_CPU, HURRAY_MEMORY_STANDARD, 0, false}, /* CPU memory is host memory */
+      {HURRAY_DEVICE_CUDA, HURRAY_MEMORY_STANDARD, 0, true},
+      {HURRAY_DEVICE_HEXAGON, HURRAY_MEMORY_STANDARD, host, true}, /* rpcmem is CPU-mapped */
+      {HURRAY_DEVICE_CUDA, HURRAY_MEMORY_HOST_PINNED, host, true},
+      {HURRAY_DEVICE_CUDA, HURRAY_MEMORY_HOST_PINNED, 0, false},
+      {HURRAY_DEVICE_VULKAN, HURRAY_MEMORY_UNIFIED, 0, false},
+      {HURRAY_DEVICE_CUDA, HURRAY_MEMORY_PEER, 0, true},
+      {HURRAY_DEVICE_CUDA, HURRAY_MEMORY_PEER, host, false}, /* peer needs a copy */
+      {0xF0, 0xF1, 0, true},                                 /* private: the vendor's */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    hurray_plugin_device_info info = one_class(cases[i].memory_class, cases[i].flags);
+    hurray_error err;
+    hurray_status s = hurray_plugin_device_info_validate(&info, cases[i].tag, &err);
+    ck_assert_msg((s == HURRAY_OK) == cases[i].accepted, "case %zu: %s (%s)", i,
+                  hurray_status_name(s), s == HURRAY_OK ? "" : err.detail);
+    if (!cases[i].accepted) {
+      ck_assert_int_eq(s, HURRAY_ERR_PLUGIN_INVALID);
+      ck_assert_uint_eq(err.value, cases[i].memory_class);
+      ck_assert_uint_eq(err.index, 0);
+      ck_assert_msg(strstr(err.detail, "host-accessible") != NULL, "%s", err.detail);
+    }
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s BROKEN_DIR\n", argv[0]);
@@ -348,6 +396,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, long_path_keeps_the_reason);
   tcase_add_test(tc, discovery_considers_every_candidate);
   tcase_add_test(tc, copy_outs_honour_the_callers_struct_size);
+  tcase_add_test(tc, host_access_claims_must_agree_with_the_class);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);
