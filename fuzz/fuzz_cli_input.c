@@ -23,7 +23,14 @@
  *    analysis says;
  *  - JSON strings: any bytes written with inspect_json_write_string parse
  *    back to those bytes with each byte of invalid UTF-8 replaced by U+FFFD
- *    (CLI-JSON-2).
+ *    (CLI-JSON-2);
+ *  - names: any bytes escaped with inspect_escape_name come out printable
+ *    (no C0/C1 control, no DEL, valid UTF-8, every backslash an escape), and
+ *    a failure object carrying them is one JSON object (CLI-OUT-2,
+ *    CLI-JSON-3).
+ * The reference hex parser counts CR, LF and CR LF each as one line break
+ * (CLI-HEX-3); a handle input's TRAILING_BYTES message is the tool's own
+ * (CLI-INPUT-2).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
