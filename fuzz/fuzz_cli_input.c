@@ -23,7 +23,14 @@
  *    analysis says;
  *  - JSON strings: any bytes written with inspect_json_write_string parse
  *    back to those bytes with each byte of invalid UTF-8 replaced by U+FFFD
- *    (CLI-JSON-2).
+ *    (CLI-JSON-2);
+ *  - names: any bytes escaped with inspect_escape_name come out printable
+ *    (no C0/C1 control, no DEL, valid UTF-8, every backslash an escape), and
+ *    a failure object carrying them is one JSON object (CLI-OUT-2,
+ *    CLI-JSON-3).
+ * The reference hex parser counts CR, LF and CR LF each as one line break
+ * (CLI-HEX-3); a handle input's TRAILING_BYTES message is the tool's own
+ * (CLI-INPUT-2).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
@@ -72,7 +79,11 @@ static ref_hex_result ref_parse_hex(const unsigned char *text, size_t len, uint8
   size_t high_column = 0;
   for (size_t i = 0; i < len; i++) {
     unsigned char c = text[i];
-    if (c == '\n') {
+    if (c == '\n' || c == '\r') {
+      /* CR, LF and CRLF each end one line (CLI-HEX-2, CLI-HEX-3). */
+      if (c == '\r' && i + 1 < len && text[i + 1] == '\n') {
+        i++;
+      }
       in_comment = false;
       line++;
       line_start = i + 1;
@@ -692,6 +703,11 @@ static void check_analysis(const uint8_t *in, size_t len, inspect_input_kind kin
   }
   if (s == HURRAY_OK) {
     FUZZ_CHECK(result.message[0] == '\0');
+  } else if (kind == INSPECT_INPUT_HANDLE && s == HURRAY_ERR_TRAILING_BYTES) {
+    /* CLI-INPUT-2: the tool's own wording, naming a handle and both sizes. */
+    char sizes[64];
+    snprintf(sizes, sizeof sizes, "exactly 16 bytes, the input is %zu", len);
+    FUZZ_CHECK(strstr(result.message, sizes) != NULL && strstr(result.message, "table") == NULL);
   } else {
     char message[sizeof result.message];
     hurray_error_format(&result.error, message, sizeof message);
@@ -782,6 +798,60 @@ static void check_json_string(const uint8_t *text, size_t len, size_t small_cap)
   free(out);
 }
 
+/* CLI-OUT-2: any bytes as a name come out printable: no control byte, no
+ * DEL, valid UTF-8 with no C1 control, every backslash starting an escape;
+ * CLI-JSON-3: a failure carrying that name as its message is one JSON
+ * object and a newline. */
+static size_t write_name(const void *ctx, char *buf, size_t cap) {
+  const struct {
+    const uint8_t *p;
+    size_t n;
+  } *name = ctx;
+  return inspect_escape_name((const char *)name->p, name->n, buf, cap);
+}
+
+static size_t write_failure(const void *ctx, char *buf, size_t cap) {
+  return inspect_write_json_failure(ctx, buf, cap);
+}
+
+static void check_name_escape(const uint8_t *text, size_t len, size_t small_cap) {
+  struct {
+    const uint8_t *p;
+    size_t n;
+  } name = {text, len};
+  size_t n = 0;
+  char *out = write_full(write_name, &name, &n);
+  check_writer_contract(write_name, &name, out, n, small_cap);
+  const uint8_t *o = (const uint8_t *)out;
+  for (size_t i = 0; i < n;) {
+    FUZZ_CHECK(o[i] >= 0x20 && o[i] != 0x7F);
+    if (o[i] == '\\') {
+      FUZZ_CHECK(i + 1 < n && (o[i + 1] == '\\' || o[i + 1] == 'x'));
+      i += o[i + 1] == 'x' ? 4 : 2;
+      continue;
+    }
+    size_t seq = utf8_sequence(o + i, n - i);
+    FUZZ_CHECK(seq > 0);
+    FUZZ_CHECK(!(seq == 2 && o[i] == 0xC2 && o[i + 1] < 0xA0)); /* U+0080..U+009F */
+    i += seq;
+  }
+  inspect_failure failure = {"INPUT", len, (len & 1u) != 0, len, len + 1, out};
+  size_t json_len = 0;
+  char *json = write_full(write_failure, &failure, &json_len);
+  check_writer_contract(write_failure, &failure, json, json_len, small_cap);
+  memset(&facts, 0, sizeof facts);
+  facts.valid = -1;
+  facts.error = -1;
+  json_reader r = {json, json + json_len, 0};
+  FUZZ_CHECK(json_value(&r, &facts, ROLE_TOP));
+  FUZZ_CHECK(r.end - r.p == 1 && *r.p == '\n');
+  FUZZ_CHECK(facts.valid == 0 && facts.has_handles && facts.handles == 0 && facts.error == 1);
+  FUZZ_CHECK(facts.numbers_seen == 7 && facts.value == len);
+  FUZZ_CHECK(facts.message_len == n && memcmp(facts.message, out, n) == 0);
+  free(json);
+  free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) {
     return 0;
@@ -812,6 +882,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(input);
   if (body_len <= 512) {
     check_json_string(body, body_len, small_cap);
+  }
+  if (body_len <= 128) {
+    check_name_escape(body, body_len, small_cap);
   }
   return 0;
 }

@@ -31,6 +31,12 @@ hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t valu
                           uint64_t expected, const char *format, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Room for a plugin's unavailable reason (PL-AVAIL-1): every runtime file
+ * tried with the loader's message for each, or a vendor call and its error.
+ * Larger than hurray_error's detail, which a reason is not bound by: tools
+ * print it whole (specs/cli.md CLI-DEV-5). */
+#define PLUGIN_REASON_SIZE 4096
+
 /* One entry of a plugin's vendor symbol table: the name to look up, the
  * address of the function-pointer field that receives it, and whether the
  * plugin cannot work without it (an optional symbol the library lacks is

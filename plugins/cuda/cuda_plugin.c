@@ -105,7 +105,7 @@ typedef struct cuda_state {
   cuda_symbols cu;
   uint32_t device_count;
   cuda_device *devices;
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE];
 } cuda_state;
 
 typedef struct cuda_event {

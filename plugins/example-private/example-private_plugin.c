@@ -75,7 +75,7 @@ typedef struct example_vendor {
 typedef struct example_state {
   example_vendor vendor;
   /* Why there are no devices, "" when there is one (PL-AVAIL-1). */
-  char unavailable_reason[HURRAY_ERROR_DETAIL_SIZE];
+  char unavailable_reason[PLUGIN_REASON_SIZE];
 } example_state;
 
 /* Opens the runtime and resolves every symbol of the X-macro. On any failure

@@ -85,7 +85,7 @@ typedef struct hexagon_state {
   void *library;
   hexagon_symbols rpc;
   uint32_t device_count; /* 0 or 1 */
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE];
 } hexagon_state;
 
 /* rpcmem_alloc2 where the library has it; rpcmem_alloc (an int size)

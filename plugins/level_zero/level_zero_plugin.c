@@ -120,7 +120,7 @@ typedef struct ze_state {
   ze_context_handle_t context;
   uint32_t device_count;
   ze_device devices[ZE_MAX_DEVICES];
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE];
 } ze_state;
 
 /* One plugin event: its own one-slot pool. `recorded` is kept because a

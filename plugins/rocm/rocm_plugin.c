@@ -99,7 +99,7 @@ typedef struct rocm_state {
   rocm_symbols hip;
   uint32_t device_count;
   rocm_device *devices;
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE];
 } rocm_state;
 
 typedef struct rocm_event {

@@ -142,7 +142,7 @@ typedef struct vulkan_state {
   VkInstance instance;
   uint32_t device_count;
   vulkan_device devices[VULKAN_MAX_DEVICES];
-  char unavailable_reason[HURRAY_ERROR_DETAIL_SIZE];
+  char unavailable_reason[PLUGIN_REASON_SIZE];
 } vulkan_state;
 
 static const char *vk_result_name(VkResult r) {

@@ -114,7 +114,7 @@ typedef struct webgpu_state {
   pthread_mutex_t lock;
   uint32_t device_count; /* 0 or 1 */
   char library_name[64];
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE];
 } webgpu_state;
 
 /* The answer an asynchronous call delivers to its callback. */

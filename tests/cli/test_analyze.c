@@ -119,6 +119,12 @@ START_TEST(test_handle_input_length) {
   ck_assert_uint_eq(r.handle_count, 1);
   ck_assert_uint_eq(r.extra_len, 1);
   ck_assert(r.extra_is_trailing);
+  /* The message is about a handle, with what was expected and found. */
+  ck_assert_msg(strstr(r.message, "table") == NULL, "%s", r.message);
+  ck_assert_str_eq(r.message, "1 trailing byte: a buffer handle is exactly 16 bytes, the input is 17");
+  ck_assert_int_eq(inspect_analyze(b, 40, INSPECT_INPUT_HANDLE, &r), HURRAY_ERR_TRAILING_BYTES);
+  ck_assert_str_eq(r.message,
+                   "24 trailing bytes: a buffer handle is exactly 16 bytes, the input is 40");
   /* A rejected handle is reported before the bytes after it. */
   b[15] = 0x02;
   ck_assert_int_eq(inspect_analyze(b, 17, INSPECT_INPUT_HANDLE, &r),

@@ -224,6 +224,78 @@ START_TEST(test_encode_rejections) {
 }
 END_TEST
 
+START_TEST(test_unknown_and_misplaced_options) {
+  /* CLI-OPT-1: an unknown option is named as unknown, in either mode. */
+  ck_assert(!PARSE("-x"));
+  ck_assert_str_eq(message, "unknown option '-x'");
+  ck_assert(!PARSE("--bogus=1"));
+  ck_assert_str_eq(message, "unknown option '--bogus=1'");
+  ck_assert(!PARSE("encode", "--size", "1", "-x"));
+  ck_assert_str_eq(message, "unknown option '-x'");
+  /* A known option in the wrong mode says which mode it belongs to. */
+  ck_assert(!PARSE("--size", "4"));
+  ck_assert_ptr_nonnull(strstr(message, "'--size' belongs to encode"));
+  ck_assert(!PARSE("--raw"));
+  ck_assert_ptr_nonnull(strstr(message, "'--raw' belongs to encode"));
+  ck_assert(!PARSE("encode", "--json"));
+  ck_assert_ptr_nonnull(strstr(message, "'--json' is not an encode option"));
+}
+END_TEST
+
+START_TEST(test_arguments_escaped_in_messages) {
+  /* CLI-OUT-2: a value from the command line cannot drive the terminal. */
+  ck_assert(!PARSE("-\x1b[2J"));
+  ck_assert_str_eq(message, "unknown option '-\\x1B[2J'");
+  ck_assert(!PARSE("a", "b\rc"));
+  ck_assert_str_eq(message, "more than one input file given ('b\\x0Dc')");
+  ck_assert(!PARSE("encode", "--size", "1", "--device", "\xe2\x80\xae" "cuda"));
+  ck_assert_ptr_nonnull(strstr(message, "'\\xE2\\x80\\xAEcuda'"));
+}
+END_TEST
+
+START_TEST(test_encode_more_handles_than_a_table_holds) {
+  /* BP-TABLE-1 through libhurray (CLI-ENC-3): 256 handles parse, and the
+   * encoder rejects the count (CAPACITY, value 256, expected 255), exit 1. */
+  enum { handles = 256 };
+  static char *argv[2 + 2 * handles + 2];
+  static char size_flag[] = "--size";
+  static char size_value[] = "64";
+  static char program[] = "hurray-inspect";
+  static char encode[] = "encode";
+  static char device_flag[] = "--device";
+  static char bad_device[] = "gpu";
+  int argc = 0;
+  argv[argc++] = program;
+  argv[argc++] = encode;
+  for (int i = 0; i < handles; i++) {
+    argv[argc++] = size_flag;
+    argv[argc++] = size_value;
+  }
+  ck_assert(inspect_parse_arguments(argc, argv, &options, message, sizeof message));
+  ck_assert_uint_eq(options.handle_count, 256);
+  char text[64];
+  size_t len = 0;
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(inspect_encode(&options, text, sizeof text, &len, &err), HURRAY_ERR_CAPACITY);
+  ck_assert_uint_eq(err.value, 256);
+  ck_assert_uint_eq(err.expected, 255);
+  char why[256];
+  inspect_encode_error_format(&options, &err, why, sizeof why);
+  ck_assert_str_eq(why, "256 handles given; a buffer table holds at most 255, its count is one "
+                        "byte (BP-TABLE-1)");
+  /* Values of handles past the limit are still checked as usage. */
+  argv[argc++] = device_flag;
+  argv[argc++] = bad_device;
+  ck_assert(!inspect_parse_arguments(argc, argv, &options, message, sizeof message));
+  ck_assert_ptr_nonnull(strstr(message, "'gpu'"));
+  /* 255 is a table. */
+  ck_assert(inspect_parse_arguments(2 + 2 * 255, argv, &options, message, sizeof message));
+  static char out[16384];
+  ck_assert_int_eq(inspect_encode(&options, out, sizeof out, &len, &err), HURRAY_OK);
+}
+END_TEST
+
 static Suite *encode_suite(void) {
   Suite *s = suite_create("cli_encode_args");
   TCase *a = tcase_create("arguments");
@@ -232,11 +304,14 @@ static Suite *encode_suite(void) {
   tcase_add_test(a, test_encode_defaults_and_groups);
   tcase_add_test(a, test_encode_usage_errors);
   tcase_add_test(a, test_value_names);
+  tcase_add_test(a, test_unknown_and_misplaced_options);
+  tcase_add_test(a, test_arguments_escaped_in_messages);
   suite_add_tcase(s, a);
   TCase *e = tcase_create("encode");
   tcase_add_test(e, test_encode_round_trip);
   tcase_add_test(e, test_encode_hex_layout);
   tcase_add_test(e, test_encode_rejections);
+  tcase_add_test(e, test_encode_more_handles_than_a_table_holds);
   suite_add_tcase(s, e);
   return s;
 }

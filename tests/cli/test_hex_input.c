@@ -181,12 +181,44 @@ START_TEST(test_hex_error_format_truncates) {
 }
 END_TEST
 
+START_TEST(test_hex_line_breaks_cr_lf_crlf) {
+  /* CLI-HEX-3: CR, LF and CRLF each end one line, for positions and for the
+   * end of a comment (CLI-HEX-2). */
+  uint8_t out[8];
+  size_t len = 0;
+  inspect_hex_error err;
+  ck_assert_int_eq(parse("01\r02\r x", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_uint_eq(err.offset, 7);
+  ck_assert_uint_eq(err.line, 3);
+  ck_assert_uint_eq(err.column, 2);
+  ck_assert_int_eq(parse("01\r\n02\r\n x", out, sizeof out, &len, &err),
+                   INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_uint_eq(err.line, 3);
+  ck_assert_uint_eq(err.column, 2);
+  /* Mixed: LF, CR, CRLF, then CR right before the bad character. */
+  ck_assert_int_eq(parse("0\n1\r2\r\n3\rz", out, sizeof out, &len, &err),
+                   INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_uint_eq(err.line, 5);
+  ck_assert_uint_eq(err.column, 1);
+  ck_assert_int_eq(parse("01\r\r0", out, sizeof out, &len, &err), INSPECT_HEX_ODD_DIGITS);
+  ck_assert_uint_eq(err.line, 3);
+  ck_assert_uint_eq(err.column, 1);
+  /* A comment ends at a lone CR: the digits on the next line count. */
+  len = 0;
+  ck_assert_int_eq(parse("# head\r01 # one\r02", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
+  ck_assert_uint_eq(len, 2);
+  ck_assert_uint_eq(out[0], 0x01);
+  ck_assert_uint_eq(out[1], 0x02);
+}
+END_TEST
+
 static Suite *hex_suite(void) {
   Suite *s = suite_create("cli_hex_input");
   TCase *t = tcase_create("parse");
   tcase_add_test(t, test_hex_pairs_both_cases);
   tcase_add_test(t, test_hex_whitespace_everywhere);
   tcase_add_test(t, test_hex_comments);
+  tcase_add_test(t, test_hex_line_breaks_cr_lf_crlf);
   tcase_add_test(t, test_hex_odd_digit_count);
   tcase_add_test(t, test_hex_bad_character);
   tcase_add_test(t, test_hex_bad_character_unprintable);

@@ -188,6 +188,54 @@ START_TEST(test_json_report_truncation) {
 }
 END_TEST
 
+START_TEST(test_json_failure_object) {
+  /* CLI-JSON-3: a failure is one object of the CLI-JSON-1 shape. */
+  inspect_failure usage = {"USAGE", 0, false, 0, 0, "unknown option '-x'"};
+  size_t n = inspect_write_json_failure(&usage, out, sizeof out);
+  ck_assert_uint_eq(n, strlen(out));
+  ck_assert(json_check_document(out, n));
+  ck_assert_str_eq(out, "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"USAGE\", "
+                        "\"value\": 0, \"expected\": 0, \"index\": 0, \"message\": "
+                        "\"unknown option '-x'\"}}\n");
+  inspect_failure hex = {"BAD_HEX", 4, true, 2, 3, "t.hex: bad \"x\" \\"};
+  n = inspect_write_json_failure(&hex, out, sizeof out);
+  ck_assert(json_check_document(out, n));
+  ck_assert_str_eq(out, "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"BAD_HEX\", "
+                        "\"value\": 4, \"expected\": 0, \"index\": 0, \"line\": 2, \"column\": 3, "
+                        "\"message\": \"t.hex: bad \\\"x\\\" \\\\\"}}\n");
+  /* snprintf-style: the length without room, a prefix with little. */
+  ck_assert_uint_eq(inspect_write_json_failure(&hex, NULL, 0), n);
+  char small[8];
+  ck_assert_uint_eq(inspect_write_json_failure(&hex, small, sizeof small), n);
+  ck_assert_str_eq(small, "{\"valid");
+}
+END_TEST
+
+static const char *escape_name(const char *name, size_t len) {
+  size_t n = inspect_escape_name(name, len, out, sizeof out);
+  ck_assert_uint_eq(n, strlen(out));
+  return out;
+}
+
+START_TEST(test_name_escaping) {
+  /* CLI-OUT-2 */
+  ck_assert_str_eq(escape_name("docs/a b.hex", 12), "docs/a b.hex");
+  ck_assert_str_eq(escape_name("\x1b[31mred", 8), "\\x1B[31mred");
+  ck_assert_str_eq(escape_name("a\\b", 3), "a\\\\b");
+  ck_assert_str_eq(escape_name("t\tn\nd\x7f", 6), "t\\x09n\\x0Ad\\x7F");
+  ck_assert_str_eq(escape_name("a\0b", 3), "a\\x00b");
+  /* Printable UTF-8 kept; C1 controls, bidi overrides, zero-width, BOM and
+   * invalid bytes escaped byte by byte. */
+  ck_assert_str_eq(escape_name("donn\xc3\xa9" "es", 8), "donn\xc3\xa9" "es");
+  ck_assert_str_eq(escape_name("\xc2\x9b" "1m", 4), "\\xC2\\x9B1m");
+  ck_assert_str_eq(escape_name("a\xe2\x80\xae" "b", 5), "a\\xE2\\x80\\xAEb");
+  ck_assert_str_eq(escape_name("\xe2\x80\x8b\xef\xbb\xbf", 6), "\\xE2\\x80\\x8B\\xEF\\xBB\\xBF");
+  ck_assert_str_eq(escape_name("\xff\xc3(", 3), "\\xFF\\xC3(");
+  ck_assert_str_eq(escape_name("\xf0\x9f\x98\x80", 4), "\xf0\x9f\x98\x80");
+  ck_assert_uint_eq(inspect_escape_name("\x01", 1, NULL, 0), 4);
+}
+END_TEST
+
 static Suite *json_suite(void) {
   Suite *s = suite_create("cli_json_writer");
   TCase *t = tcase_create("escape");
@@ -202,6 +250,8 @@ static Suite *json_suite(void) {
   tcase_add_test(d, test_json_every_device_byte);
   tcase_add_test(d, test_json_truncated_and_empty);
   tcase_add_test(d, test_json_report_truncation);
+  tcase_add_test(d, test_json_failure_object);
+  tcase_add_test(t, test_name_escaping);
   suite_add_tcase(s, d);
   return s;
 }

@@ -5,6 +5,7 @@
  * answer of a libhurray call; this file decides no protocol rule itself.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "inspect.h"
@@ -156,6 +157,13 @@ hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_ki
   keep_extra_bytes(input, len, out);
   if (out->status == HURRAY_OK) {
     memset(&out->error, 0, sizeof out->error);
+  } else if (kind == INSPECT_INPUT_HANDLE && out->status == HURRAY_ERR_TRAILING_BYTES) {
+    /* libhurray's TRAILING_BYTES text speaks of a table; this rule is the
+     * tool's (CLI-INPUT-2), so is its wording. */
+    snprintf(out->message, sizeof out->message,
+             "%zu trailing byte%s: a buffer handle is exactly %u bytes, the input is %zu",
+             len - HURRAY_BUFFER_HANDLE_SIZE, len - HURRAY_BUFFER_HANDLE_SIZE == 1u ? "" : "s",
+             (unsigned)HURRAY_BUFFER_HANDLE_SIZE, len);
   } else {
     hurray_error_format(&out->error, out->message, sizeof out->message);
   }

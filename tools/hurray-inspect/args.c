@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "text_sink.h"
 
 /* An option's value: "--size=64" or "--size 64". */
 typedef struct option_value {
@@ -44,6 +45,20 @@ static bool fail(char *message, size_t cap, const char *format, ...) {
   return false;
 }
 
+/* A message with one value from the command line in it, escaped for the
+ * terminal (CLI-OUT-2): before 'value' after. */
+static bool fail_quoting(char *message, size_t cap, const char *before, const char *value,
+                         const char *after) {
+  text_sink out;
+  text_sink_init(&out, message, cap);
+  text_sink_puts(&out, before);
+  text_sink_puts(&out, "'");
+  text_sink_escaped(&out, value, strlen(value));
+  text_sink_puts(&out, "'");
+  text_sink_puts(&out, after);
+  return false;
+}
+
 /* Takes the option's value, from "=value" or the next argument. */
 static bool take_value(option_value *o, int argc, char *const argv[], int *i, char *message,
                        size_t cap) {
@@ -61,10 +76,12 @@ static bool take_value(option_value *o, int argc, char *const argv[], int *i, ch
 static bool parse_field(inspect_options *out, const option_value *o, const char *option_text,
                         char *message, size_t cap) {
   if (out->handle_count == 0u) {
-    return fail(message, cap, "%s comes before any --size; --size starts each handle",
-                option_text);
+    return fail_quoting(message, cap, "", option_text,
+                        " comes before any --size; --size starts each handle");
   }
-  encode_handle_spec *h = &out->handles[out->handle_count - 1u];
+  encode_handle_spec *h = out->handle_count <= HURRAY_BUFFER_TABLE_MAX_HANDLES
+                              ? &out->handles[out->handle_count - 1u]
+                              : &out->beyond_table;
   unsigned bit;
   bool ok;
   uint64_t number = 0;
@@ -88,25 +105,26 @@ static bool parse_field(inspect_options *out, const option_value *o, const char 
     return false;
   }
   if (!ok) {
-    snprintf(message, cap, "bad value '%s' for %.*s (see --help for names and ranges)", o->value,
+    char after[64];
+    snprintf(after, sizeof after, " for %.*s (see --help for names and ranges)",
              (int)o->name_len, o->name);
-    return false;
+    return fail_quoting(message, cap, "bad value ", o->value, after);
   }
   h->fields_set |= bit;
   return true;
 }
 
 static bool parse_size(inspect_options *out, const option_value *o, char *message, size_t cap) {
-  if (out->handle_count >= HURRAY_BUFFER_TABLE_MAX_HANDLES) {
-    snprintf(message, cap, "too many handles: a table holds at most %u",
-             (unsigned)HURRAY_BUFFER_TABLE_MAX_HANDLES);
-    return false;
-  }
   uint64_t size = 0;
   if (!inspect_parse_number(o->value, UINT64_MAX, &size)) {
-    return fail(message, cap, "bad value '%s' for --size (a decimal or 0x number)", o->value);
+    return fail_quoting(message, cap, "bad value ", o->value, " for --size (a decimal or 0x number)");
   }
-  encode_handle_spec *h = &out->handles[out->handle_count++];
+  /* More handles than a table holds is libhurray's to reject (BP-TABLE-1,
+   * CLI-ENC-3); the ones past the limit are parsed but not kept. */
+  encode_handle_spec *h = out->handle_count < HURRAY_BUFFER_TABLE_MAX_HANDLES
+                              ? &out->handles[out->handle_count]
+                              : &out->beyond_table;
+  out->handle_count++;
   /* CLI-ENC-1 defaults */
   h->fields.byte_size = size;
   h->fields.alignment = HURRAY_MIN_BUFFER_ALIGNMENT;
@@ -134,10 +152,10 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
     bool is_option = !options_done && arg[0] == '-' && arg[1] != '\0';
     if (!is_option) {
       if (encode) {
-        return fail(message, cap, "encode takes no file argument (got '%s')", arg);
+        return fail_quoting(message, cap, "encode takes no file argument (got ", arg, ")");
       }
       if (out->path != NULL) {
-        return fail(message, cap, "more than one input file given ('%s')", arg);
+        return fail_quoting(message, cap, "more than one input file given (", arg, ")");
       }
       out->path = arg;
       continue;
@@ -149,8 +167,13 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
     }
     bool takes_value = is(&o, "--size") || is(&o, "--align") || is(&o, "--device") ||
                        is(&o, "--sync") || is(&o, "--class");
+    bool known = takes_value || is(&o, "-h") || is(&o, "--help") || is(&o, "--version") ||
+                 is(&o, "--handle") || is(&o, "--hex") || is(&o, "--json") || is(&o, "--raw");
+    if (!known) {
+      return fail_quoting(message, cap, "unknown option ", arg, ""); /* CLI-OPT-1 */
+    }
     if (o.inline_value && !takes_value) {
-      return fail(message, cap, "option %s takes no value", arg);
+      return fail_quoting(message, cap, "option ", arg, " takes no value");
     }
     if (is(&o, "-h") || is(&o, "--help")) {
       out->command = INSPECT_COMMAND_HELP;
@@ -175,11 +198,13 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
       if (!ok) {
         return false;
       }
+    } else if (!encode && (takes_value || is(&o, "--raw"))) {
+      /* CLI-OPT-1: a known option in the wrong mode says which mode has it. */
+      return fail_quoting(message, cap, "option ", arg,
+                          " belongs to encode: hurray-inspect encode --size N ...");
     } else {
-      if (encode) {
-        return fail(message, cap, "unknown option for encode: %s", arg);
-      }
-      return fail(message, cap, "unknown option: %s (encode options need 'encode' first)", arg);
+      return fail_quoting(message, cap, "option ", arg,
+                          " is not an encode option (it belongs to inspecting an input)");
     }
   }
   if (encode && out->kind == INSPECT_INPUT_HANDLE && out->handle_count != 1u) {

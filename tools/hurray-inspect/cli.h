@@ -56,8 +56,12 @@ typedef struct inspect_options {
   bool raw_output;
   /** Inspect: the input file; NULL or "-" for standard input. */
   const char *path;
+  /** Encode: handles given (each --size), which may exceed what a table
+   *  holds; the first HURRAY_BUFFER_TABLE_MAX_HANDLES are kept in handles[]. */
   size_t handle_count;
   encode_handle_spec handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  /** Encode: the handle being parsed once handles[] is full. */
+  encode_handle_spec beyond_table;
 } inspect_options;
 
 /**
@@ -80,8 +84,9 @@ bool inspect_parse_memory_class(const char *text, uint8_t *out);
 /**
  * Reads all of a file, or standard input when path is NULL or "-", into a
  * malloc'd buffer (*data, which the caller frees; non-NULL even when empty).
- * Returns false with a message naming the file on failure or when the input
- * exceeds INSPECT_MAX_INPUT_BYTES.
+ * Returns false with a message naming the file (escaped, CLI-OUT-2) on
+ * failure or when the input exceeds INSPECT_MAX_INPUT_BYTES; a cap of
+ * 4 * strlen(path) + 512 holds every such message whole.
  */
 bool inspect_read_input(const char *path, uint8_t **data, size_t *len, char *message, size_t cap);
 
@@ -93,6 +98,14 @@ bool inspect_read_input(const char *path, uint8_t **data, size_t *len, char *mes
  */
 hurray_status inspect_encode(const inspect_options *options, char *out, size_t cap, size_t *len,
                              hurray_error *err);
+
+/**
+ * The message for a rejection inspect_encode() returned: libhurray's
+ * (hurray_error_format), except for a table of more handles than a count
+ * byte holds, which names the count and BP-TABLE-1. snprintf-style.
+ */
+size_t inspect_encode_error_format(const inspect_options *options, const hurray_error *err,
+                                   char *buf, size_t cap);
 
 /** The --help text. */
 void inspect_print_usage(FILE *stream);

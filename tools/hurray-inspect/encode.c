@@ -3,6 +3,7 @@
  * libhurray first (specs/cli.md CLI-ENC-3, CLI-ENC-4).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -18,6 +19,18 @@ static void hex_line(text_sink *out, const uint8_t *bytes, size_t n) {
 hurray_status inspect_encode(const inspect_options *options, char *out, size_t cap, size_t *len,
                              hurray_error *err) {
   hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  uint8_t bytes[HURRAY_BUFFER_TABLE_MAX_SIZE];
+  size_t n = 0;
+  if (options->kind == INSPECT_INPUT_TABLE &&
+      options->handle_count > HURRAY_BUFFER_TABLE_MAX_HANDLES) {
+    /* BP-TABLE-1 comes first, as in the encoder: libhurray refuses the count
+     * (CAPACITY, value: the count, expected: 255) before reading a handle. */
+    for (size_t i = 0; i < HURRAY_BUFFER_TABLE_MAX_HANDLES; i++) {
+      handles[i] = options->handles[i].fields;
+    }
+    return hurray_buffer_table_encode(handles, options->handle_count, bytes, sizeof bytes, &n,
+                                      err);
+  }
   for (size_t i = 0; i < options->handle_count; i++) {
     const hurray_buffer_handle *f = &options->handles[i].fields;
     hurray_status status = hurray_buffer_handle_with_memory_class(
@@ -30,8 +43,6 @@ hurray_status inspect_encode(const inspect_options *options, char *out, size_t c
     }
   }
 
-  uint8_t bytes[HURRAY_BUFFER_TABLE_MAX_SIZE];
-  size_t n = 0;
   if (options->kind == INSPECT_INPUT_HANDLE) {
     hurray_buffer_handle_encode(&handles[0], bytes);
     n = HURRAY_BUFFER_HANDLE_SIZE;
@@ -66,4 +77,19 @@ hurray_status inspect_encode(const inspect_options *options, char *out, size_t c
   }
   *len = sink.len;
   return HURRAY_OK;
+}
+
+size_t inspect_encode_error_format(const inspect_options *options, const hurray_error *err,
+                                   char *buf, size_t cap) {
+  if (err != NULL && err->status == HURRAY_ERR_CAPACITY && options->kind == INSPECT_INPUT_TABLE &&
+      options->handle_count > HURRAY_BUFFER_TABLE_MAX_HANDLES) {
+    /* libhurray's CAPACITY text speaks of a buffer; here the limit is the
+     * table's count byte. */
+    int n = snprintf(buf, cap,
+                     "%zu handles given; a buffer table holds at most %u, its count is one "
+                     "byte (BP-TABLE-1)",
+                     options->handle_count, (unsigned)HURRAY_BUFFER_TABLE_MAX_HANDLES);
+    return n < 0 ? 0u : (size_t)n;
+  }
+  return hurray_error_format(err, buf, cap);
 }

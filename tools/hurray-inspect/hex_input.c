@@ -25,12 +25,16 @@ static bool is_hex_whitespace(uint8_t c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* 1-based line and column of `offset`, counted in bytes. */
+/* 1-based line and column of `offset`, counted in bytes. CR, LF and CRLF
+ * each end one line (CLI-HEX-3): a CR followed by LF is one break, counted
+ * at the LF. */
 static void locate(const char *text, size_t offset, inspect_hex_error *err) {
   size_t line = 1;
   size_t line_start = 0;
   for (size_t i = 0; i < offset; i++) {
-    if (text[i] == '\n') {
+    bool lf = text[i] == '\n';
+    bool lone_cr = text[i] == '\r' && (i + 1u >= offset || text[i + 1u] != '\n');
+    if (lf || lone_cr) {
       line++;
       line_start = i + 1u;
     }
@@ -70,7 +74,7 @@ inspect_hex_status inspect_parse_hex(const char *text, size_t text_len, uint8_t 
   for (size_t i = 0; i < text_len; i++) {
     uint8_t c = (uint8_t)text[i];
     if (in_comment) {
-      in_comment = c != '\n';
+      in_comment = c != '\n' && c != '\r'; /* CLI-HEX-2: a line ends at CR or LF */
       continue;
     }
     if (c == '#') {

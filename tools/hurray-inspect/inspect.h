@@ -13,7 +13,8 @@
  *             with libhurray.
  *   May call: inspect_parse_hex, inspect_hex_error_format, inspect_analyze,
  *             inspect_write_text_report, inspect_write_json,
- *             inspect_json_write_string.
+ *             inspect_json_write_string, inspect_write_json_failure,
+ *             inspect_escape_name.
  *   Contract: every function accepts any bytes and any length (text need not
  *             be NUL-terminated, may hold NUL bytes); writers never write past
  *             `cap` and always NUL-terminate when cap > 0; nothing allocates,
@@ -170,7 +171,7 @@ hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_ki
  * The annotated table a person reads: one row per field (offset, bytes,
  * field, decoded value, meaning, verdict), each handle's verdict, then the
  * overall verdict with libhurray's message. `input_name` (may be NULL) names
- * the input in the heading. snprintf-style: writes at most cap bytes, always
+ * the input in the heading, escaped (CLI-OUT-2). snprintf-style: writes at most cap bytes, always
  * NUL-terminated when cap > 0, returns the full length of the report.
  */
 size_t inspect_write_text_report(const inspect_result *result, const char *input_name, char *buf,
@@ -189,5 +190,38 @@ size_t inspect_write_json(const inspect_result *result, char *buf, size_t cap);
  * \uFFFD. snprintf-style.
  */
 size_t inspect_json_write_string(const char *text, size_t len, char *buf, size_t cap);
+
+/**
+ * Why the tool stopped before libhurray gave a verdict (specs/cli.md
+ * CLI-JSON-3): a usage error, unreadable input, bad hex text. Reported with
+ * exit status 2.
+ */
+typedef struct inspect_failure {
+  /** "USAGE", "INPUT", "BAD_HEX" or "OUT_OF_MEMORY" (never a libhurray name). */
+  const char *status;
+  /** BAD_HEX: the offset of the bad character or unpaired digit; else 0. */
+  uint64_t value;
+  /** BAD_HEX: line and column of that offset (CLI-HEX-3). */
+  bool has_position;
+  size_t line;
+  size_t column;
+  /** The same text the tool prints on standard error without --json. */
+  const char *message;
+} inspect_failure;
+
+/**
+ * The --json form of a failure (CLI-JSON-3): one object of the CLI-JSON-1
+ * shape, "valid": false, "handles": [], "error" with the failure's status,
+ * value, expected 0, index 0 (and "line", "column" for BAD_HEX) and message;
+ * then a newline. snprintf-style.
+ */
+size_t inspect_write_json_failure(const inspect_failure *failure, char *buf, size_t cap);
+
+/**
+ * Writes `len` bytes of a name (a file name, an argument) escaped for a
+ * terminal (CLI-OUT-2): printable ASCII and printable UTF-8 kept, '\\'
+ * doubled, every other byte as \xNN. snprintf-style.
+ */
+size_t inspect_escape_name(const char *name, size_t len, char *buf, size_t cap);
 
 #endif /* HURRAY_INSPECT_H */

@@ -9,45 +9,6 @@
 #include "inspect.h"
 #include "text_sink.h"
 
-/* Length of the well-formed UTF-8 sequence starting at s[0] (RFC 3629: no
- * overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
-static size_t utf8_sequence_length(const uint8_t *s, size_t available) {
-  uint8_t b0 = s[0];
-  size_t n;
-  uint8_t low = 0x80u; /* bounds of the second byte */
-  uint8_t high = 0xBFu;
-  if (b0 < 0x80u) {
-    return 1;
-  } else if (b0 >= 0xC2u && b0 <= 0xDFu) {
-    n = 2;
-  } else if (b0 >= 0xE0u && b0 <= 0xEFu) {
-    n = 3;
-    if (b0 == 0xE0u) {
-      low = 0xA0u; /* overlong */
-    } else if (b0 == 0xEDu) {
-      high = 0x9Fu; /* surrogates */
-    }
-  } else if (b0 >= 0xF0u && b0 <= 0xF4u) {
-    n = 4;
-    if (b0 == 0xF0u) {
-      low = 0x90u; /* overlong */
-    } else if (b0 == 0xF4u) {
-      high = 0x8Fu; /* above U+10FFFF */
-    }
-  } else {
-    return 0;
-  }
-  if (available < n || s[1] < low || s[1] > high) {
-    return 0;
-  }
-  for (size_t k = 2; k < n; k++) {
-    if (s[k] < 0x80u || s[k] > 0xBFu) {
-      return 0;
-    }
-  }
-  return n;
-}
-
 static void json_string(text_sink *out, const char *text, size_t len) {
   const uint8_t *s = (const uint8_t *)text;
   text_sink_puts(out, "\"");
@@ -70,7 +31,7 @@ static void json_string(text_sink *out, const char *text, size_t len) {
       i++;
       continue;
     }
-    size_t n = utf8_sequence_length(s + i, len - i);
+    size_t n = text_sink_utf8_sequence(s + i, len - i, NULL);
     if (n == 0u) {
       text_sink_puts(out, "\\uFFFD");
       i++;
@@ -134,5 +95,22 @@ size_t inspect_write_json(const inspect_result *r, char *buf, size_t cap) {
     text_sink_puts(&out, "}");
   }
   text_sink_puts(&out, "}\n");
+  return out.len;
+}
+
+size_t inspect_write_json_failure(const inspect_failure *f, char *buf, size_t cap) {
+  text_sink out;
+  text_sink_init(&out, buf, cap);
+  text_sink_puts(&out, "{\"valid\": false, \"handles\": [], \"error\": {\"status\": ");
+  const char *status = f->status != NULL ? f->status : "USAGE";
+  json_string(&out, status, strlen(status));
+  text_sink_printf(&out, ", \"value\": %" PRIu64 ", \"expected\": 0, \"index\": 0", f->value);
+  if (f->has_position) {
+    text_sink_printf(&out, ", \"line\": %zu, \"column\": %zu", f->line, f->column);
+  }
+  text_sink_puts(&out, ", \"message\": ");
+  const char *message = f->message != NULL ? f->message : "";
+  json_string(&out, message, strlen(message));
+  text_sink_puts(&out, "}}\n");
   return out.len;
 }

@@ -11,10 +11,23 @@
 
 bool inspect_read_input(const char *path, uint8_t **data, size_t *len, char *message, size_t cap) {
   bool from_stdin = path == NULL || strcmp(path, "-") == 0;
-  const char *name = from_stdin ? "standard input" : path;
+  /* The name as a terminal may show it (CLI-OUT-2). */
+  static const char standard_input[] = "standard input";
+  char *escaped = NULL;
+  if (!from_stdin) {
+    size_t n = inspect_escape_name(path, strlen(path), NULL, 0);
+    escaped = malloc(n + 1u);
+    if (escaped == NULL) {
+      snprintf(message, cap, "out of memory for a file name of %zu bytes", strlen(path));
+      return false;
+    }
+    inspect_escape_name(path, strlen(path), escaped, n + 1u);
+  }
+  const char *name = from_stdin ? standard_input : escaped;
   FILE *in = from_stdin ? stdin : fopen(path, "rb");
   if (in == NULL) {
     snprintf(message, cap, "cannot open %s: %s", name, strerror(errno));
+    free(escaped);
     return false;
   }
   size_t size = 0;
@@ -55,6 +68,7 @@ bool inspect_read_input(const char *path, uint8_t **data, size_t *len, char *mes
   if (!from_stdin) {
     fclose(in);
   }
+  free(escaped);
   if (!ok) {
     free(buf);
     return false;

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "inspect.h"
 #include "text_sink.h"
@@ -235,9 +236,13 @@ size_t inspect_write_text_report(const inspect_result *r, const char *input_name
   text_sink out;
   text_sink_init(&out, buf, cap);
   bool table = r->kind == INSPECT_INPUT_TABLE;
-  text_sink_printf(&out, "%s from %s: %zu byte%s\n\n", table ? "buffer table" : "buffer handle",
-                   input_name != NULL ? input_name : "(memory)", r->input_len,
-                   r->input_len == 1u ? "" : "s");
+  text_sink_printf(&out, "%s from ", table ? "buffer table" : "buffer handle");
+  if (input_name != NULL) {
+    text_sink_escaped(&out, input_name, strlen(input_name)); /* CLI-OUT-2 */
+  } else {
+    text_sink_puts(&out, "(memory)");
+  }
+  text_sink_printf(&out, ": %zu byte%s\n\n", r->input_len, r->input_len == 1u ? "" : "s");
   header(&out);
 
   if (table) {
@@ -286,6 +291,15 @@ size_t inspect_write_text_report(const inspect_result *r, const char *input_name
   } else {
     text_sink_printf(&out, "verdict: REJECTED %s: %s\n", hurray_status_name(r->status),
                      r->message);
+  }
+  return out.len;
+}
+
+size_t inspect_escape_name(const char *name, size_t len, char *buf, size_t cap) {
+  text_sink out;
+  text_sink_init(&out, buf, cap);
+  if (name != NULL) {
+    text_sink_escaped(&out, name, len);
   }
   return out.len;
 }

@@ -28,6 +28,23 @@ void text_sink_puts(text_sink *sink, const char *text);
 /** Appends n copies of the character c. */
 void text_sink_repeat(text_sink *sink, char c, size_t n);
 
+/**
+ * Length of the well-formed UTF-8 sequence starting at s[0] (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), or 0 when none
+ * starts there; available (> 0) bounds what may be read. *code_point (may
+ * be NULL) gets the value.
+ */
+size_t text_sink_utf8_sequence(const unsigned char *s, size_t available, unsigned long *code_point);
+
+/**
+ * Appends n bytes of a name (a file name, an argument) so that a terminal
+ * shows it and nothing else (specs/cli.md CLI-OUT-2): printable ASCII and
+ * printable UTF-8 as they are, a backslash as two, and every other byte
+ * (control characters, DEL, C1 controls, invisible format and bidirectional
+ * controls, bytes of invalid UTF-8) as \xNN.
+ */
+void text_sink_escaped(text_sink *sink, const char *text, size_t n);
+
 /** Appends formatted text. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 2, 3)))

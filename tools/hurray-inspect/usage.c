@@ -1,5 +1,7 @@
 /*
- * The --help text. docs/cli.md is its long form; keep the two in step.
+ * The --help text. docs/cli.md and hurray-inspect.1 are its long forms; keep
+ * the three in step (tests/cli/man_render.sh checks every option is in the
+ * manual page).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "cli.h"
@@ -16,9 +18,9 @@ void inspect_print_usage(FILE *stream) {
       "\n"
       "  --handle   the input is one handle (exactly 16 bytes), not a table\n"
       "  --hex      the input is hex text: two digits per byte, whitespace ignored,\n"
-      "             '#' comments to end of line, no 0x prefixes\n"
-      "  --json     print one JSON object instead of the annotated table:\n"
-      "             {\"valid\", \"handles\": [...], \"error\": {...} or null}\n"
+      "             '#' comments to end of line (CR, LF or CRLF), no 0x prefixes\n"
+      "  --json     print one JSON object instead of the annotated table, on every\n"
+      "             exit: {\"valid\", \"handles\": [...], \"error\": {...} or null}\n"
       "  -h, --help print this help;  --version  print the library version\n"
       "\n"
       "A table must be the whole input: count byte, count handles, nothing after\n"

@@ -1,0 +1,39 @@
+/*
+ * Runs a program with an argument vector (no shell, so any bytes may be in
+ * an argument) and captures its exit status, standard output and standard
+ * error separately, for the end-to-end CLI tests.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_TESTS_RUN_CAPTURE_H
+#define HURRAY_TESTS_RUN_CAPTURE_H
+
+#include <stddef.h>
+
+typedef struct run_result {
+  /** Exit status, or -1 when the program did not exit normally. */
+  int status;
+  /** NUL-terminated; malloc'd (run_result_free). */
+  char *out;
+  size_t out_len;
+  char *err;
+  size_t err_len;
+} run_result;
+
+/**
+ * Runs argv[0] (a path) with argv (NULL-terminated). Standard input is the
+ * file `input_path` (NULL: /dev/null); standard output goes to
+ * `output_path` when not NULL (e.g. "/dev/full"), else it is captured.
+ * Fails the current check test when the program cannot be started.
+ */
+run_result run_capture(char *const argv[], const char *input_path, const char *output_path);
+
+void run_result_free(run_result *r);
+
+/** A fresh directory (absolute path, malloc'd) under the working directory
+ *  of the first call (the build folder); removed by the caller if wanted. */
+char *run_make_temp_dir(void);
+
+/** Writes len bytes to dir/name; returns the malloc'd path. */
+char *run_write_file(const char *dir, const char *name, const void *data, size_t len);
+
+#endif

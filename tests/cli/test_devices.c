@@ -1,0 +1,212 @@
+/*
+ * hurray-devices run end to end (specs/cli.md CLI-DEV-1..6): --path searched
+ * recursively, errors about the --path or --plugin given, unknown options,
+ * --help on standard output, unavailable reasons printed whole, exit
+ * statuses.
+ *
+ * Environment: HURRAY_DEVICES (the binary), HURRAY_PLUGIN_BUILD_DIR (the
+ * build's plugins/ folder, with one subfolder a plugin), HURRAY_LONG_REASON_PLUGIN
+ * (tests/cli/long_reason_plugin.c, built).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_capture.h"
+
+static char *env(const char *name) {
+  char *value = getenv(name);
+  ck_assert_msg(value != NULL, "%s is not set", name);
+  return value;
+}
+
+static run_result devices_run(const char *const args[], size_t n) {
+  static char *argv[16];
+  ck_assert_uint_le(n, 14);
+  argv[0] = env("HURRAY_DEVICES");
+  for (size_t i = 0; i < n; i++) {
+    argv[1 + i] = (char *)(uintptr_t)args[i]; /* posix_spawn does not write them */
+  }
+  argv[1 + n] = NULL;
+  return run_capture(argv, NULL, NULL);
+}
+
+#define RUN(...)                                    \
+  devices_run((const char *const[]){__VA_ARGS__}, \
+              sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
+static char *temp_dir;
+
+static void setup(void) { temp_dir = run_make_temp_dir(); }
+
+static void teardown(void) {
+  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
+                  (char *)(uintptr_t) "--", temp_dir, NULL};
+  run_result r = run_capture(argv, NULL, NULL);
+  run_result_free(&r);
+  free(temp_dir);
+}
+
+/* A copy of the long-reason plugin two folders below dir. */
+static char *plant_plugin(const char *dir) {
+  FILE *f = fopen(env("HURRAY_LONG_REASON_PLUGIN"), "rb");
+  ck_assert_ptr_nonnull(f);
+  static char bytes[1 << 20];
+  size_t n = fread(bytes, 1, sizeof bytes, f);
+  ck_assert(feof(f));
+  fclose(f);
+  char sub[4096];
+  snprintf(sub, sizeof sub, "%s/vendor", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  snprintf(sub, sizeof sub, "%s/vendor/long reason", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  return run_write_file(sub, "hurray-plugin-long-reason.so", bytes, n);
+}
+
+START_TEST(test_path_is_searched_recursively) {
+  /* CLI-DEV-2: a plugin two folders down (one with a space in its name). */
+  char *planted = plant_plugin(temp_dir);
+  run_result r = RUN("--path", temp_dir);
+  ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+  ck_assert_msg(strstr(r.out, "/vendor/long reason/hurray-plugin-long-reason.so\n") != NULL, "%s",
+                r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, "  long-reason 0.0.1"));
+  ck_assert_uint_eq(r.err_len, 0);
+  run_result_free(&r);
+  /* A relative --path is the working directory's, as typed; "=" works too. */
+  ck_assert_int_eq(chdir(temp_dir), 0);
+  r = RUN("--path=vendor");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_ptr_nonnull(strstr(r.out, "/vendor/long reason/hurray-plugin-long-reason.so\n"));
+  run_result_free(&r);
+  free(planted);
+
+  /* The build's own plugins/ folder, where each plugin has a folder. */
+  const char *plugins = env("HURRAY_PLUGIN_BUILD_DIR");
+  char cpu[4096];
+  snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", plugins);
+  if (access(cpu, R_OK) == 0) {
+    r = RUN("--path", plugins);
+    ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+    ck_assert_msg(strstr(r.out, "/cpu/hurray-plugin-cpu.so\n") != NULL, "%s", r.out);
+    ck_assert_ptr_null(strstr(r.out, "(no plugin loaded)"));
+    run_result_free(&r);
+  } else {
+    printf("note: %s not built; the build folder case is not checked\n", cpu);
+  }
+}
+END_TEST
+
+START_TEST(test_path_errors_name_the_option) {
+  char missing[4096];
+  snprintf(missing, sizeof missing, "%s/no-such-dir", temp_dir);
+  run_result r = RUN("--path", missing);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_uint_eq(r.out_len, 0);
+  char want[4200];
+  snprintf(want, sizeof want, "hurray-devices: --path '%s': No such file or directory\n", missing);
+  ck_assert_str_eq(r.err, want);
+  ck_assert_ptr_null(strstr(r.err, "HURRAY_PLUGIN_PATH"));
+  run_result_free(&r);
+  /* A folder with no plugin file in it or below it. */
+  r = RUN("--path", temp_dir);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_uint_eq(r.out_len, 0);
+  ck_assert_ptr_nonnull(strstr(r.err, "no hurray-plugin-*.so in it or in a directory below it"));
+  run_result_free(&r);
+  r = RUN("--path");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "option --path needs a value"));
+  run_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_missing_plugin_is_an_error) {
+  /* CLI-DEV-3 */
+  run_result r = RUN("--plugin", "/missing.so");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_uint_eq(r.out_len, 0);
+  ck_assert_str_eq(r.err, "hurray-devices: --plugin '/missing.so': No such file or directory\n");
+  run_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_refused_named_plugin_exits_1) {
+  /* CLI-DEV-6: a named file the loader refuses (not a shared object). */
+  char *fake = run_write_file(temp_dir, "hurray-plugin-fake.so", "not an ELF file\n", 16);
+  run_result r = RUN("--plugin", fake);
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_ptr_nonnull(strstr(r.out, "  refused: "));
+  ck_assert_ptr_nonnull(strstr(r.out, "hurray-plugin-fake.so\n    reason: PLUGIN_"));
+  run_result_free(&r);
+  free(fake);
+}
+END_TEST
+
+START_TEST(test_unknown_option_is_named) {
+  /* CLI-DEV-4 */
+  run_result r = RUN("-x");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_uint_eq(r.out_len, 0);
+  ck_assert_str_eq(r.err, "hurray-devices: unknown option '-x'\nTry 'hurray-devices --help'.\n");
+  run_result_free(&r);
+  r = RUN("stray");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "unexpected argument 'stray'"));
+  run_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_help_on_stdout) {
+  /* CLI-DEV-4 */
+  run_result r = RUN("--help");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_ptr_eq(strstr(r.out, "Usage: hurray-devices"), r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, "--path DIRS"));
+  ck_assert_uint_eq(r.err_len, 0);
+  run_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_long_reason_printed_whole) {
+  /* CLI-DEV-5: more than 1000 bytes of reason, none cut. */
+  run_result r = RUN("--plugin", env("HURRAY_LONG_REASON_PLUGIN"));
+  ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+  char want[1200];
+  int n = snprintf(want, sizeof want, "    unavailable: dlopen libacme.so: ");
+  ck_assert_int_gt(n, 0);
+  memset(want + n, 'r', 1000);
+  snprintf(want + n + 1000, sizeof want - (size_t)n - 1000u, " END-OF-REASON\n");
+  ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+  run_result_free(&r);
+}
+END_TEST
+
+static Suite *devices_suite(void) {
+  Suite *s = suite_create("cli_devices");
+  TCase *t = tcase_create("devices");
+  tcase_add_checked_fixture(t, setup, teardown);
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_path_is_searched_recursively);
+  tcase_add_test(t, test_path_errors_name_the_option);
+  tcase_add_test(t, test_missing_plugin_is_an_error);
+  tcase_add_test(t, test_refused_named_plugin_exits_1);
+  tcase_add_test(t, test_unknown_option_is_named);
+  tcase_add_test(t, test_help_on_stdout);
+  tcase_add_test(t, test_long_reason_printed_whole);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner *runner = srunner_create(devices_suite());
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
