@@ -164,6 +164,8 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
       out->hex = true;
     } else if (!encode && is(&o, "--json")) {
       out->json = true;
+    } else if (!encode && is(&o, "--allow-empty-table")) {
+      out->allow_empty_table = true;
     } else if (encode && is(&o, "--raw")) {
       out->raw_output = true;
     } else if (encode && takes_value) {
@@ -181,6 +183,9 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
       }
       return fail(message, cap, "unknown option: %s (encode options need 'encode' first)", arg);
     }
+  }
+  if (out->allow_empty_table && out->kind == INSPECT_INPUT_HANDLE) {
+    return fail(message, cap, "--allow-empty-table applies to table input, not --handle");
   }
   if (encode && out->kind == INSPECT_INPUT_HANDLE && out->handle_count != 1u) {
     snprintf(message, cap, "encode --handle needs exactly one --size (got %zu)",

@@ -91,7 +91,9 @@ static int run_inspect(const inspect_options *options) {
     fprintf(stderr, "%s: out of memory\n", program);
     return INSPECT_EXIT_USAGE;
   }
-  hurray_status status = inspect_analyze(bytes, len, options->kind, result);
+  hurray_status status = inspect_analyze_flags(
+      bytes, len, options->kind,
+      options->allow_empty_table ? HURRAY_BUFFER_TABLE_ALLOW_EMPTY : 0u, result);
   free(decoded);
   free(input);
   int exit_status = emit_report(result, options,

@@ -19,6 +19,8 @@ void inspect_print_usage(FILE *stream) {
       "             '#' comments to end of line, no 0x prefixes\n"
       "  --json     print one JSON object instead of the annotated table:\n"
       "             {\"valid\", \"handles\": [...], \"error\": {...} or null}\n"
+      "  --allow-empty-table  a table of count 0 (the single byte 00) is valid, as\n"
+      "             for a composite head (layout 0x0B) whose bytes are its partitions'\n"
       "  -h, --help print this help;  --version  print the library version\n"
       "\n"
       "A table must be the whole input: count byte, count handles, nothing after\n"
