@@ -373,7 +373,7 @@ HURRAY_API hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *
  * hurray_buffer_table_decode() (count 0 is EMPTY_BUFFER_LIST, BP-TABLE-3).
  * With HURRAY_BUFFER_TABLE_ALLOW_EMPTY a count byte of 0 is a valid table of
  * zero handles (BP-TABLE-7): HURRAY_OK, *count = 0, nothing written to out[]
- * or err (out may then point to zero handles, cap 0). Any other flag bit is
+ * or err (out must still be non-NULL; cap may be 0). Any other flag bit is
  * INVALID_ARGUMENT (value: flags, expected: the defined bits, index: 5),
  * reported after a NULL argument and before the table is read.
  */
