@@ -14,7 +14,13 @@
  *    a writer never produces what a reader rejects);
  *  - hurray_validate_colocation agrees with the reference on the handles
  *    as given, valid or not;
- *  - NULL arguments are refused with the position of the argument.
+ *  - NULL arguments are refused with the position of the argument;
+ *  - the *_flags functions (BP-TABLE-7): without a flag, and with
+ *    HURRAY_BUFFER_TABLE_ALLOW_EMPTY on a count other than 0, the reference
+ *    reader's verdict and handles; with the flag, a count of 0 is a table of
+ *    no handle (exact: only when it is the whole input), out[] and err
+ *    untouched, and zero handles encode to that one byte; any other flag
+ *    bit is refused with the flags as value.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <string.h>
@@ -223,6 +229,65 @@ static void check_writer_side(const uint8_t *data, size_t size, bool input_valid
       &err));
 }
 
+/* BP-TABLE-7: the zero-count table of a composite head, only with the flag. */
+static void check_flags(const uint8_t *data, size_t size) {
+  bool zero_count = size >= 1 && data[0] == 0;
+  for (int exact = 0; exact < 2; exact++) {
+    size_t plain_count = NOT_WRITTEN;
+    ref_verdict plain = ref_decode_table(data, size, MAX_HANDLES, exact, want_handles, &plain_count);
+    for (uint32_t flags = 0; flags <= HURRAY_BUFFER_TABLE_ALLOW_EMPTY; flags++) {
+      ref_verdict want = plain;
+      size_t want_count = plain.status == HURRAY_OK ? plain_count : NOT_WRITTEN;
+      if (flags == HURRAY_BUFFER_TABLE_ALLOW_EMPTY && zero_count) {
+        bool trailing = exact && size > 1;
+        want = trailing ? ref_fail(HURRAY_ERR_TRAILING_BYTES, size, 1, 0) : ref_ok();
+        want_count = trailing ? NOT_WRITTEN : 0;
+      }
+      poison_out(1);
+      size_t count = NOT_WRITTEN;
+      hurray_error err;
+      ref_error_poison(&err);
+      hurray_status s =
+          exact ? hurray_buffer_table_decode_exact_flags(data, size, out, MAX_HANDLES, &count,
+                                                         flags, &err)
+                : hurray_buffer_table_decode_flags(data, size, out, MAX_HANDLES, &count, flags,
+                                                   &err);
+      FUZZ_CHECK(ref_verdict_matches(want, s, &err));
+      FUZZ_CHECK(count == want_count);
+      if (s == HURRAY_OK) {
+        FUZZ_CHECK(ref_error_is_poisoned(&err));
+        for (size_t i = 0; i < count; i++) {
+          FUZZ_CHECK(same_handle(&out[i], &want_handles[i]));
+        }
+      }
+      if (zero_count) {
+        FUZZ_CHECK(out_untouched(0, 1));
+      }
+    }
+  }
+  /* Any other flag bit, whatever the input, before the table is read. */
+  uint32_t bad = 2u << (size % 31u);
+  size_t count = NOT_WRITTEN;
+  hurray_error err;
+  hurray_status s = hurray_buffer_table_decode_flags(data, size, out, MAX_HANDLES, &count,
+                                                     bad | HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &err);
+  FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_INVALID_ARGUMENT,
+                                          bad | HURRAY_BUFFER_TABLE_ALLOW_EMPTY,
+                                          HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5),
+                                 s, &err) &&
+             count == NOT_WRITTEN);
+  if (zero_count) {
+    size_t written = NOT_WRITTEN;
+    ref_error_poison(&err);
+    s = hurray_buffer_table_encode_flags(raw, 0, encoded, sizeof encoded, &written,
+                                         HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &err);
+    FUZZ_CHECK(s == HURRAY_OK && written == 1 && encoded[0] == data[0] &&
+               ref_error_is_poisoned(&err));
+    FUZZ_CHECK(hurray_buffer_table_encode_flags(raw, 0, encoded, sizeof encoded, &written, 0,
+                                                &err) == HURRAY_ERR_EMPTY_BUFFER_LIST);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)check_decode(data, size, true);
   bool complete = size >= 1 && size >= 1 + 16 * (size_t)data[0];
@@ -238,6 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size >= 1) {
     check_writer_side(data, size, valid);
   }
+  check_flags(data, size);
   return 0;
 }
 

@@ -360,6 +360,53 @@ HURRAY_API hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *
                                                     size_t count, uint8_t *out, size_t cap,
                                                     size_t *written, hurray_error *err);
 
+/**
+ * Flag of the *_flags table functions: a table of count 0 is legal, as in the
+ * descriptor of a composite head (layout tag 0x0B), whose bytes live in its
+ * partitions (BP-TABLE-7). Only the caller, who read the layout tag, knows.
+ */
+#define HURRAY_BUFFER_TABLE_ALLOW_EMPTY 0x1u
+
+/**
+ * As hurray_buffer_table_decode(), with `flags` 0 or
+ * HURRAY_BUFFER_TABLE_ALLOW_EMPTY. With 0 it behaves exactly as
+ * hurray_buffer_table_decode() (count 0 is EMPTY_BUFFER_LIST, BP-TABLE-3).
+ * With HURRAY_BUFFER_TABLE_ALLOW_EMPTY a count byte of 0 is a valid table of
+ * zero handles (BP-TABLE-7): HURRAY_OK, *count = 0, nothing written to out[]
+ * or err (out must still be non-NULL; cap may be 0). Any other flag bit is
+ * INVALID_ARGUMENT (value: flags, expected: the defined bits, index: 5),
+ * reported after a NULL argument and before the table is read.
+ */
+HURRAY_API hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
+                                                          hurray_buffer_handle *out, size_t cap,
+                                                          size_t *count, uint32_t flags,
+                                                          hurray_error *err);
+
+/**
+ * As hurray_buffer_table_decode_exact(), with the flags of
+ * hurray_buffer_table_decode_flags(). With HURRAY_BUFFER_TABLE_ALLOW_EMPTY the
+ * input of a zero-count table must be the single byte 0x00: TRAILING_BYTES
+ * (value: len, expected: 1) otherwise (BP-TABLE-6, BP-TABLE-7).
+ */
+HURRAY_API hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t len,
+                                                                hurray_buffer_handle *out,
+                                                                size_t cap, size_t *count,
+                                                                uint32_t flags,
+                                                                hurray_error *err);
+
+/**
+ * As hurray_buffer_table_encode(), with `flags` 0 (exactly
+ * hurray_buffer_table_encode()) or HURRAY_BUFFER_TABLE_ALLOW_EMPTY: then
+ * count 0 writes the one-byte table 0x00 (*written = 1; CAPACITY, value 1,
+ * when cap is 0), BP-TABLE-7. `handles` must still be non-NULL. Any other
+ * flag bit is INVALID_ARGUMENT (value: flags, expected: the defined bits,
+ * index: 5) and nothing is written.
+ */
+HURRAY_API hurray_status hurray_buffer_table_encode_flags(const hurray_buffer_handle *handles,
+                                                          size_t count, uint8_t *out, size_t cap,
+                                                          size_t *written, uint32_t flags,
+                                                          hurray_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Colocation                                                               */
 /* ------------------------------------------------------------------------ */

@@ -22,6 +22,9 @@ START_TEST(abi_version_is_the_headers) {
 }
 END_TEST
 
+/* HO-SYNC-1: readable at once, on any stream. BP-OWN-2: the consumer releases
+ * once, through the producer's callback, and cannot reach the buffer after.
+ * BP-OWN-6: the consumer gets the producer's own address, not a copy. */
 START_TEST(producer_synced_path) {
   release_log log;
   release_log_reset(&log);
@@ -62,6 +65,8 @@ START_TEST(producer_synced_path) {
 }
 END_TEST
 
+/* HO-SYNC-2: not readable until the event wait is recorded; recording again
+ * is allowed while the event is held. */
 START_TEST(event_path) {
   release_log log;
   release_log_reset(&log);
@@ -116,6 +121,8 @@ START_TEST(event_dropped_path) {
 }
 END_TEST
 
+/* HO-SYNC-4: readable on the declared stream only until the stream wait is
+ * recorded, then on any stream; there is no event to release. */
 START_TEST(consumer_stream_path) {
   release_log log;
   release_log_reset(&log);
@@ -144,7 +151,8 @@ START_TEST(consumer_stream_path) {
 }
 END_TEST
 
-/* HO-OWN-2: a withdrawn offer calls nothing; the producer frees its own. */
+/* HO-OWN-2: a withdrawn offer calls nothing; the producer frees its own.
+ * BP-OWN-1: ownership is never shared: once withdrawn, no consumer can take it. */
 START_TEST(withdraw_calls_nothing) {
   release_log log;
   release_log_reset(&log);

@@ -17,6 +17,9 @@
 #ifndef PLUGIN_TAG
 #define PLUGIN_TAG 0xF7u
 #endif
+#ifndef PLUGIN_DEVICE_COUNT
+#define PLUGIN_DEVICE_COUNT 1u
+#endif
 
 static hurray_status t_init(void **out_state, hurray_error *err) {
 #ifdef BROKEN_INIT_SILENT
@@ -55,7 +58,7 @@ static void t_shutdown(void *state) { free(state); }
 static hurray_status t_count(void *state, uint32_t *n, hurray_error *err) {
   (void)state;
   (void)err;
-  *n = 1;
+  *n = PLUGIN_DEVICE_COUNT;
   return HURRAY_OK;
 }
 static hurray_status t_describe(void *state, uint32_t i, hurray_plugin_device_info *out,

@@ -262,6 +262,18 @@ START_TEST(discovery_considers_every_candidate) {
 }
 END_TEST
 
+/* PL-TABLE-9: the file name and the table's name need not agree; the plugin
+ * reports itself by its table's name and its path shows the file. */
+START_TEST(table_name_need_not_match_the_file_name) {
+  hurray_plugin *plugin = load_ok("allocate-silent");
+  ck_assert_str_eq(hurray_plugin_name(plugin), "broken");
+  const char *path = hurray_plugin_path(plugin);
+  const char *file = strrchr(path, '/');
+  ck_assert_ptr_nonnull(file);
+  ck_assert_str_eq(file + 1, "hurray-plugin-broken-allocate-silent.so");
+}
+END_TEST
+
 /* PL-VER-5: a caller built against smaller (older) structs gets no byte past
  * its struct_size. The "older view" here is a prefix of today's struct; the
  * bytes after it are a canary that must survive. */
@@ -396,6 +408,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, long_path_keeps_the_reason);
   tcase_add_test(tc, discovery_considers_every_candidate);
   tcase_add_test(tc, copy_outs_honour_the_callers_struct_size);
+  tcase_add_test(tc, table_name_need_not_match_the_file_name);
   tcase_add_test(tc, host_access_claims_must_agree_with_the_class);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);

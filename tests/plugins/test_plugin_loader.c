@@ -244,7 +244,9 @@ START_TEST(unsafe_paths_refused) {
 END_TEST
 
 /* PL-NEG-4: an older minor's short table reads as "optional entries NULL";
- * a newer minor's longer table is read only as far as this host knows. */
+ * a newer minor's longer table is read only as far as this host knows.
+ * PL-VER-3, PL-VER-4: both plugins load on this 1.0 host; the older one's
+ * missing event entries are "not supported", not a load failure. */
 START_TEST(minor_versions_negotiate) {
   hurray_error err;
   hurray_plugin *older = NULL;
@@ -264,6 +266,23 @@ START_TEST(minor_versions_negotiate) {
   ck_assert_int_eq(hurray_plugin_allocate(newer, 0, 100, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
                    HURRAY_OK);
   hurray_plugin_buffer_free(buffer);
+}
+END_TEST
+
+/* PL-DEV-4: 256 devices are read (each described once, at load); 257 are
+ * refused as PLUGIN_INVALID, value the count, expected the limit. */
+START_TEST(device_count_limit) {
+  hurray_error err;
+  hurray_plugin *most = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("max-devices"), 0, &most, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_device_count(most), HURRAY_PLUGIN_MAX_DEVICES);
+  ck_assert_uint_eq(HURRAY_PLUGIN_MAX_DEVICES, 256u);
+  hurray_plugin_unload(most);
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("too-many-devices"), 0, NULL, &err),
+                   HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.value, 257);
+  ck_assert_uint_eq(err.expected, HURRAY_PLUGIN_MAX_DEVICES);
+  ck_assert_ptr_nonnull(strstr(err.detail, "257"));
 }
 END_TEST
 
@@ -471,6 +490,10 @@ static void count_discovery(void *ctx, const char *path, hurray_status status,
   }
 }
 
+/* PL-SEARCH-1: HURRAY_PLUGIN_PATH in order, empty entries dropped, then the
+ * installed directory. PL-SEARCH-2: the relative directory is reported as
+ * PLUGIN_UNSAFE_PATH. PL-SEARCH-3: every candidate is reported, loaded or
+ * refused. */
 START_TEST(search_path_and_discovery) {
   char dirs[8192];
   char cpu_dir[4096];
@@ -542,6 +565,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, unsafe_paths_refused);
   tcase_add_test(tc, minor_versions_negotiate);
   tcase_add_test(tc, table_bytes_validation);
+  tcase_add_test(tc, device_count_limit);
   tcase_add_test(tc, example_private_end_to_end);
   tcase_add_test(tc, missing_runtime_reports_reason);
   tcase_add_test(tc, search_path_and_discovery);

@@ -321,7 +321,8 @@ static bool file_is_mapped(const char *path) {
 /* The sequence of issue 16: a producer hands a plugin buffer to a consumer,
  * unloads the plugin and destroys its registry; the consumer reads the
  * bytes and releases later. The plugin stays loaded until that release and
- * is closed by it (PL-LIFE-1, PL-LOAD-7). ASan and valgrind runs of this
+ * is closed by it (PL-LIFE-1, PL-LOAD-7); hurray_plugin_outstanding counts what
+ * holds it (PL-LIFE-2). ASan and valgrind runs of this
  * test catch any use of freed code or memory. */
 START_TEST(consumer_releases_after_producer_unloads) {
   hurray_error err;

@@ -440,6 +440,8 @@ START_TEST(alignment_is_measured_not_the_request) {
 }
 END_TEST
 
+/* PL-CALL-1: a vendor out-of-memory is OUT_OF_MEMORY with the bytes as value
+ * and a detail naming the vendor call and error. */
 START_TEST(vendor_out_of_memory_maps_to_out_of_memory) {
   hurray_plugin *plugin = load_with_stand_in();
   /* After initialisation, which may probe with an allocation of its own. */

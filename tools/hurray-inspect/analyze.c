@@ -110,6 +110,11 @@ static void keep_extra_bytes(const uint8_t *input, size_t len, inspect_result *o
 
 hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_kind kind,
                               inspect_result *out) {
+  return inspect_analyze_flags(input, len, kind, 0, out);
+}
+
+hurray_status inspect_analyze_flags(const uint8_t *input, size_t len, inspect_input_kind kind,
+                                    uint32_t table_flags, inspect_result *out) {
   static const uint8_t no_input[1] = {0};
   memset(out, 0, sizeof *out);
   out->kind = kind;
@@ -149,9 +154,9 @@ hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_ki
     }
     hurray_buffer_handle decoded[HURRAY_BUFFER_TABLE_MAX_HANDLES];
     size_t count = 0;
-    out->status = hurray_buffer_table_decode_exact(input, len, decoded,
-                                                   HURRAY_BUFFER_TABLE_MAX_HANDLES, &count,
-                                                   &out->error);
+    out->status = hurray_buffer_table_decode_exact_flags(input, len, decoded,
+                                                         HURRAY_BUFFER_TABLE_MAX_HANDLES, &count,
+                                                         table_flags, &out->error);
   }
 
   keep_extra_bytes(input, len, out);

@@ -168,7 +168,8 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
     bool takes_value = is(&o, "--size") || is(&o, "--align") || is(&o, "--device") ||
                        is(&o, "--sync") || is(&o, "--class");
     bool known = takes_value || is(&o, "-h") || is(&o, "--help") || is(&o, "--version") ||
-                 is(&o, "--handle") || is(&o, "--hex") || is(&o, "--json") || is(&o, "--raw");
+                 is(&o, "--handle") || is(&o, "--hex") || is(&o, "--json") || is(&o, "--raw") ||
+                 is(&o, "--allow-empty-table");
     if (!known) {
       return fail_quoting(message, cap, "unknown option ", arg, ""); /* CLI-OPT-1 */
     }
@@ -187,6 +188,8 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
       out->hex = true;
     } else if (!encode && is(&o, "--json")) {
       out->json = true;
+    } else if (!encode && is(&o, "--allow-empty-table")) {
+      out->allow_empty_table = true;
     } else if (encode && is(&o, "--raw")) {
       out->raw_output = true;
     } else if (encode && takes_value) {
@@ -206,6 +209,9 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
       return fail_quoting(message, cap, "option ", arg,
                           " is not an encode option (it belongs to inspecting an input)");
     }
+  }
+  if (out->allow_empty_table && out->kind == INSPECT_INPUT_HANDLE) {
+    return fail(message, cap, "--allow-empty-table applies to table input, not --handle");
   }
   if (encode && out->kind == INSPECT_INPUT_HANDLE && out->handle_count != 1u) {
     snprintf(message, cap, "encode --handle needs exactly one --size (got %zu)",

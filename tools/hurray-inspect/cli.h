@@ -54,6 +54,8 @@ typedef struct inspect_options {
   bool json;
   /** Encode: write the bytes instead of hex text. */
   bool raw_output;
+  /** Inspect: a table of count 0 is legal (--allow-empty-table, BP-TABLE-7). */
+  bool allow_empty_table;
   /** Inspect: the input file; NULL or "-" for standard input. */
   const char *path;
   /** Encode: handles given (each --size), which may exceed what a table

@@ -163,6 +163,14 @@ typedef struct inspect_result {
 hurray_status inspect_analyze(const uint8_t *input, size_t len, inspect_input_kind kind,
                               inspect_result *out);
 
+/**
+ * As inspect_analyze(), with the table flags of
+ * hurray_buffer_table_decode_exact_flags() (HURRAY_BUFFER_TABLE_ALLOW_EMPTY:
+ * a table of count 0 is valid, BP-TABLE-7). Ignored for handle input.
+ */
+hurray_status inspect_analyze_flags(const uint8_t *input, size_t len, inspect_input_kind kind,
+                                    uint32_t table_flags, inspect_result *out);
+
 /* ------------------------------------------------------------------------ */
 /* Reports                                                                  */
 /* ------------------------------------------------------------------------ */

@@ -199,7 +199,9 @@ static int run_inspect(const inspect_options *options) {
     free(input);
     return fail_with(options->json, "OUT_OF_MEMORY", format_text("out of memory"));
   }
-  hurray_status status = inspect_analyze(input, len, options->kind, result);
+  hurray_status status = inspect_analyze_flags(
+      input, len, options->kind,
+      options->allow_empty_table ? HURRAY_BUFFER_TABLE_ALLOW_EMPTY : 0u, result);
   free(input);
   exit_status = emit_report(result, options,
                             status == HURRAY_OK ? INSPECT_EXIT_VALID : INSPECT_EXIT_REJECTED);

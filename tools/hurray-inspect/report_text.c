@@ -282,7 +282,9 @@ size_t inspect_write_text_report(const inspect_result *r, const char *input_name
     hurray_device_tag_display(r->handles[0].fields.device_tag, device, sizeof device);
     hurray_memory_class_display(r->handles[0].fields.memory_class, memory_class,
                                 sizeof memory_class);
-    if (table) {
+    if (table && r->handle_count == 0u) { /* BP-TABLE-7: no handle, so no placement */
+      text_sink_printf(&out, "verdict: VALID table of 0 handles (--allow-empty-table)\n");
+    } else if (table) {
       text_sink_printf(&out, "verdict: VALID table of %zu handle%s on %s, %s memory\n",
                        r->handle_count, r->handle_count == 1u ? "" : "s", device, memory_class);
     } else {

@@ -21,6 +21,8 @@ void inspect_print_usage(FILE *stream) {
       "             '#' comments to end of line (CR, LF or CRLF), no 0x prefixes\n"
       "  --json     print one JSON object instead of the annotated table, on every\n"
       "             exit: {\"valid\", \"handles\": [...], \"error\": {...} or null}\n"
+      "  --allow-empty-table  a table of count 0 (the single byte 00) is valid, as\n"
+      "             for a composite head (layout 0x0B) whose bytes are its partitions'\n"
       "  -h, --help print this help;  --version  print the library version\n"
       "\n"
       "A table must be the whole input: count byte, count handles, nothing after\n"
