@@ -19,6 +19,8 @@
 
 #include "hurray/handoff.h"
 
+#include "bench_build.h"
+
 static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -68,6 +70,7 @@ static void one_handoff(const hurray_buffer_handle *handle, const hurray_buffer_
 }
 
 int main(int argc, char **argv) {
+  bench_print_build("bench_handoff");
   long repetitions = argc > 1 ? strtol(argv[1], NULL, 10) : 200;
   long count = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
   if (repetitions < 1 || count < 1) {

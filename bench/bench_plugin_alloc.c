@@ -25,6 +25,8 @@
 
 #include "hurray/plugin.h"
 
+#include "bench_build.h"
+
 static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -232,6 +234,7 @@ static hurray_plugin *load(hurray_plugin_registry *registry, const char *dir, co
 }
 
 int main(int argc, char **argv) {
+  bench_print_build("bench_plugin_alloc");
   if (argc < 2) {
     fprintf(stderr, "usage: %s PLUGIN_DIR [repetitions] [iterations]\n", argv[0]);
     return 2;

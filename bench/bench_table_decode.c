@@ -20,6 +20,8 @@
 
 #include "hurray/buffer.h"
 
+#include "bench_build.h"
+
 enum { HANDLES = 255, TABLE_BYTES = 1 + 16 * HANDLES };
 
 static double now_ns(void) {
@@ -61,6 +63,7 @@ static void build_table(uint8_t *table) {
 static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
 
 int main(int argc, char **argv) {
+  bench_print_build("bench_table_decode");
   long repetitions = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
   long tables = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
   if (repetitions < 1 || tables < 1) {

@@ -391,6 +391,16 @@ static hurray_status metal_copy_to_host(void *state, void *dst, const hurray_plu
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* An MTLSharedEvent on the device, at signaled value 0. */
+static hurray_status metal_new_shared_event(const metal_state *s, void **out_shared_event,
+                                            hurray_error *err) {
+  *out_shared_event = s->mtl.new_shared_event(s->device);
+  if (*out_shared_event == NULL) {
+    return fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLDevice newSharedEvent] returned nil");
+  }
+  return HURRAY_OK;
+}
+
 static hurray_status metal_create_event(void *state, uint32_t device_index, void **out_event,
                                         hurray_error *err) {
   const metal_state *s = state;
@@ -402,10 +412,10 @@ static hurray_status metal_create_event(void *state, uint32_t device_index, void
   if (e == NULL) {
     return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "metal: no memory for an event");
   }
-  e->shared_event = s->mtl.new_shared_event(s->device);
-  if (e->shared_event == NULL) {
+  status = metal_new_shared_event(s, &e->shared_event, err);
+  if (status != HURRAY_OK) {
     free(e);
-    return fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLDevice newSharedEvent] returned nil");
+    return status;
   }
   *out_event = e;
   return HURRAY_OK;
@@ -482,16 +492,23 @@ static hurray_status metal_stream_wait_event(void *state, void *stream, void *ev
 
 static hurray_status metal_wait_stream(void *state, uint32_t device_index, void *stream,
                                        uint64_t timeout_ns, hurray_error *err) {
-  void *marker = NULL;
-  hurray_status status = metal_create_event(state, device_index, &marker, err);
+  /* The marker event lives on this stack frame: it never leaves this call,
+   * so it needs no allocation (and cannot be a null pointer). */
+  const metal_state *s = state;
+  hurray_status status = metal_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  status = metal_record_event(state, marker, stream, err);
-  if (status == HURRAY_OK) {
-    status = metal_wait_event(state, marker, timeout_ns, err);
+  metal_event marker = {NULL, 0};
+  status = metal_new_shared_event(s, &marker.shared_event, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
-  metal_release_event(state, marker);
+  status = metal_record_event(state, &marker, stream, err);
+  if (status == HURRAY_OK) {
+    status = metal_wait_event(state, &marker, timeout_ns, err);
+  }
+  s->mtl.release(marker.shared_event);
   return status;
 }
 

@@ -415,6 +415,16 @@ static void report_to_parent(int fd, unsigned char code) {
 }
 
 START_TEST(memlock_limit_refusal) {
+  /* The unprivileged user may not be able to enter the checkout (a 0700
+   * home directory): load a copy of the plugin from a fresh directory under
+   * /tmp that everyone can read, root-owned and not writable by others, so
+   * the loader's path checks pass for that user too. */
+  char readable_dir[] = "/tmp/hurray-memlock-test-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(readable_dir));
+  ck_assert_int_eq(chmod(readable_dir, 0755), 0);
+  char readable_plugin[sizeof readable_dir + 32];
+  snprintf(readable_plugin, sizeof readable_plugin, "%s/hurray-plugin-cpu.so", readable_dir);
+  copy_file(cpu_plugin, readable_plugin, 0644);
   int verdict[2];
   ck_assert_int_eq(pipe(verdict), 0);
   pid_t child = fork();
@@ -429,7 +439,8 @@ START_TEST(memlock_limit_refusal) {
     hurray_plugin *cpu = NULL;
     hurray_error err;
     if (hurray_plugin_registry_create(&r, &err) != HURRAY_OK ||
-        hurray_plugin_load(r, cpu_plugin, 0, &cpu, &err) != HURRAY_OK) {
+        hurray_plugin_load(r, readable_plugin, 0, &cpu, &err) != HURRAY_OK) {
+      fprintf(stderr, "memlock_limit_refusal: %s\n", err.detail);
       report_to_parent(verdict[1], 11);
     }
     hurray_plugin_buffer *buffer = NULL;
@@ -454,6 +465,8 @@ START_TEST(memlock_limit_refusal) {
   close(verdict[0]);
   int status = 0;
   ck_assert_int_eq(waitpid(child, &status, 0), child);
+  unlink(readable_plugin);
+  rmdir(readable_dir);
   /* 10: limits not settable; 11: load failed; 12: not refused as expected;
    * 13: standard memory failed too. */
 #if defined(__SANITIZE_ADDRESS__) || defined(HURRAY_TEST_UNDER_ASAN)

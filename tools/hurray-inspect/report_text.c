@@ -220,7 +220,7 @@ static void extra_rows(text_sink *out, const inspect_result *r, const char *fiel
   if (r->extra_len == 0u) {
     return;
   }
-  char value[48];
+  char value[64]; /* "%zu bytes" (up to 26) and shown (up to 23) */
   size_t n = r->extra_len;
   char shown[24] = "";
   if (n > INSPECT_EXTRA_BYTES_KEPT) {
