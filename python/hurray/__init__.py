@@ -1,0 +1,178 @@
+"""hurray: the Hurray buffer protocol (Layer 1) from Python, over libhurray.
+
+Every rule about handles, devices, memory classes, tables and handoffs is
+libhurray's (specs/buffer-protocol.md, specs/handoff.md); the rules of this
+binding are in specs/python.md (PY-...). Guide: docs/python.md.
+"""
+
+import contextlib as _contextlib
+
+from hurray import _native
+from hurray._native import (  # noqa: F401  (re-exported)
+    C_ABI_VERSION,
+    MIN_BUFFER_ALIGNMENT,
+    PAGE_ALIGNMENT,
+    BufferHandle,
+    ColocationError,
+    CopyRequiredError,
+    Device,
+    DType,
+    HandleError,
+    HandoffError,
+    HurrayError,
+    NotReadableError,
+    TableError,
+    UnsupportedError,
+    decode_table,
+    encode_table,
+    from_hurray,
+    alignment_of,
+)
+from hurray._native import (  # noqa: F401  element types
+    bfloat16,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+bool = getattr(_native, "bool")  # noqa: A001  (the element type, as the seed spells it)
+
+#: Largest alignment from_numpy declares for memory it shares (PY-ALIGN-1):
+#: a page. Beyond it no consumer gains anything, and a declaration stays
+#: honest about what the producer meant rather than what the allocator gave.
+MAX_DECLARED_ALIGNMENT = PAGE_ALIGNMENT
+
+_DTYPES = {d.name: d for d in (bool, int8, int16, int32, int64, uint8, uint16, uint32,
+                               uint64, float16, bfloat16, float32, float64)}
+
+
+class Tensor(_native.TensorBase):
+    """Tensor(data, dtype, shape, *, device=None): a tensor of one buffer.
+
+    data is any C-contiguous bytes-like object holding exactly
+    prod(shape) * dtype.itemsize bytes; it is copied into aligned memory
+    (64 bytes, or a page from 4096 bytes on) and the alignment declared is
+    measured from that address (PY-ALIGN-1). device (a Device, tag or name)
+    declares where the bytes belong; the binding never moves bytes between
+    devices. Every tensor the binding constructs is producer_synced (there
+    is no sync_mode= keyword: PY-SYNC-1).
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return (f"hurray.Tensor(dtype={self.dtype.name}, shape={list(self.shape)}, "
+                f"device={self.device!r}, buffers={len(self.buffer_handles)})")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def numpy(self):
+        """A read-only NumPy array over buffer 0 (zero copy). Refuses as buffer(0) does."""
+        import numpy as np
+        view = self.buffer(0)
+        return np.frombuffer(view, dtype=_numpy_dtype(self.dtype)).reshape(self.shape)
+
+    def __array__(self, dtype=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def to_torch(self):
+        """A torch.Tensor sharing buffer 0 through DLPack (PY-DLPACK-1)."""
+        import torch.utils.dlpack
+        return torch.utils.dlpack.from_dlpack(self)
+
+
+_native._set_tensor_class(Tensor)
+
+
+def _numpy_dtype(dtype):
+    import numpy as np
+    if dtype is bfloat16:
+        raise UnsupportedError("NumPy has no bfloat16; use to_torch() or buffer(0)")
+    return np.dtype(dtype.name)
+
+
+def _from_numpy_dtype(np_dtype):
+    if np_dtype.hasobject:
+        raise TypeError(f"array of dtype {np_dtype} holds Python objects, not bytes; "
+                        "Hurray carries numbers only")
+    name = "bool" if np_dtype.kind == "b" else np_dtype.name
+    if np_dtype.byteorder == ">" or name not in _DTYPES:
+        raise TypeError(f"array dtype {np_dtype} has no Hurray element type "
+                        "(native-endian bool, int8..int64, uint8..uint64, float16, "
+                        "float32, float64)")
+    return _DTYPES[name]
+
+
+def from_numpy(array, copy=None):
+    """A CPU tensor over a NumPy array's bytes (PY-ALIGN-1..3).
+
+    copy=None: shared when the address is at least 64-byte aligned, with the
+    alignment measured from it (capped at MAX_DECLARED_ALIGNMENT), copied
+    into aligned memory otherwise. copy=False: shared or CopyRequiredError
+    naming the measured alignment. copy=True: always copied. A non-contiguous
+    array is copied (CopyRequiredError under copy=False); a read-only one is
+    shared like any other (the binding's views are read-only anyway); object
+    and non-native dtypes raise TypeError.
+    """
+    import numpy as np
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy needs a numpy.ndarray, not {type(array).__name__}")
+    if copy not in (None, True, False):
+        raise TypeError(f"copy must be None, True or False, not {copy!r}")
+    dtype = _from_numpy_dtype(array.dtype)
+    if not array.flags.c_contiguous:
+        if copy is False:
+            raise CopyRequiredError(
+                f"array of shape {array.shape} with strides {array.strides} is not "
+                "C-contiguous; copy=False forbids the copy that would make it so")
+        array = np.ascontiguousarray(array)
+        copy = True
+    return _native._from_host(array, dtype, array.shape, copy, MAX_DECLARED_ALIGNMENT)
+
+
+@_contextlib.contextmanager
+def aligned_allocator(alignment=MIN_BUFFER_ALIGNMENT):
+    """Inside the block, NumPy allocates array data on `alignment` (NEP 49).
+
+    The handler is stored in each array, so arrays outlive the block and are
+    freed through the matching deallocator; the policy is NumPy's context
+    variable, so it is local to this thread and context, nests, is restored
+    on the way out even when the block raises, and is not inherited by
+    threads started inside (PY-ALLOC-1..4).
+    """
+    from hurray import _allocator
+    previous = _allocator.install(alignment)
+    try:
+        yield
+    finally:
+        _allocator.restore(previous)
+
+
+def allocator_stats(alignment=MIN_BUFFER_ALIGNMENT):
+    """(allocations, frees) made through aligned_allocator(alignment) so far."""
+    from hurray import _allocator
+    return _allocator.stats(alignment)
+
+
+__all__ = [
+    "MIN_BUFFER_ALIGNMENT", "PAGE_ALIGNMENT", "MAX_DECLARED_ALIGNMENT", "C_ABI_VERSION",
+    "BufferHandle", "Device", "DType", "Tensor",
+    "HurrayError", "HandleError", "ColocationError", "TableError", "HandoffError",
+    "CopyRequiredError", "NotReadableError", "UnsupportedError",
+    "decode_table", "encode_table", "from_hurray", "from_numpy", "alignment_of",
+    "aligned_allocator", "allocator_stats",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64",
+]
