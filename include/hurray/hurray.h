@@ -8,6 +8,7 @@
 #include "hurray/buffer.h"
 #include "hurray/plugin.h"
 #include "hurray/handoff.h"
+#include "hurray/dlpack.h"
 #include "hurray/version.h"
 
 #endif /* HURRAY_HURRAY_H */
