@@ -142,6 +142,53 @@ def from_numpy(array, copy=None):
     return _native._from_host(array, dtype, array.shape, copy, MAX_DECLARED_ALIGNMENT)
 
 
+def from_dlpack(obj, copy=None):
+    """A tensor over a DLPack producer's buffer (PY-DLPACK-2).
+
+    obj: anything with __dlpack__ (a NumPy array, a torch.Tensor, a hurray
+    Tensor) or a 'dltensor' / 'dltensor_versioned' capsule. copy as in
+    from_numpy: None shares when libhurray accepts the tensor as it is
+    (compact row-major, address at least 64-byte aligned) and copies a host
+    tensor otherwise; False refuses the copy (CopyRequiredError); True always
+    copies. The producer's deleter runs exactly once, when the last tensor
+    sharing the bytes is gone.
+    """
+    if copy not in (None, True, False):
+        raise TypeError(f"copy must be None, True or False, not {copy!r}")
+    if type(obj).__name__ == "PyCapsule":
+        capsule = obj
+    elif hasattr(obj, "__dlpack__"):
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))
+        except TypeError:       # a DLPack 0.x producer (NumPy 1.24, PyTorch 1.13)
+            capsule = obj.__dlpack__()
+    else:
+        raise TypeError(f"from_dlpack needs an object with __dlpack__() or a DLPack capsule, "
+                        f"not {type(obj).__name__}")
+    return _native._from_dlpack_capsule(capsule, copy, MAX_DECLARED_ALIGNMENT)
+
+
+def from_torch(tensor, copy=None):
+    """A tensor over a torch.Tensor's storage through DLPack (PY-DLPACK-3).
+
+    A non-contiguous tensor is made contiguous first (a copy; refused with
+    CopyRequiredError under copy=False); a tensor that requires grad is
+    detached (the bytes are the same).
+    """
+    import torch
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"from_torch needs a torch.Tensor, not {type(tensor).__name__}")
+    if tensor.requires_grad:
+        tensor = tensor.detach()
+    if not tensor.is_contiguous():
+        if copy is False:
+            raise CopyRequiredError(
+                f"tensor of shape {tuple(tensor.shape)} with strides {tensor.stride()} is not "
+                "contiguous; copy=False forbids the copy that would make it so")
+        tensor = tensor.contiguous()
+    return from_dlpack(tensor, copy)
+
+
 @_contextlib.contextmanager
 def aligned_allocator(alignment=MIN_BUFFER_ALIGNMENT):
     """Inside the block, NumPy allocates array data on `alignment` (NEP 49).
@@ -171,7 +218,7 @@ __all__ = [
     "BufferHandle", "Device", "DType", "Tensor",
     "HurrayError", "HandleError", "ColocationError", "TableError", "HandoffError",
     "CopyRequiredError", "NotReadableError", "UnsupportedError",
-    "decode_table", "encode_table", "from_hurray", "from_numpy", "alignment_of",
+    "decode_table", "encode_table", "from_hurray", "from_numpy", "from_dlpack", "from_torch", "alignment_of",
     "aligned_allocator", "allocator_stats",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64",

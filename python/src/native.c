@@ -1538,6 +1538,12 @@ static PyMethodDef Tensor_methods[] = {
      "data_ptr(i) -> address of buffer i as an int (for zero-copy checks)"},
     {"__hurray__", (PyCFunction)(void (*)(void))Tensor_hurray, METH_VARARGS | METH_KEYWORDS,
      "__hurray__() -> a 'hurray_tensor' PyCapsule over libhurray's handoff ABI (PY-CAP-1)"},
+    {"__dlpack__", (PyCFunction)(void (*)(void))hurray_py_tensor_dlpack,
+     METH_VARARGS | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None) -> DLPack capsule of buffer 0, zero copy\n"
+     "(PY-DLPACK-1); refuses a buffer that is not producer_synced"},
+    {"__dlpack_device__", hurray_py_tensor_dlpack_device, METH_NOARGS,
+     "__dlpack_device__() -> (DLDeviceType, device index) by BP-DLPACK-1"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1691,3 +1697,5 @@ PyObject *hurray_py_dtype(uint32_t code) {
   return code < HURRAY_DTYPE_COUNT ? dtype_objects[code] : NULL;
 }
 int hurray_py_is_tensor(PyObject *obj) { return PyObject_TypeCheck(obj, &TensorBaseType); }
+PyObject *hurray_py_tensor_class(void) { return (PyObject *)tensor_type; }
+uint32_t hurray_py_device_index(PyObject *device) { return ((DeviceObject *)device)->index; }

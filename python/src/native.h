@@ -44,6 +44,8 @@ PyObject *hurray_py_raise(hurray_status status, const hurray_error *err, const c
 PyObject *hurray_py_error(int kind, const char *context, const char *message);
 PyObject *hurray_py_dtype(uint32_t code);
 int hurray_py_is_tensor(PyObject *obj);
+PyObject *hurray_py_tensor_class(void);
+uint32_t hurray_py_device_index(PyObject *device);
 int hurray_py_check_readable(TensorObject *t, size_t i, const char *path);
 PyObject *hurray_py_tensor_over(void *data, size_t size, const hurray_buffer_handle *handle,
                                 PyObject *owner, PyObject *dtype_obj, const int64_t *shape,
@@ -51,15 +53,11 @@ PyObject *hurray_py_tensor_over(void *data, size_t size, const hurray_buffer_han
 
 /* dlpack.c: readies its types; its module methods. */
 int hurray_py_dlpack_ready(void);
-#ifdef HURRAY_PY_HAVE_DLPACK
 PyObject *hurray_py_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *hurray_py_tensor_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args);
 #define HURRAY_PY_DLPACK_METHODS                                                               \
   {"_from_dlpack_capsule", hurray_py_from_dlpack_capsule, METH_VARARGS,                       \
    "from_dlpack's C half"},
-#else
-#define HURRAY_PY_DLPACK_METHODS
-#endif
 
 #endif

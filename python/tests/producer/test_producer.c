@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hurray/buffer.h"
 #include "hurray/handoff.h"
@@ -21,7 +22,8 @@ static long buffer_releases;
 static long event_releases;
 static long destroys;
 static long withdrawn;
-static int fake_event; /* stands for a device event: only its address matters */
+static int fake_event;
+static int report_fd = -1; /* where release_buffer reports, for the exit test */ /* stands for a device event: only its address matters */
 
 typedef struct {
   hurray_capsule_tensor pub;
@@ -33,6 +35,10 @@ static void release_buffer(void *buffer, void *ctx) {
   (void)ctx;
   free(buffer);
   buffer_releases++;
+  if (report_fd >= 0) {
+    ssize_t ignored = write(report_fd, "buffer released\n", 16);
+    (void)ignored;
+  }
 }
 
 static void release_event(void *event, void *ctx) {
@@ -176,7 +182,17 @@ static PyObject *counts(PyObject *mod, PyObject *unused) {
                        event_releases, "destroys", destroys, "withdrawn", withdrawn);
 }
 
+static PyObject *set_report_fd(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  report_fd = (int)PyLong_AsLong(arg);
+  if (PyErr_Occurred()) {
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"set_report_fd", set_report_fd, METH_O, "set_report_fd(fd): report each release there"},
     {"make", make, METH_VARARGS, "make(kind, nbytes=64) -> a 'hurray_tensor' capsule"},
     {"consume", consume, METH_O, "consume(capsule) -> what a C consumer accepted"},
     {"counts", counts, METH_NOARGS, "callback counts so far"},
