@@ -103,15 +103,22 @@ def _numpy_dtype(dtype):
     return np.dtype(dtype.name)
 
 
+_NUMPY_TO_HURRAY = {}   # numpy.dtype -> element type, filled on first use
+
+
 def _from_numpy_dtype(np_dtype):
+    dtype = _NUMPY_TO_HURRAY.get(np_dtype)
+    if dtype is not None:
+        return dtype
     if np_dtype.hasobject:
         raise TypeError(f"array of dtype {np_dtype} holds Python objects, not bytes; "
                         "Hurray carries numbers only")
     name = "bool" if np_dtype.kind == "b" else np_dtype.name
-    if np_dtype.byteorder == ">" or name not in _DTYPES:
+    if not np_dtype.isnative or name not in _DTYPES:
         raise TypeError(f"array dtype {np_dtype} has no Hurray element type "
                         "(native-endian bool, int8..int64, uint8..uint64, float16, "
                         "float32, float64)")
+    _NUMPY_TO_HURRAY[np_dtype] = _DTYPES[name]
     return _DTYPES[name]
 
 

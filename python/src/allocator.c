@@ -11,8 +11,11 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <sys/mman.h>
 
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #include <numpy/arrayobject.h>
@@ -37,6 +40,13 @@ static void *aligned_malloc(void *ctx, size_t size) {
   void *p = NULL;
   if (posix_memalign(&p, c->alignment, size == 0 ? 1 : size) != 0) {
     return NULL;
+  }
+  /* Large arrays ask for transparent huge pages, as NumPy's default
+   * allocator does, so allocating for Hurray costs no more page faults. */
+  if (size >= ((size_t)4 << 20)) {
+    uintptr_t page_start = ((uintptr_t)p + 4095u) & ~(uintptr_t)4095u;
+    size_t span = (size_t)((uintptr_t)p + size - page_start) & ~(size_t)4095u;
+    (void)madvise((void *)page_start, span, MADV_HUGEPAGE);
   }
   atomic_fetch_add(&c->allocations, 1);
   return p;

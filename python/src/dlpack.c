@@ -44,15 +44,10 @@ static void dltensor_versioned_capsule_destructor(PyObject *capsule) {
 }
 
 static hurray_dl_data_type dl_dtype_of(PyObject *dtype) {
-  PyObject *t = PyObject_GetAttrString(dtype, "dlpack");
-  hurray_dl_data_type d = {0, 0, 0};
-  if (t != NULL) {
-    d.code = (uint8_t)PyLong_AsLong(PyTuple_GET_ITEM(t, 0));
-    d.bits = (uint8_t)PyLong_AsLong(PyTuple_GET_ITEM(t, 1));
-    d.lanes = 1;
-    Py_DECREF(t);
-  }
-  return d;
+  uint8_t code;
+  uint8_t bits;
+  hurray_py_dtype_dlpack(dtype, &code, &bits);
+  return hurray_dl_data_type_of(code, bits, 1);
 }
 
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None):

@@ -9,8 +9,11 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include <sys/mman.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -656,10 +659,17 @@ static PyTypeObject HandleType = {
 static PyTypeObject *tensor_type; /* hurray.Tensor, the Python subclass */
 static PyTypeObject TensorBaseType;
 
+/* Large blocks ask for transparent huge pages, as NumPy's own allocator
+ * does: a copy into fresh memory is otherwise dominated by page faults. */
 static void *aligned_block_new(size_t size, uint32_t alignment) {
   void *p = NULL;
   if (posix_memalign(&p, alignment, size == 0 ? 1 : size) != 0) {
     return NULL;
+  }
+  if (size >= ((size_t)4 << 20)) {
+    uintptr_t page_start = ((uintptr_t)p + 4095u) & ~(uintptr_t)4095u;
+    size_t span = (size_t)((uintptr_t)p + size - page_start) & ~(size_t)4095u;
+    (void)madvise((void *)page_start, span, MADV_HUGEPAGE);
   }
   return p;
 }
@@ -1698,4 +1708,8 @@ PyObject *hurray_py_dtype(uint32_t code) {
 }
 int hurray_py_is_tensor(PyObject *obj) { return PyObject_TypeCheck(obj, &TensorBaseType); }
 PyObject *hurray_py_tensor_class(void) { return (PyObject *)tensor_type; }
+void hurray_py_dtype_dlpack(PyObject *dtype, uint8_t *code, uint8_t *bits) {
+  *code = ((DTypeObject *)dtype)->dl_code;
+  *bits = ((DTypeObject *)dtype)->dl_bits;
+}
 uint32_t hurray_py_device_index(PyObject *device) { return ((DeviceObject *)device)->index; }

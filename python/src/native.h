@@ -45,6 +45,7 @@ PyObject *hurray_py_error(int kind, const char *context, const char *message);
 PyObject *hurray_py_dtype(uint32_t code);
 int hurray_py_is_tensor(PyObject *obj);
 PyObject *hurray_py_tensor_class(void);
+void hurray_py_dtype_dlpack(PyObject *dtype, uint8_t *code, uint8_t *bits);
 uint32_t hurray_py_device_index(PyObject *device);
 int hurray_py_check_readable(TensorObject *t, size_t i, const char *path);
 PyObject *hurray_py_tensor_over(void *data, size_t size, const hurray_buffer_handle *handle,
