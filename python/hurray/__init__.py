@@ -196,6 +196,34 @@ def from_torch(tensor, copy=None):
     return from_dlpack(tensor, copy)
 
 
+def asarray(obj, copy=None):
+    """A hurray Tensor from whatever `obj` is: a Tensor (itself, or a copy for
+    copy=True), an object with __hurray__, a NumPy array, a torch.Tensor, an
+    object with __dlpack__, or a bytes-like object (1-D uint8). `copy` as in
+    from_numpy."""
+    if isinstance(obj, Tensor):
+        if copy is True:
+            return Tensor(obj.buffer(0), obj.dtype, obj.shape, device=obj.device)
+        return obj
+    if hasattr(obj, "__hurray__"):
+        if copy is True:
+            return asarray(from_hurray(obj), copy=True)
+        return from_hurray(obj)
+    import numpy as np
+    if isinstance(obj, np.ndarray):
+        return from_numpy(obj, copy)
+    torch = __import__("sys").modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        return from_torch(obj, copy)
+    if hasattr(obj, "__dlpack__"):
+        return from_dlpack(obj, copy)
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        raise TypeError(f"asarray cannot make a tensor of {type(obj).__name__}") from None
+    return from_numpy(np.frombuffer(view.cast("B"), dtype=np.uint8), copy)
+
+
 @_contextlib.contextmanager
 def aligned_allocator(alignment=MIN_BUFFER_ALIGNMENT):
     """Inside the block, NumPy allocates array data on `alignment` (NEP 49).
@@ -225,7 +253,7 @@ __all__ = [
     "BufferHandle", "Device", "DType", "Tensor",
     "HurrayError", "HandleError", "ColocationError", "TableError", "HandoffError",
     "CopyRequiredError", "NotReadableError", "UnsupportedError",
-    "decode_table", "encode_table", "from_hurray", "from_numpy", "from_dlpack", "from_torch", "alignment_of",
+    "decode_table", "encode_table", "from_hurray", "from_numpy", "from_dlpack", "from_torch", "asarray", "alignment_of",
     "aligned_allocator", "allocator_stats",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64",

@@ -113,3 +113,20 @@ def test_round_trip_numpy_hurray_numpy(array, copy):
     assert back.shape == array.shape and back.dtype == array.dtype
     assert back.tobytes() == array.tobytes()
     assert tensor.buffer_handles[0].alignment >= (1 if array.nbytes == 0 else 64)
+
+
+def test_asarray_dispatches_with_the_same_copy_meaning():
+    import torch
+    with hurray.aligned_allocator():
+        array = np.arange(256, dtype=np.float32)
+    assert hurray.asarray(array, copy=False).data_ptr(0) == array.ctypes.data
+    source = torch.arange(64, dtype=torch.int64)
+    assert hurray.asarray(source).data_ptr(0) == source.data_ptr()
+    tensor = hurray.Tensor(bytes(64), hurray.uint8, [64])
+    assert hurray.asarray(tensor) is tensor
+    assert hurray.asarray(tensor, copy=True).data_ptr(0) != tensor.data_ptr(0)
+    assert bytes(hurray.asarray(b"\x01\x02").buffer(0)) == b"\x01\x02"
+    with pytest.raises(hurray.CopyRequiredError):
+        hurray.asarray(array[1:], copy=False)
+    with pytest.raises(TypeError):
+        hurray.asarray(object())
