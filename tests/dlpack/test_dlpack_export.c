@@ -21,7 +21,8 @@ static void cpu_handoff(hurray_handoff *handoff, release_log *log) {
 }
 
 static void assert_releases(release_log *log, int buffer) {
-  ck_assert_int_eq(atomic_load(&log->buffer_releases), buffer);
+  const int releases = atomic_load(&log->buffer_releases);
+  ck_assert_int_eq(releases, buffer);
 }
 
 /* BP-DLPACK-5, -6: the default layout, the handoff released without a
