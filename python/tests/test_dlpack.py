@@ -183,3 +183,24 @@ def test_deleter_runs_once_at_interpreter_exit():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n").count("buffer released") == 1
     assert result.stdout.index("exiting") < result.stdout.index("buffer released")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+DLPACK_DTYPES = st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.float16,
+                                 np.float32, np.float64])
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(DLPACK_DTYPES, hnp.array_shapes(min_dims=0, max_dims=4, min_side=0,
+                                                  max_side=5)))
+def test_round_trip_numpy_hurray_torch_hurray_numpy(array):
+    tensor = hurray.from_numpy(array)
+    as_torch = torch.from_dlpack(tensor)
+    assert as_torch.data_ptr() == tensor.data_ptr(0) or array.nbytes == 0
+    back = hurray.from_torch(as_torch)
+    out = np.from_dlpack(back)
+    assert out.shape == array.shape and out.dtype == array.dtype
+    assert out.tobytes() == array.tobytes()
