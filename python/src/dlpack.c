@@ -354,7 +354,22 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
   hurray_accepted_buffer acc;
   st = hurray_handoff_accept(&owner->handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &acc, &err);
   if (st != HURRAY_OK) {
-    Py_DECREF(owner); /* withdraw is not possible after renaming: release path */
+    /* Withdrawn, the DLPack tensor is ours again (BP-DLPACK-13) and the
+     * capsule already renamed: delete it here, once. */
+    hurray_handoff_withdraw(&owner->handoff, NULL);
+    hurray_handoff_destroy(&owner->handoff, NULL);
+    PyObject_Free(owner);
+    if (versioned) {
+      hurray_dl_managed_tensor_versioned *m = ptr;
+      if (m->deleter != NULL) {
+        m->deleter(m);
+      }
+    } else {
+      hurray_dl_managed_tensor *m = ptr;
+      if (m->deleter != NULL) {
+        m->deleter(m);
+      }
+    }
     return hurray_py_raise(st, &err, "from_dlpack");
   }
   if (acc.handle.alignment > max_alignment) {
