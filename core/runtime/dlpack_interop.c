@@ -214,7 +214,7 @@ static hurray_status resolve_layout(const hurray_dlpack_layout *layout, uint64_t
                          " bytes, the buffer has %" PRIu64,
                          what, count, elem, needed, byte_size);
     }
-    /* The compact strides, filled because later DLPack versions need them. */
+    /* The compact strides, filled: current DLPack forbids NULL strides for ndim > 0. */
     uint64_t running = 1u;
     for (int32_t i = ndim - 1; i >= 0; i--) {
       if (running > (uint64_t)INT64_MAX) {

@@ -196,8 +196,10 @@ static inline hurray_dl_data_type hurray_dl_data_type_of(uint8_t code, uint8_t b
 /**
  * Checks a layout against a buffer of `byte_size` bytes without exporting
  * anything (BP-DLPACK-6, BP-DLPACK-7), the check every export performs.
- * NULL layout: 1-D uint8 of byte_size, always valid. Refusals (all
- * HURRAY_ERR_INVALID_ARGUMENT, index 1, detail naming the field and value):
+ * NULL layout: 1-D uint8 of byte_size (refused only when byte_size exceeds
+ * INT64_MAX). Refusals (all HURRAY_ERR_INVALID_ARGUMENT, index: the layout's
+ * argument position, 0 here, 1 in hurray_dlpack_export[_versioned], 4 in
+ * hurray_dlpack_export_buffer[_versioned]; detail naming the field and value):
  * struct_size too small; ndim outside 0..HURRAY_DLPACK_MAX_NDIM; NULL shape
  * with ndim > 0; a negative extent or stride (value: it); lanes 0 or bits 0,
  * or bits * lanes not a multiple of 8 (value: bits * lanes); an element
