@@ -22,12 +22,15 @@
  * a smaller one means a function or a contract the consumer relies on may be
  * missing, and the consumer must not call the handoff functions.
  *
- * Threads (HO-THR-1..3): hurray_handoff_init and the offer functions build
- * the object and must not race with each other on it (a consumer polling
- * from another thread sees EMPTY or a complete offer). Every other handoff
- * function may be called from any thread, concurrently: each one is one
- * atomic transition, so two threads releasing the same buffer produce
- * exactly one release callback and one HURRAY_ERR_ALREADY_RELEASED.
+ * Threads (HO-THR-1..5): hurray_handoff_init and the offer functions build
+ * the object and must not race with each other on it; init must not race
+ * with any call. Every other handoff function may be called from any
+ * thread, concurrently, the offer included (a consumer polling accept or
+ * access sees EMPTY or a complete offer): each one is one atomic
+ * transition, so two threads releasing the same buffer produce exactly one
+ * release callback and one HURRAY_ERR_ALREADY_RELEASED. No call reads the
+ * object after its atomic step, so the thread that got
+ * HURRAY_ERR_ALREADY_RELEASED may destroy and reuse the storage at once.
  * Buffer lists are not thread-safe; their release callbacks run on the
  * thread that destroys the list.
  *
