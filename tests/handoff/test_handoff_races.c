@@ -15,6 +15,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,7 @@ static void let_go(race *r, int i) { atomic_store_explicit(&r->go, i, memory_ord
 
 static void wait_for_go(race *r, int i) {
   while (atomic_load_explicit(&r->go, memory_order_relaxed) < i) {
+    sched_yield(); /* under valgrind, one thread runs at a time */
   }
 }
 
@@ -155,6 +157,7 @@ static void *poll_accept(void *arg) {
     let_go(r, i);
     while ((status = hurray_handoff_accept(&r->handoffs[i], HURRAY_TRANSPORT_IN_PROCESS, 0, &got,
                                            NULL)) == HURRAY_ERR_ILLEGAL_TRANSITION) {
+      sched_yield();
     }
     unexpected_if(r, status != HURRAY_OK);
     if (status == HURRAY_OK) {
@@ -205,6 +208,7 @@ static void *poll_access(void *arg) {
         break;
       }
       unexpected_if(r, state != HURRAY_HANDOFF_EMPTY);
+      sched_yield();
     }
     hurray_accepted_buffer got;
     const hurray_status status = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
