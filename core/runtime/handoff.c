@@ -586,8 +586,8 @@ uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
 /* Transfer into a buffer list (HO-LIST-7)                                  */
 /* ------------------------------------------------------------------------ */
 
-hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
-                                    hurray_error *err) {
+hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff,
+                                                    handoff_owned_buffer *out, hurray_error *err) {
   if (handoff == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
   }
@@ -617,7 +617,7 @@ hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned
   return HURRAY_OK;
 }
 
-hurray_status handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err) {
+hurray_status hurray_internal_handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err) {
   handoff_callback none; /* the transfer step fires nothing (HO-SM-2) */
   return apply(impl_of(handoff), HURRAY_HANDOFF_OP_TRANSFER, &none, err);
 }

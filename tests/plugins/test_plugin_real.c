@@ -342,7 +342,11 @@ int main(int argc, char **argv) {
   }
   printf("%s: %u device(s), first: ", hurray_plugin_name(p), hurray_plugin_device_count(p));
   hurray_plugin_device_info info;
-  hurray_plugin_describe_device(p, 0, &info, &err);
+  if (hurray_plugin_describe_device(p, 0, &info, &err) != HURRAY_OK) {
+    printf("FAIL: describing device 0: %s\n", err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
   printf("%s\n", info.name);
   hurray_plugin_registry_destroy(probe);
 
