@@ -2,9 +2,9 @@
  * The concurrent uses specs/handoff.md allows, each driven hard enough that
  * ThreadSanitizer (tools/test builds this suite with -fsanitize=thread) sees
  * every unordered access the library makes:
- *  - a consumer polling accept, access or the state while the producer
- *    offers (HO-THR-1, HO-THR-4: nothing is read before the offer is
- *    published);
+ *  - a consumer polling accept, access, the state or any other call while
+ *    the producer offers (HO-THR-1, HO-THR-4: nothing is read before the
+ *    offer is published);
  *  - destroy racing the offer: one of them wins (HO-THR-1);
  *  - a losing releaser that destroys and reuses the storage at once, while
  *    the winner may still be running the callback (HO-THR-5).
@@ -211,7 +211,8 @@ static void *poll_access(void *arg) {
       sched_yield();
     }
     hurray_accepted_buffer got;
-    const hurray_status status = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
+    const hurray_status status =
+        hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     unexpected_if(r, status != HURRAY_OK);
     if (status == HURRAY_OK) {
       finish_accepted(r, i, &got);
@@ -223,6 +224,55 @@ static void *poll_access(void *arg) {
 START_TEST(access_polled_during_offer) {
   race *r = new_race();
   run_pair(r, offer_every_handoff, poll_access);
+  check_each_released_once(r);
+  free_race(r);
+}
+END_TEST
+
+/* HO-THR-2, HO-THR-4: every other call that refuses both an empty and an
+ * offered object, polled during the offer: the event and stream steps, the
+ * release, the transfer into a list. Each must refuse with
+ * ILLEGAL_TRANSITION and change nothing, and the offer must then be
+ * accepted as usual. (Destroy is legal on an empty object: its race with
+ * the offer is the next test; withdraw would take the offer back.) */
+static void *poll_other_calls(void *arg) {
+  race *r = ((party *)arg)->r;
+  hurray_buffer_list *list = NULL;
+  unexpected_if(r, hurray_buffer_list_create(&list, NULL) != HURRAY_OK);
+  pthread_barrier_wait(&r->start);
+  for (int i = 0; i < HANDOFFS; i++) {
+    hurray_handoff *h = &r->handoffs[i];
+    for (bool first = true;; first = false) {
+      unexpected_if(r, hurray_handoff_record_event_wait(h, NULL) != HURRAY_ERR_ILLEGAL_TRANSITION);
+      unexpected_if(r, hurray_handoff_release_event(h, NULL) != HURRAY_ERR_ILLEGAL_TRANSITION);
+      unexpected_if(r, hurray_handoff_record_stream_wait(h, NULL) != HURRAY_ERR_ILLEGAL_TRANSITION);
+      unexpected_if(r, hurray_handoff_release(h, NULL) != HURRAY_ERR_ILLEGAL_TRANSITION);
+      unexpected_if(r, list != NULL && hurray_buffer_list_push_handoff(list, h, NULL) !=
+                                           HURRAY_ERR_ILLEGAL_TRANSITION);
+      if (first) {
+        let_go(r, i);
+      }
+      if (hurray_handoff_state_of(h) == HURRAY_HANDOFF_OFFERED) {
+        break;
+      }
+      sched_yield();
+    }
+    hurray_accepted_buffer got;
+    const hurray_status status =
+        hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
+    unexpected_if(r, status != HURRAY_OK);
+    if (status == HURRAY_OK) {
+      finish_accepted(r, i, &got);
+    }
+  }
+  unexpected_if(r, hurray_buffer_list_count(list) != 0u);
+  hurray_buffer_list_destroy(&list);
+  return NULL;
+}
+
+START_TEST(other_calls_polled_during_offer) {
+  race *r = new_race();
+  run_pair(r, offer_every_handoff, poll_other_calls);
   check_each_released_once(r);
   free_race(r);
 }
@@ -369,6 +419,7 @@ int main(void) {
   } races[] = {
       {"accept_polled_during_offer", accept_polled_during_offer},
       {"access_polled_during_offer", access_polled_during_offer},
+      {"other_calls_polled_during_offer", other_calls_polled_during_offer},
       {"destroy_races_offer", destroy_races_offer},
       {"losing_releaser_reuses_storage", losing_releaser_reuses_storage},
   };
