@@ -160,7 +160,7 @@ hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list, hurray_h
     return status;
   }
   handoff_owned_buffer owned;
-  status = handoff_transfer_peek(handoff, &owned, err);
+  status = hurray_internal_handoff_transfer_peek(handoff, &owned, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -169,7 +169,7 @@ hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list, hurray_h
   if (status != HURRAY_OK) {
     return status;
   }
-  status = handoff_transfer_commit(handoff, err);
+  status = hurray_internal_handoff_transfer_commit(handoff, err);
   if (status != HURRAY_OK) {
     return status; /* another thread released it first; the room stays for later */
   }

@@ -385,7 +385,7 @@ static hurray_status export_from_handoff(hurray_handoff *handoff,
                                          const hurray_dlpack_layout *layout, bool versioned,
                                          uint64_t flags, export_block **out, hurray_error *err) {
   handoff_owned_buffer owned;
-  hurray_status status = handoff_transfer_peek(handoff, &owned, err);
+  hurray_status status = hurray_internal_handoff_transfer_peek(handoff, &owned, err);
   if (status != HURRAY_OK) {
     if (status == HURRAY_ERR_ILLEGAL_TRANSITION || status == HURRAY_ERR_ALREADY_RELEASED) {
       add_detail(err, export_advice(hurray_handoff_state_of(handoff)));
@@ -398,7 +398,7 @@ static hurray_status export_from_handoff(hurray_handoff *handoff,
     return status;
   }
   /* The one step that cannot be undone comes last (BP-DLPACK-5). */
-  status = handoff_transfer_commit(handoff, err);
+  status = hurray_internal_handoff_transfer_commit(handoff, err);
   if (status != HURRAY_OK) {
     free(block); /* another thread released it first; nothing was ours */
     return status;

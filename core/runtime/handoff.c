@@ -15,17 +15,47 @@
 
 #include "handoff_internal.h"
 
-/* The upper 24 bits of the state word say "this storage is a handoff"; the
- * low 8 bits are the hurray_handoff_state. One word, so that checking the
- * object and taking a step is a single atomic operation. */
+/* The state word. The upper 24 bits say "this storage is a handoff"; the
+ * low 5 bits are the hurray_handoff_state; bits 5..6 are the offer's sync
+ * class (below). One word, so that checking the object and taking a step is
+ * a single atomic operation, and so that what accept and access need before
+ * the offer is published (which operation they are) is read atomically with
+ * the state instead of from a field the offer may be writing (HO-THR-4). */
 #define HANDOFF_MAGIC 0x484F46u /* "HOF" */
-#define HANDOFF_WORD(state) ((HANDOFF_MAGIC << 8) | (uint32_t)(state))
+#define WORD_STATE_MASK 0x1Fu
+#define WORD_SYNC_SHIFT 5u
+#define WORD_SYNC_MASK 0x3u
+#define HANDOFF_WORD(state, sync_class) \
+  ((HANDOFF_MAGIC << 8) | (uint32_t)(sync_class) << WORD_SYNC_SHIFT | (uint32_t)(state))
+/* The sync class: the offered sync byte when it is one of the three modes,
+ * producer_synced otherwise (a reserved byte is refused by accept's
+ * cross-check, and names accept's producer_synced operation until then, as
+ * does an object never offered). */
+#define SYNC_CLASS_OF(byte) ((byte) <= HURRAY_SYNC_CONSUMER_STREAM ? (uint32_t)(byte) : 0u)
+
+_Static_assert(HURRAY_HANDOFF_STATE_COUNT <= WORD_STATE_MASK + 1u,
+               "the handoff states must fit the state bits of the word");
+_Static_assert(HURRAY_SYNC_PRODUCER_SYNCED == 0u && HURRAY_SYNC_CONSUMER_STREAM <= WORD_SYNC_MASK,
+               "the sync classes must fit the sync bits of the word");
+
+static uint32_t state_of_word(uint32_t word) { return word & WORD_STATE_MASK; }
+
+static uint32_t sync_class_of_word(uint32_t word) {
+  return (word >> WORD_SYNC_SHIFT) & WORD_SYNC_MASK;
+}
+
+/* The word after a step to `next`: magic and sync class carried over. */
+static uint32_t word_with_state(uint32_t word, uint32_t next) {
+  return (word & ~WORD_STATE_MASK) | next;
+}
 
 typedef struct handoff_impl {
   _Atomic uint32_t word;
-  /* Everything below is written by init and offer only, before the state
-   * word publishes it (release store), and never written again: concurrent
-   * readers after an acquire load see it complete. */
+  /* Everything below is written by the offer only, before the state word
+   * publishes it (its compare-and-swap, with release order), and never
+   * written again in this lifetime. It is read only after an acquire load of
+   * a word that the offer's step precedes (a state other than empty, or the
+   * sync class of an offer), so readers see it complete (HO-THR-4). */
   hurray_buffer_offer offer;
   /* A value handle is kept as a value and validated at accept; wire bytes
    * are kept as given and decoded at accept (BP-ORDER-1, reserved byte
@@ -34,9 +64,6 @@ typedef struct handoff_impl {
   hurray_buffer_handle handle;
   uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE];
   bool from_wire;
-  /* The sync byte as offered, whichever form: picks accept's operation and
-   * tells access whether there is a declared stream. */
-  uint8_t sync_byte;
 } handoff_impl;
 
 _Static_assert(sizeof(handoff_impl) <= sizeof(hurray_handoff),
@@ -266,32 +293,66 @@ static hurray_status step_error(hurray_error *err, hurray_handoff_step step, hur
   return fail(err, step.status, (uint64_t)op, state, 0, NULL);
 }
 
+/* The callback a step fires, with its arguments, as read from the object
+ * before the step (HO-THR-5). */
+typedef struct handoff_callback {
+  hurray_handoff_effect effect;
+  void (*fn)(void *object, void *ctx);
+  void *object;
+  void *ctx;
+} handoff_callback;
+
+/* Reads the callback `effect` names. Only called for a step that fires one,
+ * and every such step leaves an accepted state: the offer is published. */
+static handoff_callback callback_for(const handoff_impl *impl, hurray_handoff_effect effect) {
+  handoff_callback callback = {effect, NULL, NULL, NULL};
+  if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER) {
+    callback.fn = impl->offer.release;
+    callback.object = impl->offer.data;
+    callback.ctx = impl->offer.release_ctx;
+  } else if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT) {
+    callback.fn = impl->offer.sync.event_release;
+    callback.object = impl->offer.sync.event;
+    callback.ctx = impl->offer.sync.event_release_ctx;
+  }
+  return callback;
+}
+
 /*
  * Takes one step of the table from whatever state the object is in now.
  * A step that moves the state is a CAS from the state it was computed for;
  * losing the race recomputes from the winner's state, so of two threads
  * releasing, the second sees RELEASED and gets ALREADY_RELEASED.
+ *
+ * HO-THR-5: the callback the step fires is copied into *fire before the CAS,
+ * by every contender; the winner fires the copy and nobody reads the object
+ * after its CAS, so a loser may destroy and reuse the storage at once.
  */
 static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
-                                  hurray_handoff_effect *effect, hurray_error *err) {
+                                  handoff_callback *fire, hurray_error *err) {
   uint32_t word = load_word(impl);
   for (;;) {
     hurray_status status = check_word(word, err);
     if (status != HURRAY_OK) {
       return status;
     }
-    const uint32_t state = word & 0xFFu;
+    const uint32_t state = state_of_word(word);
     const hurray_handoff_step step = step_of(state, op);
     if (step.status != HURRAY_OK) {
       return step_error(err, step, op, state);
     }
+    const handoff_callback callback = step.effect == HURRAY_HANDOFF_EFFECT_NONE
+                                          ? (handoff_callback){HURRAY_HANDOFF_EFFECT_NONE, NULL,
+                                                               NULL, NULL}
+                                          : callback_for(impl, step.effect);
     if ((uint32_t)step.next == state) {
-      *effect = step.effect;
+      *fire = callback;
       return HURRAY_OK;
     }
-    if (atomic_compare_exchange_weak_explicit(&impl->word, &word, HANDOFF_WORD(step.next),
+    if (atomic_compare_exchange_weak_explicit(&impl->word, &word,
+                                              word_with_state(word, (uint32_t)step.next),
                                               memory_order_acq_rel, memory_order_acquire)) {
-      *effect = step.effect;
+      *fire = callback;
       return HURRAY_OK;
     }
   }
@@ -302,12 +363,9 @@ void hurray_handoff_init(hurray_handoff *handoff) {
     return;
   }
   handoff_impl *impl = impl_of(handoff);
-  /* The other fields are written by the offer before anything reads them:
-   * in EMPTY only sync_byte is read (by accept and access, to name their
-   * operation), and producer_synced makes access look no further. */
-  impl->from_wire = false;
-  impl->sync_byte = HURRAY_SYNC_PRODUCER_SYNCED;
-  atomic_init(&impl->word, HANDOFF_WORD(HURRAY_HANDOFF_EMPTY));
+  /* The fields are written by the offer before anything reads them; in
+   * EMPTY nothing but the word is read (HO-THR-4). */
+  atomic_init(&impl->word, HANDOFF_WORD(HURRAY_HANDOFF_EMPTY, 0u));
 }
 
 /* The part of both offers after their own arguments were checked: the
@@ -322,29 +380,39 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "offer->release is NULL");
   }
   handoff_impl *impl = impl_of(handoff);
-  const uint32_t word = load_word(impl);
-  hurray_status status = check_word(word, err);
-  if (status != HURRAY_OK) {
-    return status;
+  uint32_t word = load_word(impl);
+  for (;;) {
+    hurray_status status = check_word(word, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+    const uint32_t state = state_of_word(word);
+    const hurray_handoff_step step = step_of(state, HURRAY_HANDOFF_OP_OFFER);
+    if (step.status != HURRAY_OK) {
+      return step_error(err, step, HURRAY_HANDOFF_OP_OFFER, state);
+    }
+    /* Only the offer writes these, and nothing reads them while the state
+     * is empty (HO-THR-4): writing before the step races nobody. */
+    impl->offer = *offer;
+    uint8_t sync_byte;
+    if (encoded_handle != NULL) {
+      memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);
+      impl->from_wire = true;
+      sync_byte = encoded_handle[13]; /* BP-WIRE-1: offset of sync_mode */
+    } else {
+      impl->handle = *handle;
+      impl->from_wire = false;
+      sync_byte = handle->sync_mode;
+    }
+    /* A CAS, not a store: a destroy racing the offer on the empty object
+     * wins or loses as a whole (HO-THR-1). Release order publishes the
+     * fields above to every thread that acquires the word. */
+    const uint32_t offered = HANDOFF_WORD(step.next, SYNC_CLASS_OF(sync_byte));
+    if (atomic_compare_exchange_strong_explicit(&impl->word, &word, offered, memory_order_release,
+                                                memory_order_acquire)) {
+      return HURRAY_OK;
+    }
   }
-  const uint32_t state = word & 0xFFu;
-  const hurray_handoff_step step = step_of(state, HURRAY_HANDOFF_OP_OFFER);
-  if (step.status != HURRAY_OK) {
-    return step_error(err, step, HURRAY_HANDOFF_OP_OFFER, state);
-  }
-  impl->offer = *offer;
-  if (encoded_handle != NULL) {
-    memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);
-    impl->from_wire = true;
-    impl->sync_byte = encoded_handle[13]; /* BP-WIRE-1: offset of sync_mode */
-  } else {
-    impl->handle = *handle;
-    impl->from_wire = false;
-    impl->sync_byte = handle->sync_mode;
-  }
-  /* Publishes the fields above to every thread that loads the word. */
-  atomic_store_explicit(&impl->word, HANDOFF_WORD(step.next), memory_order_release);
-  return HURRAY_OK;
 }
 
 hurray_status hurray_handoff_offer_encoded(hurray_handoff *handoff,
@@ -375,17 +443,16 @@ static hurray_status run_op(hurray_handoff *handoff, hurray_handoff_op op, hurra
   if (handoff == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
   }
-  handoff_impl *impl = impl_of(handoff);
-  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
-  hurray_status status = apply(impl, op, &effect, err);
+  handoff_callback fire;
+  hurray_status status = apply(impl_of(handoff), op, &fire, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  /* This thread won the only transition that fires this callback (HO-SM-5). */
-  if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER) {
-    impl->offer.release(impl->offer.data, impl->offer.release_ctx);
-  } else if (effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT) {
-    impl->offer.sync.event_release(impl->offer.sync.event, impl->offer.sync.event_release_ctx);
+  /* This thread won the only transition that fires this callback (HO-SM-5);
+   * it fires the copy taken before the step, never reading the object again
+   * (HO-THR-5). */
+  if (fire.fn != NULL) {
+    fire.fn(fire.object, fire.ctx);
   }
   return HURRAY_OK;
 }
@@ -394,7 +461,7 @@ hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray_error *err
   return run_op(handoff, HURRAY_HANDOFF_OP_WITHDRAW, err);
 }
 
-static hurray_handoff_op accept_op_for(uint8_t sync_mode_byte) {
+static hurray_handoff_op accept_op_for(uint32_t sync_mode_byte) {
   switch (sync_mode_byte) {
     case HURRAY_SYNC_EVENT: return HURRAY_HANDOFF_OP_ACCEPT_EVENT;
     case HURRAY_SYNC_CONSUMER_STREAM: return HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM;
@@ -419,9 +486,11 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   }
   /* The fields are only meaningful once offered: judge the state first, so
    * an EMPTY or RELEASED object reports its state, not a garbage handle. */
-  const uint32_t state = word & 0xFFu;
+  const uint32_t state = state_of_word(word);
   if (state != HURRAY_HANDOFF_OFFERED) {
-    const hurray_handoff_op op = accept_op_for(impl->sync_byte);
+    /* From the word, not the fields: an empty object may be being offered
+     * right now (HO-THR-4). */
+    const hurray_handoff_op op = accept_op_for(sync_class_of_word(word));
     return step_error(err, step_of(state, op), op, state);
   }
   hurray_buffer_handle handle;
@@ -438,15 +507,21 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   if (status != HURRAY_OK) {
     return status;
   }
-  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
-  status = apply(impl, accept_op_for(handle.sync_mode), &effect, err);
+  /* Read before the step: after it the buffer is the consumer's, and another
+   * of its threads may release, destroy and reuse the storage (HO-THR-5). */
+  void *const data = impl->offer.data;
+  void *const event = handle.sync_mode == HURRAY_SYNC_EVENT ? impl->offer.sync.event : NULL;
+  void *const stream =
+      handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
+  handoff_callback none;
+  status = apply(impl, accept_op_for(handle.sync_mode), &none, err);
   if (status != HURRAY_OK) {
     return status; /* another thread accepted or withdrew first */
   }
   out->handle = handle;
-  out->data = impl->offer.data;
-  out->event = handle.sync_mode == HURRAY_SYNC_EVENT ? impl->offer.sync.event : NULL;
-  out->stream = handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
+  out->data = data;
+  out->event = event;
+  out->stream = stream;
   return HURRAY_OK;
 }
 
@@ -473,10 +548,12 @@ hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *s
   if (status != HURRAY_OK) {
     return status;
   }
-  const uint32_t state = word & 0xFFu;
-  /* Only a consumer_stream buffer has a declared stream to differ from. */
-  const bool other_stream =
-      impl->sync_byte == HURRAY_SYNC_CONSUMER_STREAM && stream != impl->offer.sync.stream;
+  const uint32_t state = state_of_word(word);
+  /* Only a consumer_stream buffer has a declared stream to differ from. The
+   * sync class comes from the word: when it says consumer_stream, the offer
+   * that wrote the stream was published before this load (HO-THR-4). */
+  const bool other_stream = sync_class_of_word(word) == HURRAY_SYNC_CONSUMER_STREAM &&
+                            stream != impl->offer.sync.stream;
   const hurray_handoff_op op =
       other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM : HURRAY_HANDOFF_OP_ACCESS;
   const hurray_handoff_step step = step_of(state, op);
@@ -502,15 +579,15 @@ uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
     return HURRAY_HANDOFF_STATE_COUNT;
   }
   const uint32_t word = load_word(const_impl_of(handoff));
-  return (word >> 8) == HANDOFF_MAGIC ? (word & 0xFFu) : HURRAY_HANDOFF_STATE_COUNT;
+  return (word >> 8) == HANDOFF_MAGIC ? state_of_word(word) : HURRAY_HANDOFF_STATE_COUNT;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Transfer into a buffer list (HO-LIST-7)                                  */
 /* ------------------------------------------------------------------------ */
 
-hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
-                                    hurray_error *err) {
+hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff,
+                                                    handoff_owned_buffer *out, hurray_error *err) {
   if (handoff == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
   }
@@ -520,7 +597,7 @@ hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned
   if (status != HURRAY_OK) {
     return status;
   }
-  const uint32_t state = word & 0xFFu;
+  const uint32_t state = state_of_word(word);
   const hurray_handoff_step step = step_of(state, HURRAY_HANDOFF_OP_TRANSFER);
   if (step.status != HURRAY_OK) {
     return step_error(err, step, HURRAY_HANDOFF_OP_TRANSFER, state);
@@ -540,7 +617,7 @@ hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned
   return HURRAY_OK;
 }
 
-hurray_status handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err) {
-  hurray_handoff_effect effect = HURRAY_HANDOFF_EFFECT_NONE;
-  return apply(impl_of(handoff), HURRAY_HANDOFF_OP_TRANSFER, &effect, err);
+hurray_status hurray_internal_handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err) {
+  handoff_callback none; /* the transfer step fires nothing (HO-SM-2) */
+  return apply(impl_of(handoff), HURRAY_HANDOFF_OP_TRANSFER, &none, err);
 }

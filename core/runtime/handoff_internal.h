@@ -1,7 +1,9 @@
 /*
  * Between the handoff (handoff.c) and buffer lists (buffer_list.c): moving an
  * accepted buffer's release duty into a list (HO-LIST-7). Internal: not part
- * of the public API, not exported (no hurray_ prefix).
+ * of the public API and not exported (no HURRAY_API: hidden in the shared
+ * library); named hurray_internal_* because libhurray.a defines every
+ * global under the hurray_ prefix (VER-SYM-2).
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_RUNTIME_HANDOFF_INTERNAL_H
@@ -20,11 +22,11 @@ typedef struct handoff_owned_buffer {
 /* Checks that the handoff could be transferred now (the table's answer for
  * HURRAY_HANDOFF_OP_TRANSFER in its current state) and fills *out; changes
  * nothing. */
-hurray_status handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
+hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
                                     hurray_error *err);
 
 /* Takes the transfer step (one atomic step, like a release). Fails, changing
  * nothing, when another thread released or transferred it first. */
-hurray_status handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err);
+hurray_status hurray_internal_handoff_transfer_commit(hurray_handoff *handoff, hurray_error *err);
 
 #endif

@@ -203,23 +203,26 @@ HURRAY_API size_t hurray_error_format(const hurray_error *err, char *buf, size_t
 /* ------------------------------------------------------------------------ */
 
 /** Accepts a named or private tag (BP-DEV-2, BP-DEV-3); rejects reserved and 0xFF. */
-HURRAY_API hurray_status hurray_device_tag_from_byte(uint8_t byte, hurray_device_tag *out,
-                                                     hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_device_tag_from_byte(uint8_t byte,
+                                                                      hurray_device_tag *out,
+                                                                      hurray_error *err);
 /** True for 0xF0..0xFE. */
 HURRAY_API bool hurray_device_tag_is_private(hurray_device_tag tag);
 /** "cpu", "cuda", …, "level_zero", "opencl", "private", "reserved" or "invalid". */
 HURRAY_API const char *hurray_device_tag_name(hurray_device_tag tag);
 
 /** Accepts 0x00..0x03 and private classes 0xF0..0xFE (BP-MEM-1, BP-MEM-2). */
-HURRAY_API hurray_status hurray_memory_class_from_byte(uint8_t byte, hurray_memory_class *out,
-                                                       hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_memory_class_from_byte(uint8_t byte,
+                                                                        hurray_memory_class *out,
+                                                                        hurray_error *err);
 HURRAY_API bool hurray_memory_class_is_private(hurray_memory_class memory_class);
 /** "standard", "host_pinned", "unified", "peer", "private", "reserved" or "invalid". */
 HURRAY_API const char *hurray_memory_class_name(hurray_memory_class memory_class);
 
 /** Accepts 0x00..0x02 (BP-SYNC-1). */
-HURRAY_API hurray_status hurray_sync_mode_from_byte(uint8_t byte, hurray_sync_mode *out,
-                                                    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_sync_mode_from_byte(uint8_t byte,
+                                                                     hurray_sync_mode *out,
+                                                                     hurray_error *err);
 /** Always false in this version of the protocol: there are no private sync modes. */
 HURRAY_API bool hurray_sync_mode_is_private(hurray_sync_mode mode);
 /** "producer_synced", "event", "consumer_stream", "reserved" or "invalid". */
@@ -259,17 +262,16 @@ typedef struct hurray_buffer_handle {
  * Checks a handle against every rule, in the decoding order of BP-ORDER-1
  * (the reserved byte aside, which a value struct does not have).
  */
-HURRAY_API hurray_status hurray_buffer_handle_validate(const hurray_buffer_handle *handle,
-                                                       hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_handle_validate(const hurray_buffer_handle *handle, hurray_error *err);
 
 /** A standard-class handle; fails as hurray_buffer_handle_validate() does. */
-HURRAY_API hurray_status hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment,
-                                                  hurray_device_tag device_tag,
-                                                  hurray_sync_mode sync_mode,
-                                                  hurray_buffer_handle *out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment, hurray_device_tag device_tag,
+                         hurray_sync_mode sync_mode, hurray_buffer_handle *out, hurray_error *err);
 
 /** As hurray_buffer_handle_new() with an explicit memory class. */
-HURRAY_API hurray_status hurray_buffer_handle_with_memory_class(
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_with_memory_class(
     uint64_t byte_size, uint32_t alignment, hurray_device_tag device_tag,
     hurray_sync_mode sync_mode, hurray_memory_class memory_class, hurray_buffer_handle *out,
     hurray_error *err);
@@ -307,11 +309,9 @@ HURRAY_API uint32_t hurray_alignment_of(const void *address);
  * ALIGNMENT_BELOW_MINIMUM (value: the measured alignment) when a non-empty
  * buffer's address is not 64-byte aligned: copy it to aligned memory first.
  */
-HURRAY_API hurray_status hurray_buffer_handle_for_host_memory(const void *address,
-                                                              uint64_t byte_size,
-                                                              uint32_t max_alignment,
-                                                              hurray_buffer_handle *out,
-                                                              hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_for_host_memory(
+    const void *address, uint64_t byte_size, uint32_t max_alignment, hurray_buffer_handle *out,
+    hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Wire form                                                                */
@@ -322,9 +322,8 @@ HURRAY_API void hurray_buffer_handle_encode(const hurray_buffer_handle *handle,
                                             uint8_t out[HURRAY_BUFFER_HANDLE_SIZE]);
 
 /** Decodes and validates 16 bytes in the order of BP-ORDER-1. */
-HURRAY_API hurray_status hurray_buffer_handle_decode(const uint8_t in[HURRAY_BUFFER_HANDLE_SIZE],
-                                                     hurray_buffer_handle *out,
-                                                     hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_decode(
+    const uint8_t in[HURRAY_BUFFER_HANDLE_SIZE], hurray_buffer_handle *out, hurray_error *err);
 
 /** Bytes a table of `count` handles occupies: 1 + 16 * count (BP-TABLE-1). */
 HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
@@ -337,18 +336,19 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
  * handles written to out[0..count); on failure out[] may hold handles decoded
  * before the failing one and *count is left untouched.
  */
-HURRAY_API hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len,
-                                                    hurray_buffer_handle *out, size_t cap,
-                                                    size_t *count, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len,
+                                                                     hurray_buffer_handle *out,
+                                                                     size_t cap, size_t *count,
+                                                                     hurray_error *err);
 
 /**
  * As hurray_buffer_table_decode(), but the table must be all of `in`:
  * TRAILING_BYTES otherwise (BP-TABLE-6). A NULL argument is reported before
  * anything in the table is read; *count is written only on success.
  */
-HURRAY_API hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
-                                                          hurray_buffer_handle *out, size_t cap,
-                                                          size_t *count, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_table_decode_exact(const uint8_t *in, size_t len, hurray_buffer_handle *out,
+                                 size_t cap, size_t *count, hurray_error *err);
 
 /**
  * Encodes `count` handles as a table into out[0..cap). Validates each handle
@@ -356,9 +356,9 @@ HURRAY_API hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, siz
  * *written receives 1 + 16 * count. CAPACITY when cap is too small (value:
  * bytes needed); EMPTY_BUFFER_LIST when count is 0; CAPACITY when count > 255.
  */
-HURRAY_API hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles,
-                                                    size_t count, uint8_t *out, size_t cap,
-                                                    size_t *written, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_table_encode(const hurray_buffer_handle *handles, size_t count, uint8_t *out,
+                           size_t cap, size_t *written, hurray_error *err);
 
 /**
  * Flag of the *_flags table functions: a table of count 0 is legal, as in the
@@ -377,7 +377,7 @@ HURRAY_API hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *
  * INVALID_ARGUMENT (value: flags, expected: the defined bits, index: 5),
  * reported after a NULL argument and before the table is read.
  */
-HURRAY_API hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
                                                           hurray_buffer_handle *out, size_t cap,
                                                           size_t *count, uint32_t flags,
                                                           hurray_error *err);
@@ -388,7 +388,7 @@ HURRAY_API hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, siz
  * input of a zero-count table must be the single byte 0x00: TRAILING_BYTES
  * (value: len, expected: 1) otherwise (BP-TABLE-6, BP-TABLE-7).
  */
-HURRAY_API hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t len,
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t len,
                                                                 hurray_buffer_handle *out,
                                                                 size_t cap, size_t *count,
                                                                 uint32_t flags,
@@ -402,7 +402,7 @@ HURRAY_API hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *i
  * flag bit is INVALID_ARGUMENT (value: flags, expected: the defined bits,
  * index: 5) and nothing is written.
  */
-HURRAY_API hurray_status hurray_buffer_table_encode_flags(const hurray_buffer_handle *handles,
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode_flags(const hurray_buffer_handle *handles,
                                                           size_t count, uint8_t *out, size_t cap,
                                                           size_t *written, uint32_t flags,
                                                           hurray_error *err);
@@ -415,9 +415,9 @@ HURRAY_API hurray_status hurray_buffer_table_encode_flags(const hurray_buffer_ha
  * All handles share the first one's device_tag and memory_class (BP-COLOC-1,
  * BP-COLOC-2). On success *out_device (may be NULL) is that tag.
  */
-HURRAY_API hurray_status hurray_validate_colocation(const hurray_buffer_handle *handles, size_t n,
-                                                    hurray_device_tag *out_device,
-                                                    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_validate_colocation(const hurray_buffer_handle *handles, size_t n,
+                           hurray_device_tag *out_device, hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Transports                                                               */
@@ -446,10 +446,9 @@ HURRAY_API uint32_t hurray_device_default_ipc_capabilities(hurray_device_tag dev
  * (value: the mode, expected: the transport) otherwise; INVALID_SYNC_MODE for
  * a mode byte that is not defined; INVALID_ARGUMENT for an unknown transport.
  */
-HURRAY_API hurray_status hurray_transport_check_sync_mode(hurray_transport transport,
-                                                          hurray_sync_mode mode,
-                                                          uint32_t ipc_capabilities,
-                                                          hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_transport_check_sync_mode(hurray_transport transport, hurray_sync_mode mode,
+                                 uint32_t ipc_capabilities, hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack                                                                   */
@@ -474,20 +473,18 @@ HURRAY_API hurray_status hurray_transport_check_sync_mode(hurray_transport trans
  * UNSUPPORTED (value: the memory class, expected: the device tag) where DLPack
  * has no equivalent; never a guess.
  */
-HURRAY_API hurray_status hurray_dlpack_device_type_from_pair(hurray_device_tag device_tag,
-                                                             hurray_memory_class memory_class,
-                                                             int32_t *out_device_type,
-                                                             hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_dlpack_device_type_from_pair(hurray_device_tag device_tag, hurray_memory_class memory_class,
+                                    int32_t *out_device_type, hurray_error *err);
 
 /**
  * The (device_tag, memory_class) a DLDeviceType maps back to (BP-DLPACK-2).
  * Where several classes share one DLPack value, the class is standard.
  * UNSUPPORTED (value: the device type) for a type with no Hurray equivalent.
  */
-HURRAY_API hurray_status hurray_dlpack_device_type_to_pair(int32_t device_type,
-                                                           hurray_device_tag *out_device_tag,
-                                                           hurray_memory_class *out_memory_class,
-                                                           hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_dlpack_device_type_to_pair(int32_t device_type, hurray_device_tag *out_device_tag,
+                                  hurray_memory_class *out_memory_class, hurray_error *err);
 
 #ifdef __cplusplus
 }

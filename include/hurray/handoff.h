@@ -22,12 +22,15 @@
  * a smaller one means a function or a contract the consumer relies on may be
  * missing, and the consumer must not call the handoff functions.
  *
- * Threads (HO-THR-1..3): hurray_handoff_init and the offer functions build
- * the object and must not race with each other on it (a consumer polling
- * from another thread sees EMPTY or a complete offer). Every other handoff
- * function may be called from any thread, concurrently: each one is one
- * atomic transition, so two threads releasing the same buffer produce
- * exactly one release callback and one HURRAY_ERR_ALREADY_RELEASED.
+ * Threads (HO-THR-1..5): hurray_handoff_init and the offer functions build
+ * the object and must not race with each other on it; init must not race
+ * with any call. Every other handoff function may be called from any
+ * thread, concurrently, the offer included (a consumer polling accept or
+ * access sees EMPTY or a complete offer): each one is one atomic
+ * transition, so two threads releasing the same buffer produce exactly one
+ * release callback and one HURRAY_ERR_ALREADY_RELEASED. No call reads the
+ * object after its atomic step, so the thread that got
+ * HURRAY_ERR_ALREADY_RELEASED may destroy and reuse the storage at once.
  * Buffer lists are not thread-safe; their release callbacks run on the
  * thread that destroys the list.
  *
@@ -174,10 +177,11 @@ typedef struct hurray_buffer_offer {
  * (hurray_transport_check_sync_mode; ipc_capabilities is used for IPC only).
  * Calls no callback.
  */
-HURRAY_API hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
-                                             const hurray_buffer_offer *offer,
-                                             hurray_transport transport,
-                                             uint32_t ipc_capabilities, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
+                                                               const hurray_buffer_offer *offer,
+                                                               hurray_transport transport,
+                                                               uint32_t ipc_capabilities,
+                                                               hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* The state machine (HO-SM-1..6; the table is in specs/handoff.md)         */
@@ -321,16 +325,17 @@ HURRAY_API void hurray_handoff_init(hurray_handoff *handoff);
  * is not EMPTY. Until the consumer has accepted, the producer owns the
  * buffer (HO-OWN-1). Must not race with init or another offer.
  */
-HURRAY_API hurray_status hurray_handoff_offer(hurray_handoff *handoff,
-                                              const hurray_buffer_handle *handle,
-                                              const hurray_buffer_offer *offer, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_offer(hurray_handoff *handoff,
+                                                               const hurray_buffer_handle *handle,
+                                                               const hurray_buffer_offer *offer,
+                                                               hurray_error *err);
 
 /**
  * As hurray_handoff_offer with the handle in its 16-byte wire form; the
  * bytes are kept as given and decoded (BP-ORDER-1) by accept, so a reserved
  * byte or an undefined sync byte is reported to the consumer.
  */
-HURRAY_API hurray_status hurray_handoff_offer_encoded(
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_offer_encoded(
     hurray_handoff *handoff, const uint8_t encoded_handle[HURRAY_BUFFER_HANDLE_SIZE],
     const hurray_buffer_offer *offer, hurray_error *err);
 
@@ -339,7 +344,8 @@ HURRAY_API hurray_status hurray_handoff_offer_encoded(
  * typically after the consumer rejected it. No callback is called: the
  * producer owns the buffer and the event and frees them itself (HO-OWN-2).
  */
-HURRAY_API hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_withdraw(hurray_handoff *handoff,
+                                                                  hurray_error *err);
 
 /**
  * Consumer: accepts the offer. Runs hurray_handoff_check (HO-CHECK-1..5) on
@@ -351,9 +357,11 @@ HURRAY_API hurray_status hurray_handoff_withdraw(hurray_handoff *handoff, hurray
  * expected: state) when the offer was already accepted or withdrawn;
  * NULL_ARGUMENT (index: 0 handoff, 3 out).
  */
-HURRAY_API hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
-                                               uint32_t ipc_capabilities,
-                                               hurray_accepted_buffer *out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_accept(hurray_handoff *handoff,
+                                                                hurray_transport transport,
+                                                                uint32_t ipc_capabilities,
+                                                                hurray_accepted_buffer *out,
+                                                                hurray_error *err);
 
 /**
  * Consumer, event buffers: records that a device-stream wait on the event was
@@ -361,8 +369,8 @@ HURRAY_API hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_t
  * further stream). The wait itself is the consumer's (or its plugin's) to
  * issue: the library cannot see device streams (HO-SYNC-2).
  */
-HURRAY_API hurray_status hurray_handoff_record_event_wait(hurray_handoff *handoff,
-                                                          hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_record_event_wait(hurray_handoff *handoff,
+                                                                           hurray_error *err);
 
 /**
  * Consumer, event buffers: releases the event exactly once, calling the
@@ -370,15 +378,16 @@ HURRAY_API hurray_status hurray_handoff_record_event_wait(hurray_handoff *handof
  * EVENT_RELEASED, or EVENT_PENDING -> EVENT_DROPPED for a consumer that gives
  * the buffer up unread). ALREADY_RELEASED the second time (HO-SYNC-3).
  */
-HURRAY_API hurray_status hurray_handoff_release_event(hurray_handoff *handoff, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_release_event(hurray_handoff *handoff,
+                                                                       hurray_error *err);
 
 /**
  * Consumer, consumer_stream buffers: records that an inter-stream wait was
  * issued, after which the buffer is readable on any stream
  * (STREAM_BOUND -> STREAM_WAITED) (HO-SYNC-4).
  */
-HURRAY_API hurray_status hurray_handoff_record_stream_wait(hurray_handoff *handoff,
-                                                           hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_record_stream_wait(hurray_handoff *handoff,
+                                                                            hurray_error *err);
 
 /**
  * Consumer: asks to touch the buffer's bytes on `stream` (NULL: the host or
@@ -387,8 +396,9 @@ HURRAY_API hurray_status hurray_handoff_record_stream_wait(hurray_handoff *hando
  * receives the data pointer; otherwise the error says why the buffer is not
  * readable (not waited, other stream, released) and nothing changes.
  */
-HURRAY_API hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *stream,
-                                               void **out_data, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_access(const hurray_handoff *handoff,
+                                                                const void *stream, void **out_data,
+                                                                hurray_error *err);
 
 /**
  * Consumer: releases the buffer exactly once, calling the producer's
@@ -396,14 +406,16 @@ HURRAY_API hurray_status hurray_handoff_access(const hurray_handoff *handoff, co
  * released first (ILLEGAL_TRANSITION otherwise). ALREADY_RELEASED the second
  * time, from whichever thread comes second (HO-OWN-3, HO-THR-2).
  */
-HURRAY_API hurray_status hurray_handoff_release(hurray_handoff *handoff, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_release(hurray_handoff *handoff,
+                                                                 hurray_error *err);
 
 /**
  * Ends the object's lifetime and poisons it (EMPTY, WITHDRAWN or RELEASED ->
  * DESTROYED). ILLEGAL_TRANSITION while a buffer or event is still owed a
  * release or an offer is pending: destroying then would lose it.
  */
-HURRAY_API hurray_status hurray_handoff_destroy(hurray_handoff *handoff, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_destroy(hurray_handoff *handoff,
+                                                                 hurray_error *err);
 
 /**
  * The current state (a snapshot: another thread may change it right after).
@@ -424,7 +436,8 @@ HURRAY_API uint32_t hurray_handoff_state_of(const hurray_handoff *handoff);
 typedef struct hurray_buffer_list hurray_buffer_list;
 
 /** Creates an empty list. OUT_OF_MEMORY (value: bytes) when allocation fails. */
-HURRAY_API hurray_status hurray_buffer_list_create(hurray_buffer_list **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_list_create(hurray_buffer_list **out,
+                                                                    hurray_error *err);
 
 /**
  * Appends a buffer; the list owns it from success on. Rejected, with the
@@ -435,10 +448,9 @@ HURRAY_API hurray_status hurray_buffer_list_create(hurray_buffer_list **out, hur
  * NULL data for a non-empty buffer (NULL_ARGUMENT index 2), a full list
  * (CAPACITY, at HURRAY_BUFFER_TABLE_MAX_HANDLES) or OUT_OF_MEMORY.
  */
-HURRAY_API hurray_status hurray_buffer_list_push(hurray_buffer_list *list,
-                                                 const hurray_buffer_handle *handle, void *data,
-                                                 hurray_buffer_release_fn release,
-                                                 void *release_ctx, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_list_push(hurray_buffer_list *list, const hurray_buffer_handle *handle, void *data,
+                        hurray_buffer_release_fn release, void *release_ctx, hurray_error *err);
 
 /**
  * Consumer: moves an accepted buffer into the list, with the duty to release
@@ -451,9 +463,9 @@ HURRAY_API hurray_status hurray_buffer_list_push(hurray_buffer_list *list,
  * event is held, ALREADY_RELEASED after a release). Safe against another
  * thread releasing the same handoff: exactly one of them wins.
  */
-HURRAY_API hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list,
-                                                         hurray_handoff *handoff,
-                                                         hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_list_push_handoff(hurray_buffer_list *list,
+                                                                          hurray_handoff *handoff,
+                                                                          hurray_error *err);
 
 /** Number of buffers held; 0 for NULL or a destroyed list. */
 HURRAY_API size_t hurray_buffer_list_count(const hurray_buffer_list *list);
@@ -463,9 +475,9 @@ HURRAY_API size_t hurray_buffer_list_count(const hurray_buffer_list *list);
  * destroyed; ownership stays with the list. INVALID_ARGUMENT (value:
  * index, expected: count, index: 1) past the end.
  */
-HURRAY_API hurray_status hurray_buffer_list_borrow(const hurray_buffer_list *list, size_t index,
-                                                   hurray_buffer_handle *out_handle,
-                                                   void **out_data, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_list_borrow(const hurray_buffer_list *list, size_t index,
+                          hurray_buffer_handle *out_handle, void **out_data, hurray_error *err);
 
 /**
  * Releases every owned buffer exactly once, in order, and frees the list;

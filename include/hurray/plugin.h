@@ -362,9 +362,11 @@ typedef const hurray_plugin_table *(*hurray_plugin_entry_fn)(uint32_t host_abi_v
  * (sizeof(hurray_plugin_table)); at most that many bytes are written and
  * out->struct_size is kept (PL-VER-5); below 8 is INVALID_ARGUMENT (index 3).
  */
-HURRAY_API hurray_status hurray_plugin_table_validate(const void *bytes, size_t len,
-                                                      uint32_t host_abi_version,
-                                                      hurray_plugin_table *out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_table_validate(const void *bytes,
+                                                                       size_t len,
+                                                                       uint32_t host_abi_version,
+                                                                       hurray_plugin_table *out,
+                                                                       hurray_error *err);
 
 /**
  * Checks the strings a validated table points to: name matches
@@ -372,8 +374,8 @@ HURRAY_API hurray_status hurray_plugin_table_validate(const void *bytes, size_t 
  * (PL-TABLE-4). Reads at most 32 bytes of each. PLUGIN_INVALID otherwise
  * (index: the field's offset).
  */
-HURRAY_API hurray_status hurray_plugin_table_check_strings(const hurray_plugin_table *table,
-                                                           hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_table_check_strings(const hurray_plugin_table *table, hurray_error *err);
 
 /**
  * Checks a device description against the plugin's tag (PL-DEV-1..3,
@@ -384,9 +386,8 @@ HURRAY_API hurray_status hurray_plugin_table_check_strings(const hurray_plugin_t
  * bits, name NUL-terminated. PLUGIN_INVALID (value: the offending value;
  * index: the class entry) otherwise. Pure.
  */
-HURRAY_API hurray_status hurray_plugin_device_info_validate(const hurray_plugin_device_info *info,
-                                                            hurray_device_tag device_tag,
-                                                            hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_device_info_validate(
+    const hurray_plugin_device_info *info, hurray_device_tag device_tag, hurray_error *err);
 
 /* ======================================================================== */
 /* Part 2: the host API (loader, registry, buffers, events)                 */
@@ -413,8 +414,8 @@ typedef struct hurray_plugin_event hurray_plugin_event;
 #define HURRAY_PLUGIN_LOAD_REPLACE_TAG 0x1u
 
 /** Creates an empty registry. OUT_OF_MEMORY on failure. */
-HURRAY_API hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out,
-                                                       hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_registry_create(hurray_plugin_registry **out, hurray_error *err);
 
 /** Unloads every plugin (hurray_plugin_unload) and frees the registry.
  * Buffers and events still live keep their plugin's code loaded until they
@@ -433,8 +434,10 @@ HURRAY_API void hurray_plugin_registry_destroy(hurray_plugin_registry *registry)
  * named) unless flags has HURRAY_PLUGIN_LOAD_REPLACE_TAG, or the plugin's init error. Nothing stays
  * loaded after a refusal.
  */
-HURRAY_API hurray_status hurray_plugin_load(hurray_plugin_registry *registry, const char *path,
-                                            uint32_t flags, hurray_plugin **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_load(hurray_plugin_registry *registry,
+                                                             const char *path, uint32_t flags,
+                                                             hurray_plugin **out,
+                                                             hurray_error *err);
 
 /**
  * Finds "hurray-plugin-<name>.so" in the search path (hurray_plugin_search_path())
@@ -442,9 +445,9 @@ HURRAY_API hurray_status hurray_plugin_load(hurray_plugin_registry *registry, co
  * the directories tried); a relative directory in HURRAY_PLUGIN_PATH is
  * skipped and reported as PLUGIN_UNSAFE_PATH if nothing else is found.
  */
-HURRAY_API hurray_status hurray_plugin_load_by_name(hurray_plugin_registry *registry,
-                                                    const char *name, uint32_t flags,
-                                                    hurray_plugin **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_load_by_name(hurray_plugin_registry *registry, const char *name, uint32_t flags,
+                           hurray_plugin **out, hurray_error *err);
 
 /**
  * Called by hurray_plugin_discover() once per candidate: its path (a
@@ -521,10 +524,9 @@ HURRAY_API size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, 
  * the struct it knows (sizeof(hurray_plugin_device_info)); at most that many
  * bytes are written and out->struct_size is kept (PL-VER-5); below 8 is
  * INVALID_ARGUMENT (index 2). */
-HURRAY_API hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin,
-                                                       uint32_t device_index,
-                                                       hurray_plugin_device_info *out,
-                                                       hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_t device_index,
+                              hurray_plugin_device_info *out, hurray_error *err);
 /** Whether the plugin implements events (create/record/wait/release). */
 HURRAY_API bool hurray_plugin_supports_events(const hurray_plugin *plugin);
 
@@ -541,10 +543,9 @@ HURRAY_API bool hurray_plugin_supports_events(const hurray_plugin *plugin);
  * otherwise, and the memory is freed). The buffer's handle declares the
  * alignment obtained, sync_mode producer_synced.
  */
-HURRAY_API hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_index,
-                                                uint64_t byte_size, uint32_t alignment,
-                                                hurray_memory_class memory_class,
-                                                hurray_plugin_buffer **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_allocate(
+    hurray_plugin *plugin, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+    hurray_memory_class memory_class, hurray_plugin_buffer **out, hurray_error *err);
 /** Frees the buffer through its plugin. NULL is accepted. */
 HURRAY_API void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer);
 /** The buffer's handle: size, the alignment obtained, tag, class. */
@@ -557,13 +558,15 @@ HURRAY_API hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer
 /** Copies host memory into the buffer (blocking). INVALID_ARGUMENT when
  * [offset, offset + bytes) is outside the buffer (value: offset + bytes,
  * expected: byte_size). */
-HURRAY_API hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t offset,
-                                                    const void *src, uint64_t bytes,
-                                                    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer,
+                                                                     uint64_t offset,
+                                                                     const void *src,
+                                                                     uint64_t bytes,
+                                                                     hurray_error *err);
 /** Copies from the buffer into host memory (blocking); range as _write. */
-HURRAY_API hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer,
-                                                   uint64_t offset, void *dst, uint64_t bytes,
-                                                   hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint64_t offset, void *dst,
+                          uint64_t bytes, hurray_error *err);
 /**
  * A hurray_buffer_release_fn for the handoff (hurray/handoff.h): offer the
  * allocation's address as data, this function as release and the
@@ -575,18 +578,22 @@ HURRAY_API void hurray_plugin_buffer_release_callback(void *data, void *ctx);
 /* Events ------------------------------------------------------------------ */
 
 /** Creates an event on a device; UNSUPPORTED when the plugin has no events. */
-HURRAY_API hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_index,
-                                                    hurray_plugin_event **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_create(hurray_plugin *plugin,
+                                                                     uint32_t device_index,
+                                                                     hurray_plugin_event **out,
+                                                                     hurray_error *err);
 /** Records it on `stream` (NULL: the plugin's default queue of the device). */
-HURRAY_API hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *stream,
-                                                    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_record(hurray_plugin_event *event,
+                                                                     void *stream,
+                                                                     hurray_error *err);
 /** Blocks until the event completes, or TIMEOUT (value: timeout_ns). */
-HURRAY_API hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t timeout_ns,
-                                                  hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_wait(hurray_plugin_event *event,
+                                                                   uint64_t timeout_ns,
+                                                                   hurray_error *err);
 /** Makes later work on `stream` wait for the event on the device;
  * UNSUPPORTED when the plugin lacks stream_wait_event. */
-HURRAY_API hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream,
-                                                         hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream, hurray_error *err);
 /** Releases the event. NULL is accepted; callable from any thread. */
 HURRAY_API void hurray_plugin_event_release(hurray_plugin_event *event);
 /** A hurray_event_release_fn for the handoff: offer the hurray_plugin_event *
@@ -596,9 +603,11 @@ HURRAY_API void hurray_plugin_event_release_callback(void *event, void *ctx);
 HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event);
 
 /** Blocks until the stream's work completes; UNSUPPORTED without wait_stream. */
-HURRAY_API hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_index,
-                                                   void *stream, uint64_t timeout_ns,
-                                                   hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin,
+                                                                    uint32_t device_index,
+                                                                    void *stream,
+                                                                    uint64_t timeout_ns,
+                                                                    hurray_error *err);
 
 #ifdef __cplusplus
 }

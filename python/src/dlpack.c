@@ -15,6 +15,11 @@
 #include "hurray/handoff.h"
 #include "native.h"
 
+/* Cleanup on a path that cannot report (a deallocator, an error already being
+ * raised): the status is deliberately dropped, through a call rather than a
+ * (void) cast, which gcc's warn_unused_result does not accept (VER-SYM-4). */
+static void cleanup_status_dropped(hurray_status status) { (void)status; }
+
 #define KWLIST(k) ((char **)(uintptr_t)(k))
 
 static void dlpack_release_owner(void *buffer, void *ctx) {
@@ -153,8 +158,8 @@ typedef struct {
 
 static void DLImport_dealloc(PyObject *self) {
   DLImportObject *o = (DLImportObject *)self;
-  hurray_handoff_release(&o->handoff, NULL);
-  hurray_handoff_destroy(&o->handoff, NULL);
+  cleanup_status_dropped(hurray_handoff_release(&o->handoff, NULL));
+  cleanup_status_dropped(hurray_handoff_destroy(&o->handoff, NULL));
   PyObject_Free(self);
 }
 
@@ -277,7 +282,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
     want_copy = 1;
   }
   if (st != HURRAY_OK && !want_copy) {
-    hurray_handoff_destroy(&owner->handoff, NULL);
+    cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
     if (st == HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM) {
       char msg[300];
@@ -292,7 +297,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
   if (st != HURRAY_OK) {
     /* The copy path for a tensor the library would not share as it is: only
      * host memory the binding can read, compact row-major. */
-    hurray_handoff_destroy(&owner->handoff, NULL);
+    cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
     if (dl->device.device_type != HURRAY_DLPACK_CPU && dl->device.device_type !=
         HURRAY_DLPACK_CUDA_HOST) {
@@ -346,8 +351,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
   }
   /* Ours from here: the handoff owns the DLPack tensor. */
   if (PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
-    hurray_handoff_withdraw(&owner->handoff, NULL);
-    hurray_handoff_destroy(&owner->handoff, NULL);
+    cleanup_status_dropped(hurray_handoff_withdraw(&owner->handoff, NULL));
+    cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
     return NULL;
   }
@@ -356,8 +361,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
   if (st != HURRAY_OK) {
     /* Withdrawn, the DLPack tensor is ours again (BP-DLPACK-13) and the
      * capsule already renamed: delete it here, once. */
-    hurray_handoff_withdraw(&owner->handoff, NULL);
-    hurray_handoff_destroy(&owner->handoff, NULL);
+    cleanup_status_dropped(hurray_handoff_withdraw(&owner->handoff, NULL));
+    cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
     if (versioned) {
       hurray_dl_managed_tensor_versioned *m = ptr;

@@ -205,7 +205,7 @@ START_TEST(format_truncation) {
   decode_table_with(0xF3, 1, 0, 0, 64, 1, &err);
   require_truncation(&err);
   hurray_buffer_handle h;
-  hurray_buffer_handle_new(1, 32, 1, 1, &h, &err);
+  ck_assert_int_ne(hurray_buffer_handle_new(1, 32, 1, 1, &h, &err), HURRAY_OK);
   require_truncation(&err);
   /* With a detail suffix (runtime errors carry one): named in the message. */
   snprintf(err.detail, sizeof err.detail, "%s", "libcuda.so.1: cannot open shared object file");

@@ -118,7 +118,7 @@ START_TEST(export_strided_and_scalar) {
   ck_assert_int_eq(t->dl_tensor.device.device_id, 3);
   t->deleter(t);
   assert_releases(&log, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 
   /* A scalar: ndim 0, one element covering the whole (4-byte) layout. */
   hurray_error err;
@@ -172,7 +172,7 @@ START_TEST(export_mismatch_changes_nothing) {
   /* Still the consumer's to release, once. */
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   assert_releases(&log, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
 
@@ -291,7 +291,7 @@ START_TEST(export_refuses_until_readable) {
   expect_message_has(&err, "record_stream_wait");
   ck_assert_int_eq(hurray_handoff_record_stream_wait(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_dlpack_export_versioned(&h, NULL, 0, &v, &err), HURRAY_OK);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   v->deleter(v);
   assert_releases(&log, 1);
 
@@ -302,13 +302,13 @@ START_TEST(export_refuses_until_readable) {
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_dlpack_export(&h, NULL, &t, &err), HURRAY_ERR_ALREADY_RELEASED);
   assert_releases(&log, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   release_log_reset(&log);
   drive_to_state(&h, HURRAY_HANDOFF_OFFERED, HURRAY_SYNC_PRODUCER_SYNCED, &log);
   ck_assert_int_eq(hurray_dlpack_export(&h, NULL, &t, &err), HURRAY_ERR_ILLEGAL_TRANSITION);
   expect_message_has(&err, "hurray_handoff_accept");
   ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_OK);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   assert_releases(&log, 0);
 }
 END_TEST
@@ -331,7 +331,7 @@ START_TEST(export_device_of_every_row) {
     ck_assert_msg(t->dl_tensor.device.device_type == row.device_type,
                   "tag 0x%02X class 0x%02X: device type %d, spec says %d", row.tag,
                   row.memory_class, t->dl_tensor.device.device_type, row.device_type);
-    hurray_handoff_destroy(&h, NULL);
+    ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
     t->deleter(t);
     assert_releases(&log, 1);
   }
@@ -356,7 +356,7 @@ START_TEST(export_device_of_every_row) {
     ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_READABLE);
     ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
     assert_releases(&log, 1);
-    hurray_handoff_destroy(&h, NULL);
+    ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   }
 }
 END_TEST

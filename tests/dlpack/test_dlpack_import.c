@@ -166,7 +166,7 @@ START_TEST(import_measures_data_plus_offset) {
   ck_assert_uint_eq(got.handle.alignment, 4u);
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(p.deletes, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   make_tensor(&p, NULL, 0, 1, 2, empty);
   hurray_handoff_init(&h);
   ck_assert_int_eq(hurray_dlpack_import(&h, &p.managed, &err), HURRAY_OK);
@@ -174,7 +174,7 @@ START_TEST(import_measures_data_plus_offset) {
   ck_assert_ptr_null(got.data);
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(p.deletes, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
 
@@ -206,7 +206,7 @@ START_TEST(import_device_of_every_row) {
     ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
     ck_assert_int_eq(p.deletes, 1);
     ck_assert_ptr_eq(p.deleted, &p.versioned);
-    hurray_handoff_destroy(&h, NULL);
+    ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   }
   /* Every row of the table maps back (BP-DLPACK-2) and round-trips to the
    * DLPack type the export table gives for that pair. */
@@ -243,7 +243,7 @@ START_TEST(import_device_of_every_row) {
     expect_message_has(&err, refused[i].text);
     ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
     ck_assert_int_eq(p.deletes, 0);
-    hurray_handoff_destroy(&h, NULL);
+    ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   }
 }
 END_TEST
@@ -265,7 +265,7 @@ START_TEST(import_contiguity) {
   ck_assert_uint_eq(accept_import(&h).handle.byte_size, 256u);
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(p.deletes, 1);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   /* A transposed tensor. */
   const int64_t square[2] = {16, 16};
   make_tensor(&p, host, 0, 1, 2, square);
@@ -289,7 +289,7 @@ START_TEST(import_contiguity) {
                HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)-16, 16);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
   ck_assert_int_eq(p.deletes, 0);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
 
@@ -336,7 +336,7 @@ START_TEST(import_size_refusals) {
   ck_assert_uint_eq(err.index, 1u);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
   ck_assert_int_eq(p.deletes, 0);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
 
@@ -387,7 +387,7 @@ START_TEST(import_versioned_and_ownership) {
   accept_import(&h);
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(p.deletes, 0);
-  hurray_handoff_destroy(&h, NULL);
+  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
 

@@ -418,7 +418,7 @@ int main(int argc, char **argv) {
   hurray_plugin_device_info info;
   info.struct_size = sizeof info;
   if (hurray_plugin_describe_device(p, 0, &info, &err) != HURRAY_OK) {
-    printf("(describe failed: %s)\n", err.detail);
+    printf("FAIL: describing device 0: %s\n", err.detail);
     hurray_plugin_registry_destroy(probe);
     return 1;
   }

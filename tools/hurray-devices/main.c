@@ -196,8 +196,13 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
   hurray_accepted_buffer accepted;
   if (hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) !=
       HURRAY_OK) {
-    hurray_error ignored;
-    hurray_handoff_withdraw(&handoff, &ignored);
+    /* A refused accept leaves the offer with the producer (HO-CHECK-5):
+     * take it back, so that the buffer and event are freed below. */
+    hurray_error withdraw_err;
+    if (hurray_handoff_withdraw(&handoff, &withdraw_err) != HURRAY_OK) {
+      printf("      handoff: withdraw after the refused accept: %s\n",
+             hurray_status_name(withdraw_err.status));
+    }
     goto done;
   }
   /* From here the consumer owns the buffer and the event: the handoff's
@@ -225,9 +230,13 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
   ok = true;
 release:
   if (with_event && !ok) {
+    /* Makes the buffer releasable whatever step failed; either may have
+     * been done already, and the failure reported is the first one. */
     hurray_error ignored;
-    hurray_handoff_record_event_wait(&handoff, &ignored);
-    hurray_handoff_release_event(&handoff, &ignored);
+    const hurray_status waited = hurray_handoff_record_event_wait(&handoff, &ignored);
+    const hurray_status event_released = hurray_handoff_release_event(&handoff, &ignored);
+    (void)waited;
+    (void)event_released;
   }
   {
     hurray_error release_err;
@@ -252,8 +261,11 @@ done:
   }
   hurray_plugin_event_release(event);
   hurray_plugin_buffer_free(buffer);
-  hurray_error ignored;
-  hurray_handoff_destroy(&handoff, &ignored);
+  hurray_error destroy_err;
+  if (hurray_handoff_destroy(&handoff, &destroy_err) != HURRAY_OK) {
+    printf("      handoff: FAILED at destroy: %s\n", hurray_status_name(destroy_err.status));
+    ok = false;
+  }
   free(pattern);
   free(back);
   return ok;
