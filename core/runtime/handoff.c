@@ -443,7 +443,9 @@ static hurray_status run_op(hurray_handoff *handoff, hurray_handoff_op op, hurra
   if (handoff == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
   }
-  handoff_callback fire;
+  /* Filled by apply on success; zero otherwise, which also keeps gcc -O3's
+   * uninitialised-use analysis, blind to that, quiet. */
+  handoff_callback fire = {HURRAY_HANDOFF_EFFECT_NONE, NULL, NULL, NULL};
   hurray_status status = apply(impl_of(handoff), op, &fire, err);
   if (status != HURRAY_OK) {
     return status;
