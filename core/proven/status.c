@@ -44,6 +44,10 @@ const char *hurray_status_name(hurray_status status) {
     case HURRAY_ERR_DEVICE_ERROR: return "DEVICE_ERROR";
     case HURRAY_ERR_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
     case HURRAY_ERR_TIMEOUT: return "TIMEOUT";
+    case HURRAY_ERR_IPC_REFUSED: return "IPC_REFUSED";
+    case HURRAY_ERR_IPC_PEER_GONE: return "IPC_PEER_GONE";
+    case HURRAY_ERR_IPC_BAD_SEGMENT: return "IPC_BAD_SEGMENT";
+    case HURRAY_ERR_IO: return "IO";
   }
   return "UNKNOWN";
 }
