@@ -68,7 +68,9 @@ static inline void leak_check(const leak_probe *p) {
          maps);
   fflush(stdout);
   ck_assert_msg(fds == p->fds, "%s: %d fds before, %d after", p->what, p->fds, fds);
-  ck_assert_msg(maps == p->maps, "%s: %d mappings before, %d after", p->what, p->maps, maps);
+  /* Not one more mapping. One fewer happens under valgrind, whose address
+   * space manager merges neighbouring regions after an munmap. */
+  ck_assert_msg(maps <= p->maps, "%s: %d mappings before, %d after", p->what, p->maps, maps);
 }
 
 static inline uint8_t pattern_byte(uint64_t i) {
