@@ -141,7 +141,7 @@ static hurray_ipc_consumer *fake_producer(int *peer) {
   return c;
 }
 
-static uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE + 512];
+static uint8_t msg[16384];
 
 static size_t one_offer(uint64_t byte_size, uint64_t offset, uint32_t kind) {
   hurray_buffer_handle h = host_handle(byte_size);
