@@ -53,6 +53,8 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, HO-OW
   ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
   ck_assert_uint_eq(hurray_ipc_received_count(r), 1);
   ck_assert_uint_eq(hurray_ipc_received_offer_id(r), offer_id);
+  /* the producer's mapping and the consumer's: the memfd count sees both */
+  ck_assert_int_eq(count_maps_of(1), probe.memfd_maps + 2);
   const hurray_accepted_buffer *b = hurray_ipc_received_buffer(r, 0);
   ck_assert_ptr_nonnull(b);
   ck_assert_ptr_ne(b->data, data); /* a mapping of its own, not a pointer from the producer */
@@ -69,6 +71,7 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, HO-OW
   ck_assert_ptr_eq(through, b->data);
 
   ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_OK);
+  ck_assert_int_eq(count_maps_of(1), probe.memfd_maps + 1); /* the consumer's is gone */
   /* second release of the same buffer: refused, no second signal */
   ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
   ck_assert_int_eq(hurray_handoff_release(hurray_ipc_received_handoff(r, 0), &err),
