@@ -133,24 +133,18 @@ static inline uint64_t ipc_load_le64(const uint8_t *p) {
   return (uint64_t)ipc_load_le32(p) + 0x100000000u * (uint64_t)ipc_load_le32(p + 4);
 }
 
-/* IPC-MSG-9, IPC-MSG-11: the n segment records of an OFFER whose table was
- * decoded, checked and copied in order; the first bad record is reported
- * with its index. */
+/* IPC-MSG-11, pass 1: the n segment records of an OFFER, checked in order;
+ * writes nothing but *err, so the loop reads memory nothing writes. */
 /*@
   requires 1 <= n <= 253;
   requires \valid_read(in + (0 .. 24 + 32 * n));
-  requires \valid(segments + (0 .. n - 1));
   requires err == \null || \valid(err);
-  requires \separated(in + (0 .. 24 + 32 * n), segments + (0 .. n - 1));
-  requires err != \null ==> \separated(segments + (0 .. n - 1), err);
   requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
   terminates \true;
-  assigns segments[0 .. n - 1];
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior accepted:  // IPC-MSG-11
     assumes ipc_records_ok(in, n, n);
     ensures \result == HURRAY_OK;
-    ensures ipc_segments_decoded{Post, Pre}(segments, in, n, n);
     ensures bp_error_unchanged{Pre, Post}(err);
   behavior rejected:  // IPC-MSG-11: the first bad record
     assumes !ipc_records_ok(in, n, n);
@@ -158,33 +152,72 @@ static inline uint64_t ipc_load_le64(const uint8_t *p) {
   complete behaviors;
   disjoint behaviors;
 */
-static hurray_status ipc_decode_records(const uint8_t *in, size_t n,
-                                        hurray_ipc_segment *segments, hurray_error *err) {
+static hurray_status ipc_check_records(const uint8_t *in, size_t n, hurray_error *err) {
   /*@
     loop invariant 0 <= i <= n;
     loop invariant ipc_records_ok(in, n, i);
-    loop invariant ipc_segments_decoded{Here, Pre}(segments, in, n, i);
     loop invariant bp_error_unchanged{Pre, Here}(err);
+    loop assigns i, err->status, err->value, err->expected, err->index, err->detail[0];
+    loop variant n - i;
+  */
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *record = in + (25u + HURRAY_BUFFER_HANDLE_SIZE * n +
+                                  HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
+    const uint32_t kind = ipc_load_le32(record + 8);
+    const uint32_t reserved = ipc_load_le32(record + 12);
+    if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD) {
+      //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_HOST_MEMFD, i);
+    }
+    if (reserved != 0u) {
+      //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, i);
+    }
+    //@ assert ipc_record_ok(ipc_record(in, n, i));
+  }
+  return HURRAY_OK;
+}
+
+/* One checked segment record into *segment (IPC-MSG-11). */
+/*@
+  requires \valid_read(record + (0 .. 7));
+  requires \valid(segment);
+  requires \separated(record + (0 .. 7), segment);
+  terminates \true;
+  assigns *segment;
+  ensures segment->offset == bp_le64{Pre}(record);
+  ensures segment->memory_kind == 1 && segment->reserved == 0;
+*/
+static inline void ipc_store_record(const uint8_t *record, hurray_ipc_segment *segment) {
+  const uint64_t offset = ipc_load_le64(record);
+  segment->offset = offset;
+  segment->memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
+  segment->reserved = 0u;
+}
+
+/* IPC-MSG-11, pass 2: the n records, already checked, into segments[0 .. n). */
+/*@
+  requires 1 <= n <= 253;
+  requires \valid_read(in + (0 .. 24 + 32 * n));
+  requires \valid(segments + (0 .. n - 1));
+  requires \separated(in + (0 .. 24 + 32 * n), segments + (0 .. n - 1));
+  terminates \true;
+  assigns segments[0 .. n - 1];
+  ensures ipc_segments_decoded{Post, Pre}(segments, in, n, n);
+*/
+static void ipc_copy_records(const uint8_t *in, size_t n, hurray_ipc_segment *segments) {
+  /*@
+    loop invariant 0 <= i <= n;
+    loop invariant ipc_segments_decoded{Here, Pre}(segments, in, n, i);
     loop assigns i, segments[0 .. n - 1];
     loop variant n - i;
   */
   for (size_t i = 0; i < n; i++) {
-    const uint8_t *record = in + 25u + HURRAY_BUFFER_HANDLE_SIZE * n +
-                            HURRAY_IPC_SEGMENT_RECORD_SIZE * i;
-    const uint32_t kind = ipc_load_le32(record + 8);
-    const uint32_t reserved = ipc_load_le32(record + 12);
-    if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD) {
-      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_HOST_MEMFD, i);
-    }
-    if (reserved != 0u) {
-      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, i);
-    }
-    const uint64_t offset = ipc_load_le64(record);
-    segments[i].offset = offset;
-    segments[i].memory_kind = kind;
-    segments[i].reserved = 0u;
+    const uint8_t *record = in + (25u + HURRAY_BUFFER_HANDLE_SIZE * n +
+                                  HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
+    //@ assert bp_le64(record) == bp_le64{Pre}(ipc_record(in, n, i));
+    ipc_store_record(record, &segments[i]);
   }
-  return HURRAY_OK;
 }
 
 /*@
@@ -317,10 +350,12 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
       return status;
     }
     //@ assert bp_table_decoded{Here, Pre}(handles, in + 24, n);
-    status = ipc_decode_records(in, n, segments, err);
+    status = ipc_check_records(in, n, err);
     if (status != HURRAY_OK) {
       return status;
     }
+    //@ assert bp_error_unchanged{Pre, Here}(err);
+    ipc_copy_records(in, n, segments);
     //@ assert bp_table_decoded{Here, Pre}(handles, in + 24, n);
     *out = message;
     return HURRAY_OK;
