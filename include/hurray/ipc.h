@@ -283,7 +283,7 @@ HURRAY_API hurray_status hurray_ipc_consumer_from_socket(int fd,
                                                          hurray_ipc_consumer **out,
                                                          hurray_error *err);
 
-/** The producer's pid, from its credentials. */
+/** The producer's pid, as its HELLO reported it (SO_PEERCRED of a socketpair names its creator). */
 HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer);
 
 /**
@@ -332,9 +332,9 @@ HURRAY_API hurray_status hurray_ipc_received_release(hurray_ipc_received *receiv
 HURRAY_API void hurray_ipc_received_free(hurray_ipc_received **received);
 
 /**
- * Closes the connection and frees the consumer; writes NULL to *consumer.
- * Received offers stay valid: their mappings are kept until they are
- * released (their release signals are then not delivered).
+ * Frees the consumer; writes NULL to *consumer. Received offers stay valid
+ * and keep the connection open until the last of them is freed, so their
+ * release signals still reach the producer.
  */
 HURRAY_API void hurray_ipc_consumer_destroy(hurray_ipc_consumer **consumer);
 
