@@ -22,11 +22,11 @@ hurray_fuzz_extra_sources() {
       ;;
     ipc_message)
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
-      echo ipc/ipc_encode.c
+      echo ipc/ipc_encode.c ipc/ipc_message.c
       ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
-      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
+      echo ipc/ipc_encode.c ipc/ipc_message.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
       ;;
   esac
 }

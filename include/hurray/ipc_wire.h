@@ -2,8 +2,10 @@
  * libhurray — the messages of the IPC transport (specs/ipc.md, IPC-MSG-*).
  *
  * The byte format of what travels on an IPC channel and its decoder, which
- * is pure (no allocation, no I/O: IPC-MSG-12) and proven with Frama-C WP to
- * accept exactly the messages specs/ipc.md accepts. Everything here works
+ * is pure (no allocation, no I/O: IPC-MSG-12) and contracted in ACSL to
+ * accept exactly the messages specs/ipc.md accepts (ipc/ipc_message.c; the
+ * WP proof of that contract is not finished yet; tests and a fuzz target
+ * check it). Everything here works
  * on bytes; sockets and descriptors are in hurray/ipc.h.
  *
  * SPDX-License-Identifier: Apache-2.0
