@@ -3,7 +3,7 @@
 # with every source of libhurray (core/) and the extra sources listed below.
 # SPDX-License-Identifier: Apache-2.0
 
-HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack error_format cli_input handoff plugin_table)
+HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack error_format cli_input handoff plugin_table ipc_message ipc_api)
 
 # The sources of libhurray, relative to the repository root: the ones
 # core/meson.build lists, so the fuzzers build exactly what the library does.
@@ -19,6 +19,14 @@ hurray_fuzz_extra_sources() {
       echo tools/hurray-inspect/hex_input.c tools/hurray-inspect/analyze.c \
         tools/hurray-inspect/report_text.c tools/hurray-inspect/json_writer.c \
         tools/hurray-inspect/text_sink.c
+      ;;
+    ipc_message)
+      # The message writers the oracle re-encodes with (built into libhurray from ipc/).
+      echo ipc/ipc_encode.c ipc/ipc_message.c
+      ;;
+    ipc_api)
+      # The IPC transport, built into libhurray from ipc/ (Linux only).
+      echo ipc/ipc_encode.c ipc/ipc_message.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
       ;;
   esac
 }

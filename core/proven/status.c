@@ -8,10 +8,10 @@
 
 /* The name of each status, the enumerator of include/hurray/buffer.h without
  * its HURRAY_ or HURRAY_ERR_ prefix, indexed by value (HURRAY_OK == 0 up to
- * HURRAY_ERR_TIMEOUT, contiguous); the last row names every other value. A
- * table rather than a switch: one path instead of 34 keeps the proof (and its
+ * HURRAY_ERR_IO, contiguous); the last row names every other value. A
+ * table rather than a switch: one path instead of 38 keeps the proof (and its
  * smoke tests) small, and the contract below pins every name. */
-static const char status_names[34][27] = {
+static const char status_names[38][27] = {
     "OK",
     "ALIGNMENT_NOT_POWER_OF_TWO",
     "ALIGNMENT_BELOW_MINIMUM",
@@ -45,6 +45,10 @@ static const char status_names[34][27] = {
     "DEVICE_ERROR",
     "INVALID_ARGUMENT",
     "TIMEOUT",
+    "IPC_REFUSED",
+    "IPC_PEER_GONE",
+    "IPC_BAD_SEGMENT",
+    "IO",
     "UNKNOWN",
 };
 
@@ -240,11 +244,27 @@ static const char status_names[34][27] = {
   ensures name_timeout: status == HURRAY_ERR_TIMEOUT ==>  // "TIMEOUT"
       \result[0] == 'T' && \result[1] == 'I' && \result[2] == 'M' && \result[3] == 'E' &&
       \result[4] == 'O' && \result[5] == 'U' && \result[6] == 'T' && \result[7] == 0;
-  ensures name_unknown: !(HURRAY_OK <= status <= HURRAY_ERR_TIMEOUT) ==>  // "UNKNOWN"
+  ensures name_ipc_refused: status == HURRAY_ERR_IPC_REFUSED ==>  // "IPC_REFUSED"
+      \result[0] == 'I' && \result[1] == 'P' && \result[2] == 'C' && \result[3] == '_' &&
+      \result[4] == 'R' && \result[5] == 'E' && \result[6] == 'F' && \result[7] == 'U' &&
+      \result[8] == 'S' && \result[9] == 'E' && \result[10] == 'D' && \result[11] == 0;
+  ensures name_ipc_peer_gone: status == HURRAY_ERR_IPC_PEER_GONE ==>  // "IPC_PEER_GONE"
+      \result[0] == 'I' && \result[1] == 'P' && \result[2] == 'C' && \result[3] == '_' &&
+      \result[4] == 'P' && \result[5] == 'E' && \result[6] == 'E' && \result[7] == 'R' &&
+      \result[8] == '_' && \result[9] == 'G' && \result[10] == 'O' && \result[11] == 'N' &&
+      \result[12] == 'E' && \result[13] == 0;
+  ensures name_ipc_bad_segment: status == HURRAY_ERR_IPC_BAD_SEGMENT ==>  // "IPC_BAD_SEGMENT"
+      \result[0] == 'I' && \result[1] == 'P' && \result[2] == 'C' && \result[3] == '_' &&
+      \result[4] == 'B' && \result[5] == 'A' && \result[6] == 'D' && \result[7] == '_' &&
+      \result[8] == 'S' && \result[9] == 'E' && \result[10] == 'G' && \result[11] == 'M' &&
+      \result[12] == 'E' && \result[13] == 'N' && \result[14] == 'T' && \result[15] == 0;
+  ensures name_io: status == HURRAY_ERR_IO ==>  // "IO"
+      \result[0] == 'I' && \result[1] == 'O' && \result[2] == 0;
+  ensures name_unknown: !(HURRAY_OK <= status <= HURRAY_ERR_IO) ==>  // "UNKNOWN"
       \result[0] == 'U' && \result[1] == 'N' && \result[2] == 'K' && \result[3] == 'N' &&
       \result[4] == 'O' && \result[5] == 'W' && \result[6] == 'N' && \result[7] == 0;
 */
 const char *hurray_status_name(hurray_status status) {
   uint32_t value = (uint32_t)status;
-  return status_names[value <= (uint32_t)HURRAY_ERR_TIMEOUT ? value : 33u];
+  return status_names[value <= (uint32_t)HURRAY_ERR_IO ? value : 37u];
 }

@@ -166,6 +166,17 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "argument %zu has invalid value %" PRIu64, e->index, e->value);
     case HURRAY_ERR_TIMEOUT:
       return snprintf(buf, cap, "timed out after %" PRIu64 " ns", e->value);
+    case HURRAY_ERR_IPC_REFUSED:
+      return snprintf(buf, cap, "refused by the peer, reason %" PRIu64 " (uid %" PRIu64 ")",
+                      e->value, e->expected);
+    case HURRAY_ERR_IPC_PEER_GONE:
+      return snprintf(buf, cap, "the peer process (pid %" PRIu64 ") is gone", e->value);
+    case HURRAY_ERR_IPC_BAD_SEGMENT:
+      return snprintf(buf, cap,
+                      "segment of buffer %zu unusable: found 0x%" PRIX64 ", required 0x%" PRIX64,
+                      e->index, e->value, e->expected);
+    case HURRAY_ERR_IO:
+      return snprintf(buf, cap, "system call failed with errno %" PRIu64, e->value);
   }
   return snprintf(buf, cap, "unknown status %d", (int)e->status);
 }

@@ -165,11 +165,20 @@ typedef enum hurray_status {
   /** An argument outside its documented range; value: the argument. */
   HURRAY_ERR_INVALID_ARGUMENT = 31,
   /** A wait did not complete in time; value: the timeout in ns. */
-  HURRAY_ERR_TIMEOUT = 32
+  HURRAY_ERR_TIMEOUT = 32,
+  /* IPC (include/hurray/ipc.h, specs/ipc.md). */
+  /** The peer refused the connection; value: the reason (HURRAY_IPC_REFUSE_*); expected: the uid. */
+  HURRAY_ERR_IPC_REFUSED = 33,
+  /** The other process hung up or died; value: its pid (0 when unknown). */
+  HURRAY_ERR_IPC_PEER_GONE = 34,
+  /** A received descriptor is not a usable segment; value: found; expected: required; index: buffer. */
+  HURRAY_ERR_IPC_BAD_SEGMENT = 35,
+  /** A system call failed; value: errno; detail: the call. */
+  HURRAY_ERR_IO = 36
 } hurray_status;
 
 /** One more than the largest hurray_status value. */
-#define HURRAY_STATUS_COUNT 33
+#define HURRAY_STATUS_COUNT 37
 
 /** Capacity of hurray_error.detail, the terminating NUL included. */
 #define HURRAY_ERROR_DETAIL_SIZE 192

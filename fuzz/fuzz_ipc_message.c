@@ -1,0 +1,141 @@
+/*
+ * Fuzz target ipc_message: one message of the IPC transport (specs/ipc.md
+ * IPC-MSG-1..11) as the decoder hurray_ipc_message_decode (ipc/ipc_message.c) sees it.
+ * Input: byte 0 is the number of descriptors that arrived with the message,
+ * the rest is the message.
+ *
+ * Oracle, for every input:
+ *  - the decoder accepts exactly when a second reader written here from the
+ *    spec's tables accepts (header fields, per-type sizes and fields, the
+ *    table through hurray_buffer_table_decode_exact, the segment records);
+ *  - on failure *out is untouched; on success the fields equal the bytes;
+ *  - an accepted message re-encodes (ipc/ipc_encode.c) to the same bytes;
+ *  - with one slot less capacity an OFFER is refused with CAPACITY.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "hurray/ipc_wire.h"
+
+FUZZ_ORACLE_BEGIN
+
+static hurray_buffer_handle handles[HURRAY_IPC_MAX_FDS];
+static hurray_buffer_handle table_handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+static hurray_ipc_segment segments[HURRAY_IPC_MAX_FDS];
+static uint8_t again[HURRAY_IPC_MAX_MESSAGE_SIZE];
+
+static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
+
+/* The spec's reader: whether the message is well formed (IPC-MSG-5..11). */
+static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
+  if (len < 16 || fuzz_read_u32(m) != HURRAY_IPC_MAGIC || le16(m + 4) != 1 ||
+      le16(m + 14) != 0) {
+    return false;
+  }
+  uint32_t type = le16(m + 6);
+  uint64_t body = fuzz_read_u32(m + 8);
+  uint32_t nfd = le16(m + 12);
+  if (type < 1 || type > 5 || (uint64_t)len != 16 + body || nfd != fds) {
+    return false;
+  }
+  const uint8_t *b = m + 16;
+  switch (type) {
+    case HURRAY_IPC_MSG_HELLO:
+      return body == 16 && nfd == 0 && fuzz_read_u32(b + 8) >= 1 &&
+             fuzz_read_u32(b + 8) <= 253 && fuzz_read_u32(b + 12) == 0;
+    case HURRAY_IPC_MSG_REFUSE:
+      return body == 16 && nfd == 0 && fuzz_read_u32(b) != 0 && fuzz_read_u32(b + 4) == 0;
+    case HURRAY_IPC_MSG_RELEASE:
+      return body == 16 && nfd == 0 && fuzz_read_u32(b + 12) == 0;
+    case HURRAY_IPC_MSG_REJECT:
+      return body == 32 && nfd == 0 && fuzz_read_u32(b + 8) != 0;
+    default: {
+      if (body < 9) {
+        return false;
+      }
+      size_t n = b[8];
+      if (n < 1 || n > 253 || body != 9 + 32 * n || nfd != n) {
+        return false;
+      }
+      size_t count = 0;
+      if (hurray_buffer_table_decode_exact(b + 8, 1 + 16 * n, table_handles,
+                                           HURRAY_BUFFER_TABLE_MAX_HANDLES, &count,
+                                           NULL) != HURRAY_OK) {
+        return false;
+      }
+      for (size_t i = 0; i < n; i++) {
+        const uint8_t *r = b + 9 + 16 * n + 16 * i;
+        if (fuzz_read_u32(r + 8) != HURRAY_IPC_MEMORY_HOST_MEMFD || fuzz_read_u32(r + 12) != 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1) {
+    return 0;
+  }
+  size_t fds = data[0];
+  const uint8_t *m = data + 1;
+  size_t len = size - 1;
+  hurray_ipc_message out;
+  memset(&out, 0x3C, sizeof out);
+  hurray_ipc_message before = out;
+  hurray_error err;
+  hurray_status st =
+      hurray_ipc_message_decode(m, len, fds, &out, handles, segments, HURRAY_IPC_MAX_FDS, &err);
+  bool want = spec_accepts(m, len, fds);
+  FUZZ_CHECK((st == HURRAY_OK) == want);
+  if (st != HURRAY_OK) {
+    FUZZ_CHECK(err.status == st);
+    FUZZ_CHECK(memcmp(&out, &before, sizeof out) == 0);
+    return 0;
+  }
+  const uint8_t *b = m + 16;
+  FUZZ_CHECK(out.type == le16(m + 6) && out.fd_count == fds && out.body_size == len - 16);
+  size_t n = 0;
+  switch (out.type) {
+    case HURRAY_IPC_MSG_HELLO:
+      FUZZ_CHECK(out.code == fuzz_read_u32(b) && out.value == fuzz_read_u32(b + 4) &&
+                 out.expected == fuzz_read_u32(b + 8));
+      n = hurray_ipc_encode_hello(again, sizeof again, out.code, (uint32_t)out.value,
+                                  (uint32_t)out.expected);
+      break;
+    case HURRAY_IPC_MSG_REFUSE:
+      FUZZ_CHECK(out.code == fuzz_read_u32(b) && out.value == fuzz_read_u64(b + 8));
+      n = hurray_ipc_encode_refuse(again, sizeof again, out.code, out.value);
+      break;
+    case HURRAY_IPC_MSG_RELEASE:
+      FUZZ_CHECK(out.offer_id == fuzz_read_u64(b) && out.buffer_index == fuzz_read_u32(b + 8));
+      n = hurray_ipc_encode_release(again, sizeof again, out.offer_id, out.buffer_index);
+      break;
+    case HURRAY_IPC_MSG_REJECT:
+      FUZZ_CHECK(out.offer_id == fuzz_read_u64(b) && out.code == fuzz_read_u32(b + 8) &&
+                 out.buffer_index == fuzz_read_u32(b + 12) && out.value == fuzz_read_u64(b + 16) &&
+                 out.expected == fuzz_read_u64(b + 24));
+      n = hurray_ipc_encode_reject(again, sizeof again, out.offer_id, out.code, out.buffer_index,
+                                   out.value, out.expected);
+      break;
+    default: {
+      FUZZ_CHECK(out.type == HURRAY_IPC_MSG_OFFER && out.buffer_count == b[8] &&
+                 out.offer_id == fuzz_read_u64(b));
+      for (size_t i = 0; i < out.buffer_count; i++) {
+        FUZZ_CHECK(segments[i].offset == fuzz_read_u64(b + 9 + 16 * out.buffer_count + 16 * i));
+      }
+      n = hurray_ipc_encode_offer(again, sizeof again, out.offer_id, handles, segments,
+                                  out.buffer_count);
+      hurray_ipc_message small;
+      FUZZ_CHECK(hurray_ipc_message_decode(m, len, fds, &small, handles, segments,
+                                           out.buffer_count - 1u, &err) == HURRAY_ERR_CAPACITY);
+      break;
+    }
+  }
+  FUZZ_CHECK(n == len && memcmp(again, m, len) == 0);
+  return 0;
+}
+
+FUZZ_ORACLE_END

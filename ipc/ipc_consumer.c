@@ -1,0 +1,463 @@
+/*
+ * The consumer side of the IPC transport: connecting, checking and mapping
+ * an offer's segments, handing them out as accepted handoffs whose release
+ * unmaps and sends the release signal (specs/ipc.md IPC-CRED-3, IPC-SEG-2..4,
+ * IPC-FLT-2, IPC-ERR-*).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ipc_common.h"
+
+#define DEFAULT_CONNECT_TIMEOUT_MS 5000
+
+/* The connection, shared by the consumer object and every received offer,
+ * so that releases after hurray_ipc_consumer_destroy still reach the
+ * producer; closed when the last of them goes. */
+typedef struct ipc_link {
+  atomic_uint refs;
+  int fd;
+  int32_t producer_pid;
+} ipc_link;
+
+struct hurray_ipc_consumer {
+  ipc_link *link;
+  uint8_t rx[IPC_RECV_CAP];
+};
+
+typedef struct ipc_entry {
+  hurray_handoff handoff;
+  hurray_accepted_buffer accepted;
+  struct hurray_ipc_received *owner;
+  void *map;
+  size_t map_len;
+  uint32_t index;
+  /* HURRAY_OK, or the status of sending the release signal. */
+  hurray_status signal_status;
+} ipc_entry;
+
+struct hurray_ipc_received {
+  ipc_link *link;
+  uint64_t offer_id;
+  size_t count;
+  ipc_entry entries[];
+};
+
+static void link_unref(ipc_link *link) {
+  if (atomic_fetch_sub(&link->refs, 1u) == 1u) {
+    close(link->fd);
+    free(link);
+  }
+}
+
+/* The handoff's buffer release (HO-OWN-3): unmap, then the signal. */
+static void release_entry(void *buffer, void *ctx) {
+  (void)buffer;
+  ipc_entry *e = ctx;
+  if (e->map != NULL) {
+    munmap(e->map, e->map_len);
+    e->map = NULL;
+  }
+  uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE];
+  size_t n = hurray_ipc_encode_release(msg, sizeof msg, e->owner->offer_id, e->index);
+  e->signal_status = hurray_internal_ipc_send(e->owner->link->fd, msg, n, NULL, 0, NULL);
+}
+
+static void send_refuse(int fd, uint32_t reason, uint64_t value) {
+  uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REFUSE_BODY_SIZE];
+  size_t n = hurray_ipc_encode_refuse(msg, sizeof msg, reason, value);
+  (void)hurray_internal_ipc_send(fd, msg, n, NULL, 0, NULL);
+}
+
+/* IPC-ERR-2: the producer broke the protocol; tell it, stop reading. */
+static void protocol_error(ipc_link *link, hurray_status st) {
+  send_refuse(link->fd, HURRAY_IPC_REFUSE_PROTOCOL_ERROR, (uint64_t)st);
+  shutdown(link->fd, SHUT_RDWR);
+}
+
+static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
+                           hurray_ipc_consumer **out, hurray_error *err) {
+  int timeout = DEFAULT_CONNECT_TIMEOUT_MS;
+  const uint32_t *uids = NULL;
+  size_t uid_count = 0;
+  if (opts != NULL) {
+    if (opts->struct_size < offsetof(hurray_ipc_consumer_options, reserved)) {
+      close(fd);
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, opts->struct_size,
+                      sizeof(hurray_ipc_consumer_options), 1);
+    }
+    if (opts->connect_timeout_ms != 0) {
+      timeout = opts->connect_timeout_ms;
+    }
+    uids = opts->allowed_uids;
+    uid_count = opts->allowed_uid_count;
+  }
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    int e = errno;
+    close(fd);
+    return hurray_internal_ipc_fail_errno(err, e, "getsockopt(SO_PEERCRED)");
+  }
+  hurray_ipc_consumer *c = calloc(1, sizeof *c);
+  ipc_link *link = calloc(1, sizeof *link);
+  if (c == NULL || link == NULL) {
+    free(c);
+    free(link);
+    close(fd);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *c, 0, 0);
+  }
+  atomic_init(&link->refs, 1u);
+  link->fd = fd;
+  link->producer_pid = (int32_t)cred.pid;
+  c->link = link;
+  /* The first message: HELLO, or REFUSE with the reason (IPC-CRED-2). */
+  hurray_status st = hurray_internal_ipc_wait_readable(fd, timeout, err);
+  int fds[IPC_RECV_FDS];
+  size_t nfds = 0;
+  size_t n = 0;
+  if (st == HURRAY_OK) {
+    st = hurray_internal_ipc_recv(fd, MSG_DONTWAIT, c->rx, &n, fds, &nfds, err);
+  }
+  if (st == HURRAY_OK && n == 0u && nfds == 0u) {
+    st = hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE, (uint64_t)(int64_t)cred.pid, 0, 0);
+  }
+  hurray_ipc_message m;
+  memset(&m, 0, sizeof m);
+  if (st == HURRAY_OK) {
+    st = hurray_ipc_message_decode(c->rx, n, nfds, &m, NULL, NULL, 0, err);
+    hurray_internal_ipc_close_fds(fds, nfds);
+    if (st != HURRAY_OK) {
+      protocol_error(link, st);
+    } else if (m.type == HURRAY_IPC_MSG_REFUSE) {
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, m.code, m.value, 0);
+    } else if (m.type != HURRAY_IPC_MSG_HELLO) {
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, m.type, HURRAY_IPC_MSG_HELLO, 6);
+      protocol_error(link, st);
+    }
+  }
+  /* IPC-CRED-3, after HELLO was read: closing with unread data would
+   * reset the connection before our REFUSE reached the producer. */
+  if (st == HURRAY_OK && !hurray_internal_ipc_uid_allowed((uint32_t)cred.uid, uids, uid_count)) {
+    send_refuse(fd, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED, (uint32_t)cred.uid);
+    st = hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED,
+                  (uint32_t)cred.uid, 0);
+  }
+  if (st != HURRAY_OK) {
+    hurray_ipc_consumer_destroy(&c);
+    return st;
+  }
+  /* The pid the producer reports: SO_PEERCRED names the creator of a
+   * socketpair, not the process that inherited it. */
+  link->producer_pid = (int32_t)m.code;
+  *out = c;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_ipc_consumer_connect(const char *address,
+                                          const hurray_ipc_consumer_options *opts,
+                                          hurray_ipc_consumer **out, hurray_error *err) {
+  if (out == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  struct sockaddr_un sa;
+  unsigned sa_len = 0;
+  hurray_status st = hurray_internal_ipc_address(address, &sa, &sa_len, err);
+  if (st != HURRAY_OK) {
+    return st;
+  }
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return hurray_internal_ipc_fail_errno(err, errno, "socket");
+  }
+  int rc;
+  do {
+    rc = connect(fd, (struct sockaddr *)&sa, (socklen_t)sa_len);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    int e = errno;
+    close(fd);
+    return hurray_internal_ipc_fail_errno(err, e, "connect");
+  }
+  return start(fd, opts, out, err);
+}
+
+hurray_status hurray_ipc_consumer_from_socket(int fd, const hurray_ipc_consumer_options *opts,
+                                              hurray_ipc_consumer **out, hurray_error *err) {
+  if (out == NULL) {
+    if (fd >= 0) {
+      close(fd);
+    }
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  if (fd < 0) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(int64_t)fd, 0, 0);
+  }
+  return start(fd, opts, out, err);
+}
+
+int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer) {
+  return consumer == NULL ? 0 : consumer->link->producer_pid;
+}
+
+void hurray_ipc_consumer_destroy(hurray_ipc_consumer **consumer) {
+  if (consumer == NULL || *consumer == NULL) {
+    return;
+  }
+  hurray_ipc_consumer *c = *consumer;
+  *consumer = NULL;
+  link_unref(c->link);
+  free(c);
+}
+
+/* IPC-SEG-2: the descriptor is a sealed regular file large enough. */
+static hurray_status check_segment(int fd, const hurray_buffer_handle *h, uint64_t offset,
+                                   size_t index, hurray_error *err) {
+  struct stat sb;
+  if (fstat(fd, &sb) != 0) {
+    return hurray_internal_ipc_fail_errno(err, errno, "fstat");
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(sb.st_mode & S_IFMT), S_IFREG,
+                    index);
+  }
+  int seals = fcntl(fd, F_GET_SEALS);
+  uint32_t need = hurray_ipc_required_seals();
+  uint32_t have = seals < 0 ? 0u : (uint32_t)seals;
+  if ((have & need) != need) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, have, need, index);
+  }
+  uint64_t end = offset + h->byte_size;
+  if (end < offset || sb.st_size < 0 || (uint64_t)sb.st_size < end) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)sb.st_size,
+                    end < offset ? UINT64_MAX : end, index);
+  }
+  return HURRAY_OK;
+}
+
+static void send_reject(ipc_link *link, uint64_t offer_id, const hurray_error *e) {
+  uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REJECT_BODY_SIZE];
+  size_t n = hurray_ipc_encode_reject(msg, sizeof msg, offer_id, (uint32_t)e->status,
+                                      (uint32_t)e->index, e->value, e->expected);
+  (void)hurray_internal_ipc_send(link->fd, msg, n, NULL, 0, NULL);
+}
+
+static void unmap_entries(hurray_ipc_received *r, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (r->entries[i].map != NULL) {
+      munmap(r->entries[i].map, r->entries[i].map_len);
+      r->entries[i].map = NULL;
+    }
+  }
+}
+
+hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int timeout_ms,
+                                          hurray_ipc_received **out, hurray_error *err) {
+  if (consumer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (out == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  ipc_link *link = consumer->link;
+  hurray_status st = hurray_internal_ipc_wait_readable(link->fd, timeout_ms, err);
+  if (st != HURRAY_OK) {
+    return st;
+  }
+  int fds[IPC_RECV_FDS];
+  size_t nfds = 0;
+  size_t len = 0;
+  st = hurray_internal_ipc_recv(link->fd, MSG_DONTWAIT, consumer->rx, &len, fds, &nfds, err);
+  if (st == HURRAY_ERR_TIMEOUT) {
+    return st;
+  }
+  if (st != HURRAY_OK) {
+    protocol_error(link, st);
+    return st;
+  }
+  if (len == 0u && nfds == 0u) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE, (uint64_t)(int64_t)link->producer_pid, 0, 0);
+  }
+  hurray_buffer_handle handles[HURRAY_IPC_MAX_FDS];
+  hurray_ipc_segment segments[HURRAY_IPC_MAX_FDS];
+  hurray_ipc_message m;
+  st = hurray_ipc_message_decode(consumer->rx, len, nfds, &m, handles, segments,
+                                 HURRAY_IPC_MAX_FDS, err);
+  if (st != HURRAY_OK) {
+    hurray_internal_ipc_close_fds(fds, nfds);
+    protocol_error(link, st);
+    return st;
+  }
+  if (m.type == HURRAY_IPC_MSG_REFUSE) {
+    hurray_internal_ipc_close_fds(fds, nfds);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, m.code, m.value, 0);
+  }
+  if (m.type != HURRAY_IPC_MSG_OFFER) {
+    hurray_internal_ipc_close_fds(fds, nfds);
+    st = hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, m.type, HURRAY_IPC_MSG_OFFER, 6);
+    protocol_error(link, st);
+    return st;
+  }
+  size_t n = m.buffer_count;
+  hurray_ipc_received *r = calloc(1, sizeof *r + n * sizeof(ipc_entry));
+  hurray_error local;
+  hurray_error *e = err != NULL ? err : &local;
+  if (r == NULL) {
+    hurray_internal_ipc_close_fds(fds, nfds);
+    hurray_internal_ipc_fail(e, HURRAY_ERR_OUT_OF_MEMORY, sizeof *r + n * sizeof(ipc_entry), 0, 0);
+    send_reject(link, m.offer_id, e);
+    return HURRAY_ERR_OUT_OF_MEMORY;
+  }
+  r->link = link;
+  r->offer_id = m.offer_id;
+  r->count = n;
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t page_size = page > 0 ? (uint64_t)page : 4096u;
+  st = HURRAY_OK;
+  for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
+    ipc_entry *en = &r->entries[i];
+    en->owner = r;
+    en->index = (uint32_t)i;
+    const hurray_buffer_handle *h = &handles[i];
+    /* Host memory only in this version (IPC-MSG-11, IPC-OFF-1). */
+    if (h->device_tag != HURRAY_DEVICE_CPU) {
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_UNSUPPORTED, h->device_tag, HURRAY_DEVICE_CPU, i);
+      break;
+    }
+    st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode,
+                                          hurray_device_default_ipc_capabilities(h->device_tag), e);
+    if (st != HURRAY_OK) {
+      e->index = i;
+      break;
+    }
+    st = check_segment(fds[i], h, segments[i].offset, i, e);
+    if (st != HURRAY_OK) {
+      break;
+    }
+    if (h->byte_size == 0u) {
+      continue; /* an empty buffer: nothing to map, data NULL (BP-ALIGN-3) */
+    }
+    uint64_t start = segments[i].offset / page_size * page_size;
+    uint64_t map_len = segments[i].offset - start + h->byte_size;
+    void *map = mmap(NULL, (size_t)map_len, PROT_READ, MAP_SHARED, fds[i], (off_t)start);
+    if (map == MAP_FAILED) {
+      st = hurray_internal_ipc_fail_errno(e, errno, "mmap");
+      e->index = i;
+      break;
+    }
+    en->map = map;
+    en->map_len = (size_t)map_len;
+    uint8_t *data = (uint8_t *)map + (segments[i].offset - start);
+    uint32_t measured = hurray_alignment_of(data);
+    /* BP-ALIGN-5: the declared alignment is what the mapping has (IPC-SEG-3). */
+    if (measured < h->alignment) {
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, h->alignment, i);
+      break;
+    }
+    en->accepted.data = data;
+  }
+  hurray_internal_ipc_close_fds(fds, nfds); /* mappings outlive their descriptors */
+  if (st != HURRAY_OK) {
+    unmap_entries(r, n);
+    free(r);
+    send_reject(link, m.offer_id, e);
+    return st;
+  }
+  /* Ordinary accepted buffers (IPC-SEG-4, HO-SM-*). */
+  for (size_t i = 0; i < n; i++) {
+    ipc_entry *en = &r->entries[i];
+    hurray_buffer_offer offer = {en->accepted.data, release_entry, en, hurray_sync_payload_none()};
+    hurray_handoff_init(&en->handoff);
+    st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, e);
+    if (st == HURRAY_OK) {
+      st = hurray_handoff_accept(&en->handoff, HURRAY_TRANSPORT_IPC,
+                                 hurray_device_default_ipc_capabilities(handles[i].device_tag),
+                                 &en->accepted, e);
+    }
+    if (st != HURRAY_OK) {
+      e->index = i;
+      for (size_t j = 0; j < i; j++) {
+        /* state READABLE -> RELEASED without the signal: the whole offer is rejected */
+        r->entries[j].accepted.data = NULL;
+      }
+      unmap_entries(r, n);
+      free(r);
+      send_reject(link, m.offer_id, e);
+      return st;
+    }
+  }
+  atomic_fetch_add(&link->refs, 1u);
+  *out = r;
+  return HURRAY_OK;
+}
+
+uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received) {
+  return received == NULL ? 0u : received->offer_id;
+}
+
+size_t hurray_ipc_received_count(const hurray_ipc_received *received) {
+  return received == NULL ? 0u : received->count;
+}
+
+const hurray_accepted_buffer *hurray_ipc_received_buffer(const hurray_ipc_received *received,
+                                                         size_t index) {
+  if (received == NULL || index >= received->count) {
+    return NULL;
+  }
+  return &received->entries[index].accepted;
+}
+
+hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *received, size_t index) {
+  if (received == NULL || index >= received->count) {
+    return NULL;
+  }
+  return &received->entries[index].handoff;
+}
+
+hurray_status hurray_ipc_received_release(hurray_ipc_received *received, size_t index,
+                                          hurray_error *err) {
+  if (received == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (index >= received->count) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, index, received->count, 1);
+  }
+  ipc_entry *en = &received->entries[index];
+  hurray_status st = hurray_handoff_release(&en->handoff, err);
+  if (st != HURRAY_OK) {
+    return st;
+  }
+  if (en->signal_status != HURRAY_OK) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE,
+                    (uint64_t)(int64_t)received->link->producer_pid, 0, index);
+  }
+  return HURRAY_OK;
+}
+
+void hurray_ipc_received_free(hurray_ipc_received **received) {
+  if (received == NULL || *received == NULL) {
+    return;
+  }
+  hurray_ipc_received *r = *received;
+  *received = NULL;
+  for (size_t i = 0; i < r->count; i++) {
+    hurray_handoff *h = &r->entries[i].handoff;
+    if (hurray_handoff_state_of(h) != HURRAY_HANDOFF_RELEASED) {
+      (void)!hurray_handoff_release(h, NULL); /* teardown: nothing to report to */
+    }
+    (void)!hurray_handoff_destroy(h, NULL); /* teardown: nothing to report to */
+  }
+  link_unref(r->link);
+  free(r);
+}

@@ -1,0 +1,126 @@
+/*
+ * Writers of the IPC messages (specs/ipc.md IPC-MSG-1..11). The proven
+ * decoder (core/proven/ipc_message.c) is their reader; tests check the
+ * round trip.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <string.h>
+
+#include "hurray/ipc_wire.h"
+
+static void put_le16(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v & 0xFFu);
+  p[1] = (uint8_t)((v >> 8) & 0xFFu);
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (unsigned k = 0; k < 4u; k++) {
+    p[k] = (uint8_t)((v >> (8u * k)) & 0xFFu);
+  }
+}
+
+static void put_le64(uint8_t *p, uint64_t v) {
+  for (unsigned k = 0; k < 8u; k++) {
+    p[k] = (uint8_t)((v >> (8u * k)) & 0xFFu);
+  }
+}
+
+size_t hurray_ipc_encode_header(uint8_t *out, size_t cap, uint32_t type, uint32_t body_size,
+                                uint32_t fd_count) {
+  if (out == NULL || cap < HURRAY_IPC_HEADER_SIZE) {
+    return 0;
+  }
+  put_le32(out, HURRAY_IPC_MAGIC);
+  put_le16(out + 4, HURRAY_IPC_VERSION);
+  put_le16(out + 6, type);
+  put_le32(out + 8, body_size);
+  put_le16(out + 12, fd_count);
+  put_le16(out + 14, 0);
+  return HURRAY_IPC_HEADER_SIZE;
+}
+
+/* A fixed-size message: header plus a zeroed body the caller fills. */
+static uint8_t *start_fixed(uint8_t *out, size_t cap, uint32_t type, uint32_t body_size) {
+  if (out == NULL || cap < HURRAY_IPC_HEADER_SIZE + (size_t)body_size) {
+    return NULL;
+  }
+  hurray_ipc_encode_header(out, cap, type, body_size, 0);
+  memset(out + HURRAY_IPC_HEADER_SIZE, 0, body_size);
+  return out + HURRAY_IPC_HEADER_SIZE;
+}
+
+size_t hurray_ipc_encode_hello(uint8_t *out, size_t cap, uint32_t pid, uint32_t uid,
+                               uint32_t max_buffers) {
+  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_HELLO, HURRAY_IPC_HELLO_BODY_SIZE);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le32(body, pid);
+  put_le32(body + 4, uid);
+  put_le32(body + 8, max_buffers);
+  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_HELLO_BODY_SIZE;
+}
+
+size_t hurray_ipc_encode_refuse(uint8_t *out, size_t cap, uint32_t reason, uint64_t value) {
+  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_REFUSE, HURRAY_IPC_REFUSE_BODY_SIZE);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le32(body, reason);
+  put_le64(body + 8, value);
+  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REFUSE_BODY_SIZE;
+}
+
+size_t hurray_ipc_encode_release(uint8_t *out, size_t cap, uint64_t offer_id,
+                                 uint32_t buffer_index) {
+  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_RELEASE, HURRAY_IPC_RELEASE_BODY_SIZE);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le64(body, offer_id);
+  put_le32(body + 8, buffer_index);
+  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE;
+}
+
+size_t hurray_ipc_encode_reject(uint8_t *out, size_t cap, uint64_t offer_id, uint32_t status,
+                                uint32_t buffer_index, uint64_t value, uint64_t expected) {
+  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_REJECT, HURRAY_IPC_REJECT_BODY_SIZE);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le64(body, offer_id);
+  put_le32(body + 8, status);
+  put_le32(body + 12, buffer_index);
+  put_le64(body + 16, value);
+  put_le64(body + 24, expected);
+  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REJECT_BODY_SIZE;
+}
+
+size_t hurray_ipc_encode_offer(uint8_t *out, size_t cap, uint64_t offer_id,
+                               const hurray_buffer_handle *handles,
+                               const hurray_ipc_segment *segments, size_t count) {
+  if (out == NULL || handles == NULL || segments == NULL || count == 0u ||
+      count > HURRAY_IPC_MAX_FDS) {
+    return 0;
+  }
+  const size_t body_size = 9u + 32u * count;
+  if (cap < HURRAY_IPC_HEADER_SIZE + body_size) {
+    return 0;
+  }
+  uint8_t *body = out + HURRAY_IPC_HEADER_SIZE;
+  put_le64(body, offer_id);
+  size_t written = 0;
+  if (hurray_buffer_table_encode(handles, count, body + 8, 1u + 16u * count, &written, NULL) !=
+      HURRAY_OK) {
+    return 0;
+  }
+  uint8_t *record = body + 8 + written;
+  for (size_t i = 0; i < count; i++) {
+    put_le64(record, segments[i].offset);
+    put_le32(record + 8, segments[i].memory_kind);
+    put_le32(record + 12, segments[i].reserved);
+    record += HURRAY_IPC_SEGMENT_RECORD_SIZE;
+  }
+  hurray_ipc_encode_header(out, cap, HURRAY_IPC_MSG_OFFER, (uint32_t)body_size, (uint32_t)count);
+  return HURRAY_IPC_HEADER_SIZE + body_size;
+}

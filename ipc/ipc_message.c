@@ -1,0 +1,479 @@
+/*
+ * The decoder of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..12).
+ * Pure: no allocation, no I/O, no global state (IPC-MSG-12). The buffer
+ * table an OFFER carries is decoded by the proven table decoder
+ * (hurray_buffer_table_decode_exact, BP-TABLE-1..6).
+ *
+ * NOT PROVEN YET, hence here and not in core/proven: the ACSL contracts
+ * below are complete (OK exactly for the messages the spec accepts), and
+ * with Frama-C WP (Z3, CVC4, 10 s) the loads and the two record passes
+ * prove (49/49 and 110/110 goals) and ipc_decode_offer_buffers proves 63 of
+ * its 64 goals; the open one is the frame of segments[] across the call of
+ * the table decoder (assert ipc_segments_decoded after it; CVC4 times out at
+ * 40 s, Z3 fails). hurray_ipc_message_decode itself was not run to the end.
+ * Tested by tests/ipc/test_ipc_message.c and fuzzed (fuzz/fuzz_ipc_message.c).
+ * To move it back: finish those goals with proofs/run-proofs.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "../core/proven/error_set.h"
+#include "hurray/buffer.h"
+#include "hurray/ipc_wire.h"
+
+/*@
+  // ---- The rules of specs/ipc.md, in logic --------------------------------
+
+  // Little-endian u16 (IPC-MSG-1).
+  logic integer ipc_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
+
+  // The header fields (IPC-MSG-1).
+  logic integer ipc_type{L}(uint8_t *in) = ipc_le16(in + 6);
+  logic integer ipc_body_size{L}(uint8_t *in) = bp_le32(in + 8);
+  logic integer ipc_fd_count{L}(uint8_t *in) = ipc_le16(in + 12);
+
+  // IPC-MSG-1, IPC-MSG-2, IPC-MSG-5 steps 1..7, IPC-MSG-6: the header of a
+  // message of len bytes received with fds descriptors.
+  predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
+    len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
+    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 5 &&
+    len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
+
+  // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
+  // the 8-byte offer_id and the table of 1 + 16 * n bytes.
+  logic uint8_t *ipc_record(uint8_t *in, integer n, integer i) = in + (25 + 16 * n + 16 * i);
+
+  // IPC-MSG-11: a host-memfd record with its reserved field 0.
+  predicate ipc_record_ok{L}(uint8_t *r) = bp_le32(r + 8) == 1 && bp_le32(r + 12) == 0;
+
+  // The first k records of an OFFER of n buffers are well formed.
+  predicate ipc_records_ok{L}(uint8_t *in, integer n, integer k) =
+    \forall integer i; 0 <= i < k ==> ipc_record_ok(ipc_record(in, n, i));
+
+  // The buffer count of an OFFER: the count byte of its table (IPC-MSG-9).
+  logic integer ipc_offer_count{L}(uint8_t *in) = in[24];
+
+  // IPC-MSG-7..11: the body of the message's type; cap is the reader's
+  // capacity for an OFFER's buffers.
+  predicate ipc_body_ok{L}(uint8_t *in, integer cap) =
+       (ipc_type(in) == 1 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
+        1 <= bp_le32(in + 24) <= 253 && bp_le32(in + 28) == 0)
+    || (ipc_type(in) == 2 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
+        bp_le32(in + 16) != 0 && bp_le32(in + 20) == 0)
+    || (ipc_type(in) == 3 && ipc_body_size(in) >= 9 &&
+        1 <= ipc_offer_count(in) <= 253 &&
+        ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
+        ipc_fd_count(in) == ipc_offer_count(in) && cap >= ipc_offer_count(in) &&
+        bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in))) &&
+        ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)))
+    || (ipc_type(in) == 4 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
+        bp_le32(in + 28) == 0)
+    || (ipc_type(in) == 5 && ipc_body_size(in) == 32 && ipc_fd_count(in) == 0 &&
+        bp_le32(in + 24) != 0);
+
+  // IPC-MSG-5..11: the message a reader accepts.
+  predicate ipc_valid_message{L}(uint8_t *in, integer len, integer fds, integer cap) =
+    ipc_header_ok(in, len, fds) && ipc_body_ok(in, cap);
+
+  // Segment record i of the OFFER at in (state Lp) decoded into s (state Ls).
+  predicate ipc_segment_decoded{Ls, Lp}(hurray_ipc_segment *s, uint8_t *in, integer n,
+                                        integer i) =
+    \at(s->offset, Ls) == \at(bp_le64(ipc_record(in, n, i)), Lp) &&
+    \at(s->memory_kind, Ls) == 1 && \at(s->reserved, Ls) == 0;
+
+  predicate ipc_segments_decoded{Ls, Lp}(hurray_ipc_segment *s, uint8_t *in, integer n,
+                                         integer k) =
+    \forall integer i; 0 <= i < k ==> ipc_segment_decoded{Ls, Lp}(s + i, in, n, i);
+
+  // The fields of a decoded message (state Lo) from the bytes at in (state
+  // Lp), per type (include/hurray/ipc_wire.h, IPC-MSG-7..10).
+  predicate ipc_message_decoded{Lo, Lp}(hurray_ipc_message *m, uint8_t *in) =
+    \at(m->type, Lo) == \at(ipc_type(in), Lp) &&
+    \at(m->fd_count, Lo) == \at(ipc_fd_count(in), Lp) &&
+    \at(m->body_size, Lo) == \at(ipc_body_size(in), Lp) &&
+    (\at(ipc_type(in), Lp) == 1 ==>
+       \at(m->code, Lo) == \at(bp_le32(in + 16), Lp) &&
+       \at(m->value, Lo) == \at(bp_le32(in + 20), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le32(in + 24), Lp)) &&
+    (\at(ipc_type(in), Lp) == 2 ==>
+       \at(m->code, Lo) == \at(bp_le32(in + 16), Lp) &&
+       \at(m->value, Lo) == \at(bp_le64(in + 24), Lp)) &&
+    (\at(ipc_type(in), Lp) == 3 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_count, Lo) == \at(ipc_offer_count(in), Lp)) &&
+    (\at(ipc_type(in), Lp) == 4 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp)) &&
+    (\at(ipc_type(in), Lp) == 5 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->code, Lo) == \at(bp_le32(in + 24), Lp) &&
+       \at(m->buffer_index, Lo) == \at(bp_le32(in + 28), Lp) &&
+       \at(m->value, Lo) == \at(bp_le64(in + 32), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le64(in + 40), Lp));
+*/
+
+/* Little-endian loads as sums of bytes times powers of 256: the provers
+ * relate them to the model's bp_le32/bp_le64 without bit reasoning. */
+/*@
+  requires \valid_read(p + (0 .. 1));
+  terminates \true;
+  assigns \nothing;
+  ensures \result == ipc_le16(p);  // IPC-MSG-1
+*/
+static inline uint32_t ipc_load_le16(const uint8_t *p) {
+  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1];
+}
+
+/*@
+  requires \valid_read(p + (0 .. 3));
+  terminates \true;
+  assigns \nothing;
+  ensures \result == bp_le32(p);  // IPC-MSG-1
+*/
+static inline uint32_t ipc_load_le32(const uint8_t *p) {
+  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1] + 0x10000u * (uint32_t)p[2] +
+         0x1000000u * (uint32_t)p[3];
+}
+
+/*@
+  requires \valid_read(p + (0 .. 7));
+  terminates \true;
+  assigns \nothing;
+  ensures \result == bp_le64(p);  // IPC-MSG-1
+*/
+static inline uint64_t ipc_load_le64(const uint8_t *p) {
+  return (uint64_t)ipc_load_le32(p) + 0x100000000u * (uint64_t)ipc_load_le32(p + 4);
+}
+
+/* IPC-MSG-11, pass 1: the n segment records of an OFFER, checked in order;
+ * writes nothing but *err, so the loop reads memory nothing writes. */
+/*@
+  requires 1 <= n <= 253;
+  requires \valid_read(in + (0 .. 24 + 32 * n));
+  requires err == \null || \valid(err);
+  requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-11
+    assumes ipc_records_ok(in, n, n);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // IPC-MSG-11: the first bad record
+    assumes !ipc_records_ok(in, n, n);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_records(const uint8_t *in, size_t n, hurray_error *err) {
+  /*@
+    loop invariant 0 <= i <= n;
+    loop invariant ipc_records_ok(in, n, i);
+    loop invariant bp_error_unchanged{Pre, Here}(err);
+    loop assigns i, err->status, err->value, err->expected, err->index, err->detail[0];
+    loop variant n - i;
+  */
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *record = in + (25u + HURRAY_BUFFER_HANDLE_SIZE * n +
+                                  HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
+    const uint32_t kind = ipc_load_le32(record + 8);
+    const uint32_t reserved = ipc_load_le32(record + 12);
+    if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD) {
+      //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_HOST_MEMFD, i);
+    }
+    if (reserved != 0u) {
+      //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, i);
+    }
+    //@ assert ipc_record_ok(ipc_record(in, n, i));
+  }
+  return HURRAY_OK;
+}
+
+/* One checked segment record into *segment (IPC-MSG-11). */
+/*@
+  requires \valid_read(record + (0 .. 7));
+  requires \valid(segment);
+  requires \separated(record + (0 .. 7), segment);
+  terminates \true;
+  assigns *segment;
+  ensures segment->offset == bp_le64{Pre}(record);
+  ensures segment->memory_kind == 1 && segment->reserved == 0;
+*/
+static inline void ipc_store_record(const uint8_t *record, hurray_ipc_segment *segment) {
+  const uint64_t offset = ipc_load_le64(record);
+  segment->offset = offset;
+  segment->memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
+  segment->reserved = 0u;
+}
+
+/* IPC-MSG-11, pass 2: the n records, already checked, into segments[0 .. n). */
+/*@
+  requires 1 <= n <= 253;
+  requires \valid_read(in + (0 .. 24 + 32 * n));
+  requires \valid(segments + (0 .. n - 1));
+  requires \separated(in + (0 .. 24 + 32 * n), segments + (0 .. n - 1));
+  terminates \true;
+  assigns segments[0 .. n - 1];
+  ensures ipc_segments_decoded{Post, Pre}(segments, in, n, n);
+*/
+static void ipc_copy_records(const uint8_t *in, size_t n, hurray_ipc_segment *segments) {
+  /*@
+    loop invariant 0 <= i <= n;
+    loop invariant ipc_segments_decoded{Here, Pre}(segments, in, n, i);
+    loop assigns i, segments[0 .. n - 1];
+    loop variant n - i;
+  */
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *record = in + (25u + HURRAY_BUFFER_HANDLE_SIZE * n +
+                                  HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
+    //@ assert bp_le64(record) == bp_le64{Pre}(ipc_record(in, n, i));
+    ipc_store_record(record, &segments[i]);
+  }
+}
+
+/* IPC-MSG-9: the buffers of an OFFER of n buffers: the segment records,
+ * then the table through the proven table decoder (BP-TABLE-1..6); on a
+ * failure segments[] may hold records copied before it (ipc_wire.h); a
+ * function of its own so that its goals do not carry the header's facts. */
+/*@
+  requires 1 <= n <= 253;
+  requires in[24] == n;
+  requires \valid_read(in + (0 .. 24 + 32 * n));
+  requires \valid(handles + (0 .. n - 1));
+  requires \valid(segments + (0 .. n - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 24 + 32 * n), handles + (0 .. n - 1));
+  requires \separated(in + (0 .. 24 + 32 * n), segments + (0 .. n - 1));
+  requires \separated(handles + (0 .. n - 1), segments + (0 .. n - 1));
+  requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
+  requires err != \null ==> \separated(handles + (0 .. n - 1), err);
+  requires err != \null ==> \separated(segments + (0 .. n - 1), err);
+  terminates \true;
+  assigns handles[0 .. n - 1], segments[0 .. n - 1];
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-9, IPC-MSG-11, BP-TABLE-1..6
+    assumes bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n);
+    ensures \result == HURRAY_OK;
+    ensures bp_table_decoded{Post, Pre}(handles, in + 24, n);
+    ensures ipc_segments_decoded{Post, Pre}(segments, in, n, n);
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !(bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n));
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_decode_offer_buffers(const uint8_t *in, size_t n,
+                                              hurray_buffer_handle *handles,
+                                              hurray_ipc_segment *segments, hurray_error *err) {
+  /* The records first, checked then copied, the table last: the bytes
+   * share a memory with the handles' byte fields, which only the table
+   * decoder writes, so every call here reads the bytes as they were on
+   * entry. Each assert carries one call's frame to the next. */
+  hurray_status status = ipc_check_records(in, n, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  //@ assert ipc_records_ok{Pre}(in, n, n);
+  //@ assert bp_error_unchanged{Pre, Here}(err);
+  ipc_copy_records(in, n, segments);
+  //@ assert ipc_segments_decoded{Here, Pre}(segments, in, n, n);
+  //@ assert bp_error_unchanged{Pre, Here}(err);
+  size_t decoded = 0;
+  status = hurray_buffer_table_decode_exact(in + 24, 1u + HURRAY_BUFFER_HANDLE_SIZE * n, handles,
+                                            n, &decoded, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  /* What an OK from the table decoder means, one of its behaviours at a
+   * time: not invalid_handle, not not_colocated, so accepted. */
+  //@ assert bp_table_handles_valid{Pre}(in + 24, n);
+  //@ assert bp_table_colocated{Pre}(in + 24, n);
+  //@ assert bp_valid_table{Pre}(in + 24, bp_table_size(n));
+  //@ assert bp_table_decoded{Here, Pre}(handles, in + 24, n);
+  //@ assert bp_error_unchanged{Pre, Here}(err);
+  //@ assert ipc_segments_decoded{Here, Pre}(segments, in, n, n);
+  return HURRAY_OK;
+}
+
+/*@
+  requires in != \null ==> \valid_read(in + (0 .. len - 1));
+  requires out == \null || \valid(out);
+  requires cap >= 1 && handles != \null ==> \valid(handles + (0 .. cap - 1));
+  requires cap >= 1 && segments != \null ==> \valid(segments + (0 .. cap - 1));
+  requires err == \null || \valid(err);
+  requires in != \null && out != \null ==> \separated(in + (0 .. len - 1), out);
+  requires in != \null && cap >= 1 && handles != \null ==>
+             \separated(in + (0 .. len - 1), handles + (0 .. cap - 1));
+  requires in != \null && cap >= 1 && segments != \null ==>
+             \separated(in + (0 .. len - 1), segments + (0 .. cap - 1));
+  requires in != \null && err != \null ==> \separated(in + (0 .. len - 1), err);
+  requires out != \null && cap >= 1 && handles != \null ==>
+             \separated(out, handles + (0 .. cap - 1));
+  requires out != \null && cap >= 1 && segments != \null ==>
+             \separated(out, segments + (0 .. cap - 1));
+  requires out != \null && err != \null ==> \separated(out, err);
+  requires cap >= 1 && handles != \null && segments != \null ==>
+             \separated(handles + (0 .. cap - 1), segments + (0 .. cap - 1));
+  requires cap >= 1 && handles != \null && err != \null ==>
+             \separated(handles + (0 .. cap - 1), err);
+  requires cap >= 1 && segments != \null && err != \null ==>
+             \separated(segments + (0 .. cap - 1), err);
+  terminates \true;
+  assigns *out, handles[0 .. cap - 1], segments[0 .. cap - 1];
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior null_argument:
+    assumes in == \null || out == \null || (cap >= 1 && (handles == \null || segments == \null));
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures out != \null ==> *out == \old(*out);
+  behavior accepted:  // IPC-MSG-5..12: OK exactly for the messages the spec accepts
+    assumes in != \null && out != \null && (cap >= 1 ==> handles != \null && segments != \null);
+    assumes ipc_valid_message(in, len, received_fds, cap);
+    ensures \result == HURRAY_OK;
+    ensures ipc_message_decoded{Post, Pre}(out, in);
+    ensures ipc_type{Pre}(in) == 3 ==>
+              bp_table_decoded{Post, Pre}(handles, in + 24, ipc_offer_count{Pre}(in)) &&
+              ipc_segments_decoded{Post, Pre}(segments, in, ipc_offer_count{Pre}(in),
+                                              ipc_offer_count{Pre}(in));
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // IPC-MSG-5: every other message is refused, *out untouched
+    assumes in != \null && out != \null && (cap >= 1 ==> handles != \null && segments != \null);
+    assumes !ipc_valid_message(in, len, received_fds, cap);
+    ensures \result != HURRAY_OK;
+    ensures *out == \old(*out);
+  complete behaviors;
+  disjoint behaviors;
+*/
+hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t received_fds,
+                                        hurray_ipc_message *out, hurray_buffer_handle *handles,
+                                        hurray_ipc_segment *segments, size_t cap,
+                                        hurray_error *err) {
+  if (in == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (out == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3);
+  }
+  if (cap >= 1u && handles == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
+  }
+  if (cap >= 1u && segments == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5);
+  }
+  /* IPC-MSG-5, steps 1..7: the header. */
+  if (len < HURRAY_IPC_HEADER_SIZE) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_IPC_HEADER_SIZE, 0);
+  }
+  const uint32_t magic = ipc_load_le32(in);
+  const uint32_t version = ipc_load_le16(in + 4);
+  const uint32_t type = ipc_load_le16(in + 6);
+  const uint32_t body_size = ipc_load_le32(in + 8);
+  const uint32_t fd_count = ipc_load_le16(in + 12);
+  const uint32_t header_reserved = ipc_load_le16(in + 14);
+  if (magic != HURRAY_IPC_MAGIC) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, magic, HURRAY_IPC_MAGIC, 0);
+  }
+  if (version != HURRAY_IPC_VERSION) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, version, HURRAY_IPC_VERSION, 4);
+  }
+  if (header_reserved != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
+  }
+  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_REJECT) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
+  }
+  const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
+  if ((uint64_t)len < total) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, total, 0);
+  }
+  if ((uint64_t)len > total) {
+    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, total, 0);
+  }
+  if ((uint64_t)fd_count != (uint64_t)received_fds) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, received_fds, 12);
+  }
+  //@ assert ipc_header_ok(in, len, received_fds);
+
+  /* IPC-MSG-5 step 8: the body of the type. */
+  hurray_ipc_message message = {type, fd_count, body_size, 0u, 0u, 0u, 0u, 0u, 0u};
+  if (type == HURRAY_IPC_MSG_OFFER) {
+    if (body_size < 9u) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, 9u, 8);
+    }
+    const uint32_t n = in[24];
+    if (n == 0u) {
+      return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+    }
+    if (n > HURRAY_IPC_MAX_FDS) {
+      return hurray_fail(err, HURRAY_ERR_CAPACITY, n, HURRAY_IPC_MAX_FDS, 0);
+    }
+    const uint32_t offer_size = 9u + 32u * n;
+    if (body_size != offer_size) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
+    }
+    if (fd_count != n) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, n, 12);
+    }
+    if (cap < n) {
+      return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
+    }
+    message.offer_id = ipc_load_le64(in + 16);
+    message.buffer_count = n;
+    hurray_status status = ipc_decode_offer_buffers(in, n, handles, segments, err);
+    if (status != HURRAY_OK) {
+      return status;
+    }
+    *out = message;
+    return HURRAY_OK;
+  }
+  const uint32_t fixed_size =
+      type == HURRAY_IPC_MSG_REJECT ? HURRAY_IPC_REJECT_BODY_SIZE : HURRAY_IPC_HELLO_BODY_SIZE;
+  if (body_size != fixed_size) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, fixed_size, 8);
+  }
+  if (fd_count != 0u) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
+  }
+  if (type == HURRAY_IPC_MSG_HELLO) {
+    const uint32_t max_buffers = ipc_load_le32(in + 24);
+    const uint32_t reserved = ipc_load_le32(in + 28);
+    if (max_buffers == 0u || max_buffers > HURRAY_IPC_MAX_FDS) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, max_buffers, HURRAY_IPC_MAX_FDS, 8);
+    }
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
+    }
+    message.code = ipc_load_le32(in + 16);
+    message.value = ipc_load_le32(in + 20);
+    message.expected = max_buffers;
+  } else if (type == HURRAY_IPC_MSG_REFUSE) {
+    const uint32_t reason = ipc_load_le32(in + 16);
+    const uint32_t reserved = ipc_load_le32(in + 20);
+    if (reason == 0u) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, reason, 1u, 0);
+    }
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 4);
+    }
+    message.code = reason;
+    message.value = ipc_load_le64(in + 24);
+  } else if (type == HURRAY_IPC_MSG_RELEASE) {
+    const uint32_t reserved = ipc_load_le32(in + 28);
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
+    }
+    message.offer_id = ipc_load_le64(in + 16);
+    message.buffer_index = ipc_load_le32(in + 24);
+  } else {
+    const uint32_t status = ipc_load_le32(in + 24);
+    if (status == 0u) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, status, 1u, 8);
+    }
+    message.offer_id = ipc_load_le64(in + 16);
+    message.code = status;
+    message.buffer_index = ipc_load_le32(in + 28);
+    message.value = ipc_load_le64(in + 32);
+    message.expected = ipc_load_le64(in + 40);
+  }
+  *out = message;
+  return HURRAY_OK;
+}

@@ -1,0 +1,204 @@
+/*
+ * Helpers of the IPC tests: fd and mapping counts, segments with a pattern,
+ * an event recorder.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_IPC_TEST_SUPPORT_H
+#define HURRAY_IPC_TEST_SUPPORT_H
+
+#define _GNU_SOURCE 1
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hurray/ipc.h"
+
+/* Open descriptors of this process (/proc/self/fd, the directory's own one excluded). */
+static inline int count_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] != '.') {
+      n++;
+    }
+  }
+  closedir(d);
+  return n - 1;
+}
+
+/* Mappings of this process (lines of /proc/self/maps); with memfd_only,
+ * only the mappings of memfds (what the IPC transport maps). */
+static inline int count_maps_of(int memfd_only) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  ck_assert_ptr_nonnull(f);
+  int n = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (!memfd_only || strstr(line, "/memfd:") != NULL) {
+      n++;
+    }
+  }
+  fclose(f);
+  return n;
+}
+
+static inline int count_maps(void) { return count_maps_of(0); }
+
+/* ASan maps shadow and allocator regions as the program first needs them,
+ * so under it the total count may grow; the memfd count is exact anywhere. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HURRAY_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HURRAY_TEST_ASAN 1
+#endif
+#endif
+
+/* Records the counts, then REQUIRE_NO_LEAK checks them and prints them. */
+typedef struct leak_probe {
+  int fds;
+  int maps;
+  int memfd_maps;
+  const char *what;
+} leak_probe;
+
+static inline leak_probe leak_start(const char *what) {
+  leak_probe p = {count_fds(), count_maps(), count_maps_of(1), what};
+  return p;
+}
+
+static inline void leak_check(const leak_probe *p) {
+  int fds = count_fds();
+  int maps = count_maps();
+  int memfd_maps = count_maps_of(1);
+  printf("fd/map counts %-38s fds %d -> %d, maps %d -> %d (memfd %d -> %d)\n", p->what, p->fds,
+         fds, p->maps, maps, p->memfd_maps, memfd_maps);
+  fflush(stdout);
+  ck_assert_msg(fds == p->fds, "%s: %d fds before, %d after", p->what, p->fds, fds);
+  ck_assert_msg(memfd_maps == p->memfd_maps, "%s: %d memfd mappings before, %d after", p->what,
+                p->memfd_maps, memfd_maps);
+#ifndef HURRAY_TEST_ASAN
+  /* Not one more mapping. One fewer happens under valgrind, whose address
+   * space manager merges neighbouring regions after an munmap. */
+  ck_assert_msg(maps <= p->maps, "%s: %d mappings before, %d after", p->what, p->maps, maps);
+#endif
+}
+
+static inline uint8_t pattern_byte(uint64_t i) {
+  return (uint8_t)((i * 131u + 7u) & 0xFFu);
+}
+
+/* A sealed segment of size bytes holding the pattern; the producer's
+ * mapping is returned in *data (read-only after sealing). */
+static inline int make_segment(uint64_t size, void **data) {
+  int fd = -1;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_segment_create(size, &fd, data, &err), HURRAY_OK);
+  uint8_t *p = *data;
+  for (uint64_t i = 0; i < size; i++) {
+    p[i] = pattern_byte(i);
+  }
+  ck_assert_int_eq(hurray_ipc_segment_seal(fd, *data, size, &err), HURRAY_OK);
+  return fd;
+}
+
+typedef struct release_log {
+  int calls;
+  void *last;
+} release_log;
+
+static inline void count_release(void *buffer, void *ctx) {
+  release_log *log = ctx;
+  log->calls++;
+  log->last = buffer;
+}
+
+/* A release callback that also unmaps the producer's mapping. */
+typedef struct mapped_release {
+  release_log log;
+  size_t size;
+} mapped_release;
+
+static inline void unmap_release(void *buffer, void *ctx) {
+  mapped_release *m = ctx;
+  m->log.calls++;
+  m->log.last = buffer;
+  munmap(buffer, m->size);
+}
+
+#define MAX_EVENTS 64
+typedef struct event_log {
+  int count;
+  hurray_ipc_event events[MAX_EVENTS];
+} event_log;
+
+static inline void record_event(const hurray_ipc_event *ev, void *ctx) {
+  event_log *log = ctx;
+  if (log->count < MAX_EVENTS) {
+    log->events[log->count] = *ev;
+  }
+  log->count++;
+}
+
+static inline int events_of(const event_log *log, uint32_t kind) {
+  int n = 0;
+  for (int i = 0; i < log->count && i < MAX_EVENTS; i++) {
+    n += log->events[i].kind == kind;
+  }
+  return n;
+}
+
+static inline const hurray_ipc_event *last_event(const event_log *log, uint32_t kind) {
+  for (int i = (log->count < MAX_EVENTS ? log->count : MAX_EVENTS) - 1; i >= 0; i--) {
+    if (log->events[i].kind == kind) {
+      return &log->events[i];
+    }
+  }
+  static const hurray_ipc_event none;
+  ck_abort_msg("no event of kind %u", kind);
+  return &none;
+}
+
+static inline hurray_ipc_producer_options producer_options(event_log *log) {
+  hurray_ipc_producer_options o;
+  memset(&o, 0, sizeof o);
+  o.struct_size = (uint32_t)sizeof o;
+  o.on_event = record_event;
+  o.event_ctx = log;
+  return o;
+}
+
+/* A CPU producer_synced handle of byte_size bytes, page-aligned. */
+static inline hurray_buffer_handle host_handle(uint64_t byte_size) {
+  hurray_buffer_handle h;
+  hurray_error err;
+  ck_assert_int_eq(hurray_buffer_handle_new(byte_size, 4096u, HURRAY_DEVICE_CPU,
+                                            HURRAY_SYNC_PRODUCER_SYNCED, &h, &err),
+                   HURRAY_OK);
+  return h;
+}
+
+static inline hurray_ipc_buffer_desc host_desc(int fd, uint64_t byte_size, void *data,
+                                               hurray_buffer_release_fn release, void *ctx) {
+  hurray_ipc_buffer_desc d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = (uint32_t)sizeof d;
+  d.memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
+  d.handle = host_handle(byte_size);
+  d.fd = fd;
+  d.offset = 0;
+  d.data = data;
+  d.release = release;
+  d.release_ctx = ctx;
+  return d;
+}
+
+#endif /* HURRAY_IPC_TEST_SUPPORT_H */

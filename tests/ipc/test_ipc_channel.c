@@ -1,0 +1,469 @@
+/*
+ * The IPC channel in one process: a producer and a consumer on the two ends
+ * of a socketpair or an abstract address, and a fake peer that writes raw
+ * messages for the fault tests. Every test counts descriptors and mappings
+ * before and after (specs/ipc.md IPC-ERR-1: nothing leaked).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "ipc_test_support.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+static void pair(int sv[2]) {
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+}
+
+START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, HO-OWN-3
+  leak_probe probe = leak_start("offer/accept/release 1 MiB");
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  hurray_ipc_producer *p = NULL;
+  uint64_t cid = 0;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  hurray_ipc_consumer *c = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_producer_pid(c), getpid());
+
+  const uint64_t size = 1u << 20;
+  void *data = NULL;
+  int fd = make_segment(size, &data);
+  mapped_release rel = {{0, NULL}, size};
+  hurray_ipc_buffer_desc d = host_desc(fd, size, data, unmap_release, &rel);
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  uint64_t offer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(s); /* the consumer's hold keeps it */
+  ck_assert_int_eq(rel.log.calls, 0);
+
+  hurray_ipc_hold holds[4];
+  size_t nholds = 0;
+  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 4, &nholds, &err), HURRAY_OK);
+  ck_assert_uint_eq(nholds, 1);
+  ck_assert_int_eq(holds[0].pid, getpid());
+  ck_assert_uint_eq(holds[0].offer_id, offer_id);
+  ck_assert_uint_eq(holds[0].consumer_id, cid);
+
+  hurray_ipc_received *r = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_ipc_received_count(r), 1);
+  ck_assert_uint_eq(hurray_ipc_received_offer_id(r), offer_id);
+  /* the producer's mapping and the consumer's: the memfd count sees both */
+  ck_assert_int_eq(count_maps_of(1), probe.memfd_maps + 2);
+  const hurray_accepted_buffer *b = hurray_ipc_received_buffer(r, 0);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_ne(b->data, data); /* a mapping of its own, not a pointer from the producer */
+  ck_assert_uint_eq(b->handle.byte_size, size);
+  const uint8_t *bytes = b->data;
+  for (uint64_t i = 0; i < size; i += 4093) {
+    ck_assert_uint_eq(bytes[i], pattern_byte(i));
+  }
+  ck_assert_uint_eq(hurray_handoff_state_of(hurray_ipc_received_handoff(r, 0)),
+                    HURRAY_HANDOFF_READABLE);
+  void *through = NULL;
+  ck_assert_int_eq(hurray_handoff_access(hurray_ipc_received_handoff(r, 0), NULL, &through, &err),
+                   HURRAY_OK);
+  ck_assert_ptr_eq(through, b->data);
+
+  ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_OK);
+  ck_assert_int_eq(count_maps_of(1), probe.memfd_maps + 1); /* the consumer's is gone */
+  /* second release of the same buffer: refused, no second signal */
+  ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_release(hurray_ipc_received_handoff(r, 0), &err),
+                   HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(rel.log.calls, 1);
+  ck_assert_ptr_eq(rel.log.last, data);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 50, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 0);
+  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 4, &nholds, &err), HURRAY_OK);
+  ck_assert_uint_eq(nholds, 0);
+
+  hurray_ipc_received_free(&r);
+  hurray_ipc_consumer_destroy(&c);
+  hurray_ipc_producer_destroy(&p);
+  ck_assert_int_eq(rel.log.calls, 1);
+  leak_check(&probe);
+}
+END_TEST
+
+/* Sends one raw message with descriptors: the fake peer of the fault tests. */
+static void raw_send(int fd, const uint8_t *buf, size_t len, const int *fds, size_t nfds) {
+  struct iovec iov = {(void *)(uintptr_t)buf, len};
+  struct msghdr mh;
+  memset(&mh, 0, sizeof mh);
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(int) * 8)];
+  } control;
+  if (nfds > 0) {
+    memset(&control, 0, sizeof control);
+    mh.msg_control = control.bytes;
+    mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+  }
+  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* Reads the next message the consumer sent to the fake producer. */
+static hurray_ipc_message raw_recv(int fd) {
+  uint8_t buf[256];
+  ssize_t n = recv(fd, buf, sizeof buf, 0);
+  ck_assert_int_gt(n, 0);
+  hurray_ipc_message m;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_message_decode(buf, (size_t)n, 0, &m, NULL, NULL, 0, &err),
+                   HURRAY_OK);
+  return m;
+}
+
+/* A consumer connected to a fake producer at *peer (HELLO already sent). */
+static hurray_ipc_consumer *fake_producer(int *peer) {
+  int sv[2];
+  pair(sv);
+  uint8_t hello[32];
+  size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), 0, 253);
+  raw_send(sv[0], hello, n, NULL, 0);
+  hurray_ipc_consumer *c = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  *peer = sv[0];
+  return c;
+}
+
+static uint8_t msg[16384];
+
+static size_t one_offer(uint64_t byte_size, uint64_t offset, uint32_t kind) {
+  hurray_buffer_handle h = host_handle(byte_size);
+  hurray_ipc_segment seg = {offset, kind, 0};
+  return hurray_ipc_encode_offer(msg, sizeof msg, 1, &h, &seg, 1);
+}
+
+/* The consumer gets `len` bytes with `fds`, and must refuse with `status`
+ * (value, index), map nothing and close every descriptor. */
+static void expect_refused(const char *what, size_t len, const int *fds, size_t nfds,
+                           hurray_status status, uint64_t value, int expect_reject) {
+  leak_probe probe = leak_start(what);
+  int peer = -1;
+  hurray_ipc_consumer *c = fake_producer(&peer);
+  raw_send(peer, msg, len, fds, nfds);
+  hurray_ipc_received *r = NULL;
+  hurray_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), status);
+  ck_assert_msg(err.value == value, "%s: value %llu, expected %llu", what,
+                (unsigned long long)err.value, (unsigned long long)value);
+  ck_assert_ptr_null(r);
+  hurray_ipc_message m = raw_recv(peer);
+  if (expect_reject) {
+    ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT); /* the producer learns why */
+    ck_assert_uint_eq(m.code, (uint32_t)status);
+    ck_assert_uint_eq(m.value, value);
+  } else {
+    ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REFUSE); /* protocol error: IPC-ERR-2 */
+    ck_assert_uint_eq(m.code, HURRAY_IPC_REFUSE_PROTOCOL_ERROR);
+    ck_assert_uint_eq(m.value, (uint64_t)status);
+  }
+  hurray_ipc_consumer_destroy(&c);
+  close(peer);
+  leak_check(&probe);
+}
+
+START_TEST(malformed_messages) {  // IPC-MSG-5, IPC-ERR-2
+  size_t n = hurray_ipc_encode_release(msg, sizeof msg, 1, 0);
+  expect_refused("truncated header (8 bytes)", 8, NULL, 0, HURRAY_ERR_TRUNCATED, 8, 0);
+  msg[1] = 'X';
+  expect_refused("bad magic", n, NULL, 0, HURRAY_ERR_INVALID_ARGUMENT, 0x31495848u, 0);
+  n = hurray_ipc_encode_header(msg, sizeof msg, 42, 0, 0);
+  expect_refused("unknown type 42", n, NULL, 0, HURRAY_ERR_UNSUPPORTED, 42, 0);
+  n = hurray_ipc_encode_header(msg, sizeof msg, HURRAY_IPC_MSG_OFFER, 100, 0);
+  expect_refused("truncated body", n + 10, NULL, 0, HURRAY_ERR_TRUNCATED, n + 10, 0);
+  memset(msg, 0, sizeof msg);
+  hurray_ipc_encode_header(msg, sizeof msg, HURRAY_IPC_MSG_OFFER, 9000, 0);
+  expect_refused("oversized (9016 bytes)", 9016, NULL, 0, HURRAY_ERR_CAPACITY, 9016, 0);
+  n = hurray_ipc_encode_release(msg, sizeof msg, 1, 0);
+  expect_refused("a RELEASE sent to a consumer", n, NULL, 0, HURRAY_ERR_UNSUPPORTED,
+                 HURRAY_IPC_MSG_RELEASE, 0);
+}
+END_TEST
+
+START_TEST(wrong_number_of_fds) {  // IPC-MSG-5 step 7, IPC-MSG-9
+  void *data = NULL;
+  int a = make_segment(4096, &data);
+  int b = make_segment(4096, &data);
+  int both[2] = {a, b};
+  size_t n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  expect_refused("offer of 1 with 2 fds", n, both, 2, HURRAY_ERR_INVALID_ARGUMENT, 1, 0);
+  expect_refused("offer of 1 with 0 fds", n, NULL, 0, HURRAY_ERR_INVALID_ARGUMENT, 1, 0);
+  close(a);
+  close(b);
+}
+END_TEST
+
+START_TEST(fds_of_the_wrong_kind) {  // IPC-SEG-2
+  size_t n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  int pipefd[2];
+  ck_assert_int_eq(pipe(pipefd), 0);
+  expect_refused("a pipe", n, &pipefd[0], 1, HURRAY_ERR_IPC_BAD_SEGMENT, S_IFIFO, 1);
+  close(pipefd[0]);
+  close(pipefd[1]);
+  int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ck_assert_int_ge(dir, 0);
+  expect_refused("a directory", n, &dir, 1, HURRAY_ERR_IPC_BAD_SEGMENT, S_IFDIR, 1);
+  close(dir);
+  /* an unsealed memfd */
+  int fd = -1;
+  void *data = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_segment_create(4096, &fd, &data, &err), HURRAY_OK);
+  expect_refused("an unsealed memfd", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 0, 1);
+  /* still writable: sealed against resizing but not against writes */
+  ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
+  expect_refused("a writable memfd (no FUTURE_WRITE)", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT,
+                 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL, 1);
+  munmap(data, 4096);
+  close(fd);
+}
+END_TEST
+
+START_TEST(byte_size_larger_than_segment) {  // IPC-SEG-2
+  void *data = NULL;
+  int fd = make_segment(4096, &data);
+  size_t n = one_offer(8192, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  expect_refused("byte_size 8192 > segment 4096", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 4096, 1);
+  n = one_offer(4096, 64, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  expect_refused("offset 64 + 4096 > segment 4096", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 4096,
+                 1);
+  n = one_offer(4096, 0, 7);
+  expect_refused("memory kind 7 (device, reserved)", n, &fd, 1, HURRAY_ERR_UNSUPPORTED, 7, 0);
+  munmap(data, 4096);
+  close(fd);
+}
+END_TEST
+
+START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
+  leak_probe probe = leak_start("producer: forged and repeated releases");
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  hurray_ipc_producer *p = NULL;
+  uint64_t cid = 0;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  int peer = sv[1];
+  (void)recv(peer, msg, sizeof msg, 0); /* HELLO */
+  void *data = NULL;
+  int fd = make_segment(4096, &data);
+  release_log rel = {0, NULL};
+  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
+  /* sharing refuses what a consumer would refuse */
+  hurray_ipc_buffer_desc bad = d;
+  bad.memory_kind = 2;
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &bad, &s, &err), HURRAY_ERR_UNSUPPORTED);
+  bad = d;
+  bad.handle = host_handle(8192);
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &bad, &s, &err), HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(err.value, 4096);
+  ck_assert_uint_eq(err.expected, 8192);
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  /* the transport rule: a CPU buffer is producer_synced, so an event-mode
+   * declaration cannot even be shared (BP-SYNC-2) */
+  uint64_t offer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid + 100, &s, 1, 0, &offer_id, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
+  size_t n = hurray_ipc_encode_release(msg, sizeof msg, offer_id, 0);
+  raw_send(peer, msg, n, NULL, 0);
+  raw_send(peer, msg, n, NULL, 0); /* a second release of the same buffer */
+  n = hurray_ipc_encode_release(msg, sizeof msg, offer_id + 5, 0);
+  raw_send(peer, msg, n, NULL, 0); /* an offer never made */
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 2);
+  const hurray_ipc_event *ev = last_event(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR);
+  ck_assert_uint_eq(ev->status, HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_uint_eq(ev->value, offer_id + 5);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 0); /* connection kept */
+  /* a malformed message ends the connection */
+  raw_send(peer, msg, 5, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
+  ev = last_event(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR);
+  ck_assert_uint_eq(ev->status, HURRAY_ERR_TRUNCATED);
+  ck_assert_int_eq(rel.calls, 0); /* the producer still holds its own reference */
+  hurray_ipc_shared_retire(s);
+  ck_assert_int_eq(rel.calls, 1);
+  hurray_ipc_producer_destroy(&p);
+  close(peer);
+  munmap(data, 4096);
+  leak_check(&probe);
+}
+END_TEST
+
+START_TEST(consumer_rejects_offer) {  // IPC-MSG-10, IPC-REL-1
+  leak_probe probe = leak_start("reject drops the offer's holds");
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  hurray_ipc_producer *p = NULL;
+  uint64_t cid = 0;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  hurray_ipc_consumer *c = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  void *data = NULL;
+  int fd = make_segment(8192, &data);
+  release_log rel = {0, NULL};
+  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
+  d.offset = 64; /* the buffer starts 64 bytes into a page: it cannot be 4096-aligned */
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(s);
+  hurray_ipc_received *r = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err),
+                   HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+  ck_assert_uint_eq(err.value, 64);
+  ck_assert_uint_eq(err.expected, 4096);
+  ck_assert_ptr_null(r);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 1);
+  const hurray_ipc_event *ev = last_event(&events, HURRAY_IPC_EVENT_REJECTED);
+  ck_assert_uint_eq(ev->status, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+  ck_assert_uint_eq(ev->value, 64);
+  ck_assert_int_eq(rel.calls, 1); /* the rejected offer's hold went with it */
+  hurray_ipc_consumer_destroy(&c);
+  hurray_ipc_producer_destroy(&p);
+  ck_assert_int_eq(rel.calls, 1);
+  munmap(data, 8192);
+  leak_check(&probe);
+}
+END_TEST
+
+START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
+  leak_probe probe = leak_start("credentials refused");
+  uint32_t other = (uint32_t)geteuid() + 12345u;
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  po.allowed_uid_count = 1;
+  po.allowed_uids = &other;
+  hurray_ipc_producer *p = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, NULL, &err),
+                   HURRAY_ERR_IPC_REFUSED);
+  ck_assert_ptr_null(p);
+  ck_assert_uint_eq(err.value, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED);
+  ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REFUSED), 1);
+  hurray_ipc_consumer *c = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err),
+                   HURRAY_ERR_IPC_REFUSED);
+  ck_assert_uint_eq(err.value, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED);
+  ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
+  ck_assert_ptr_null(c);
+
+  /* the consumer refuses a producer of an unlisted uid */
+  pair(sv);
+  memset(&events, 0, sizeof events);
+  po = producer_options(&events);
+  uint64_t cid = 0;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  hurray_ipc_consumer_options co;
+  memset(&co, 0, sizeof co);
+  co.struct_size = sizeof co;
+  co.allowed_uid_count = 1;
+  co.allowed_uids = &other;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, &c, &err),
+                   HURRAY_ERR_IPC_REFUSED);
+  ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REFUSED), 1);
+  ck_assert_uint_eq(last_event(&events, HURRAY_IPC_EVENT_REFUSED)->value,
+                    HURRAY_IPC_REFUSE_UID_NOT_ALLOWED);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
+  hurray_ipc_producer_destroy(&p);
+  leak_check(&probe);
+}
+END_TEST
+
+START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
+  leak_probe probe = leak_start("disconnect reclaims; mapping stays");
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  hurray_ipc_producer *p = NULL;
+  uint64_t cid = 0;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  hurray_ipc_consumer *c = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  void *data = NULL;
+  int fd = make_segment(65536, &data);
+  mapped_release rel = {{0, NULL}, 65536};
+  hurray_ipc_buffer_desc d = host_desc(fd, 65536, data, unmap_release, &rel);
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *twice[2] = {s, s};
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, twice, 2, 0, NULL, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(s);
+  hurray_ipc_received *r = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_disconnect(p, cid, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
+  ck_assert_uint_eq(last_event(&events, HURRAY_IPC_EVENT_GONE)->value, 2);
+  ck_assert_int_eq(rel.log.calls, 1); /* both holds gone, the callback ran once */
+  ck_assert_int_eq(hurray_ipc_producer_disconnect(p, cid, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  hurray_ipc_producer_destroy(&p);
+  ck_assert_int_eq(rel.log.calls, 1);
+  /* the producer is gone; the consumer's mapping is still readable */
+  const uint8_t *bytes = hurray_ipc_received_buffer(r, 1)->data;
+  for (uint64_t i = 0; i < 65536; i += 511) {
+    ck_assert_uint_eq(bytes[i], pattern_byte(i));
+  }
+  ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_IPC_PEER_GONE);
+  ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
+  hurray_ipc_received_free(&r); /* releases buffer 1 */
+  hurray_ipc_consumer_destroy(&c);
+  leak_check(&probe);
+}
+END_TEST
+int main(void) {
+  Suite *s = suite_create("ipc_channel");
+  TCase *tc = tcase_create("channel");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, offer_accept_release);
+  tcase_add_test(tc, malformed_messages);
+  tcase_add_test(tc, wrong_number_of_fds);
+  tcase_add_test(tc, fds_of_the_wrong_kind);
+  tcase_add_test(tc, byte_size_larger_than_segment);
+  tcase_add_test(tc, producer_side_faults);
+  tcase_add_test(tc, consumer_rejects_offer);
+  tcase_add_test(tc, credentials_refused_both_sides);
+  tcase_add_test(tc, explicit_disconnect_reclaims);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
