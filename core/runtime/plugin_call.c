@@ -100,19 +100,54 @@ void hurray_plugin_name_file(hurray_error *err, const char *path) {
   memcpy(err->detail, detail, sizeof detail);
 }
 
+/* The one place the plugin code fills an error from a format. */
+static void fill_error(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
+                       size_t index, const char *format, va_list args)
+    __attribute__((format(printf, 6, 0)));
+static void fill_error(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
+                       size_t index, const char *format, va_list args) {
+  err->status = status;
+  err->value = value;
+  err->expected = expected;
+  err->index = index;
+  vsnprintf(err->detail, sizeof err->detail, format, args);
+}
+
+hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                 uint64_t expected, size_t index, const char *format, ...) {
+  if (err != NULL) {
+    va_list args;
+    va_start(args, format);
+    fill_error(err, status, value, expected, index, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
 hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,
                                     uint64_t expected, size_t index, const char *path,
                                     const char *format, ...) {
   if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
     va_list args;
     va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
+    fill_error(err, status, value, expected, index, format, args);
     va_end(args);
     hurray_plugin_name_file(err, path);
   }
   return status;
+}
+
+hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size, size_t index,
+                                           const char *type_name, hurray_error *err) {
+  /* PL-VER-5: the caller's view may be smaller than ours, never below the
+   * header. */
+  uint32_t out_size;
+  memcpy(&out_size, out, sizeof out_size);
+  if (out_size < 2u * sizeof(uint32_t)) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size, library_size, index,
+                              "out->struct_size %u is below the 8-byte header: set it to "
+                              "sizeof(%s)",
+                              (unsigned)out_size, type_name);
+  }
+  return HURRAY_OK;
 }

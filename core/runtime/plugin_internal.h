@@ -59,6 +59,12 @@ hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64
                                  uint64_t expected, size_t index, const char *format, ...)
     __attribute__((format(printf, 6, 7)));
 
+/* PL-VER-5: INVALID_ARGUMENT (value: the caller's size, expected:
+ * library_size, index: the argument) unless the struct_size at the start of
+ * `out` covers at least the 8-byte header. */
+hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size, size_t index,
+                                           const char *type_name, hurray_error *err);
+
 /* Like hurray_plugin_fail, then names `path` in front of the reason,
  * shortening the path (never the reason) to fit (PL-LOAD-6). */
 hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,

@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,21 +11,6 @@
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
-
-hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
-                                 uint64_t expected, size_t index, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
 
 hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray_error *err) {
   if (out == NULL) {
@@ -234,15 +218,10 @@ hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 2u,
                               "hurray_plugin_describe_device: NULL argument");
   }
-  /* PL-VER-5: the caller's view may be smaller than ours. */
-  uint32_t out_size;
-  memcpy(&out_size, out, sizeof out_size);
-  if (out_size < 2u * sizeof(uint32_t)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size,
-                              sizeof(hurray_plugin_device_info), 2,
-                              "out->struct_size %u is below the 8-byte header: set it to "
-                              "sizeof(hurray_plugin_device_info)",
-                              (unsigned)out_size);
+  hurray_status status = hurray_plugin_check_out_size(out, sizeof *out, 2,
+                                                      "hurray_plugin_device_info", err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (device_index >= plugin->device_count) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,

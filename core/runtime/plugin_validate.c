@@ -56,14 +56,10 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "out is NULL");
   }
   /* PL-VER-5: the caller's view of the table may be smaller than ours. */
-  uint32_t out_size;
-  memcpy(&out_size, out, sizeof out_size);
-  if (out_size < 2u * sizeof(uint32_t)) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size,
-                              sizeof(hurray_plugin_table), 3,
-                              "out->struct_size %u is below the 8-byte header: set it to "
-                              "sizeof(hurray_plugin_table)",
-                              (unsigned)out_size);
+  hurray_status out_status =
+      hurray_plugin_check_out_size(out, sizeof *out, 3, "hurray_plugin_table", err);
+  if (out_status != HURRAY_OK) {
+    return out_status;
   }
   /* PL-NEG-1: the two header words come first, whatever the version. */
   if (len < 2u * sizeof(uint32_t)) {

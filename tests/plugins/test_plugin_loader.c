@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
+#include "mapped_files.h"
 
 static const char *broken_dir;
 static const char *cpu_plugin;
@@ -46,24 +47,6 @@ static char *broken(const char *name) {
   return path;
 }
 
-/* Whether a file with this name is mapped in the process right now. */
-static bool is_mapped(const char *path) {
-  char real[4096];
-  if (realpath(path, real) == NULL) {
-    return false;
-  }
-  FILE *maps = fopen("/proc/self/maps", "r");
-  ck_assert_ptr_nonnull(maps);
-  char line[8192];
-  bool found = false;
-  while (fgets(line, sizeof line, maps) != NULL) {
-    if (strstr(line, real) != NULL) {
-      found = true;
-    }
-  }
-  fclose(maps);
-  return found;
-}
 
 /* Loads `path`, expects `status`, a detail naming the file and containing
  * `reason`, and nothing of it left in the registry or the address space. */
@@ -82,7 +65,7 @@ static void expect_refused(const char *path, hurray_status status, const char *r
                 "detail does not name the file: %s", err.detail);
   ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason, err.detail);
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), before);
-  ck_assert_msg(!is_mapped(path), "%s still mapped after refusal", path);
+  ck_assert_msg(!file_is_mapped(path), "%s still mapped after refusal", path);
 }
 
 START_TEST(missing_entry_symbol) {
@@ -199,7 +182,7 @@ START_TEST(duplicate_tag_refused_unless_chosen) {
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), 2);
   /* Unloading the chosen one gives the tag back to the first. */
   hurray_plugin_unload(b);
-  ck_assert(!is_mapped(broken("dup-b")));
+  ck_assert(!file_is_mapped(broken("dup-b")));
   ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
   ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0x80, &b, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);

@@ -17,6 +17,7 @@
 
 #include "hurray/handoff.h"
 #include "hurray/plugin.h"
+#include "mapped_files.h"
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -301,22 +302,6 @@ START_TEST(concurrent_calls) {
 }
 END_TEST
 
-/* Whether a file with this name is mapped in the process right now. */
-static bool file_is_mapped(const char *path) {
-  char real[4096];
-  if (realpath(path, real) == NULL) {
-    return false;
-  }
-  FILE *maps = fopen("/proc/self/maps", "r");
-  ck_assert_ptr_nonnull(maps);
-  char line[8192];
-  bool found = false;
-  while (fgets(line, sizeof line, maps) != NULL) {
-    found = found || strstr(line, real) != NULL;
-  }
-  fclose(maps);
-  return found;
-}
 
 /* The sequence of issue 16: a producer hands a plugin buffer to a consumer,
  * unloads the plugin and destroys its registry; the consumer reads the
