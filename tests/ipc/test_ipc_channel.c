@@ -201,15 +201,18 @@ START_TEST(malformed_messages) {  // IPC-MSG-5, IPC-ERR-2
 END_TEST
 
 START_TEST(wrong_number_of_fds) {  // IPC-MSG-5 step 7, IPC-MSG-9
-  void *data = NULL;
-  int a = make_segment(4096, &data);
-  int b = make_segment(4096, &data);
+  void *data_a = NULL;
+  void *data_b = NULL;
+  int a = make_segment(4096, &data_a);
+  int b = make_segment(4096, &data_b);
   int both[2] = {a, b};
   size_t n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
   expect_refused("offer of 1 with 2 fds", n, both, 2, HURRAY_ERR_INVALID_ARGUMENT, 1, 0);
   expect_refused("offer of 1 with 0 fds", n, NULL, 0, HURRAY_ERR_INVALID_ARGUMENT, 1, 0);
   close(a);
   close(b);
+  munmap(data_a, 4096);
+  munmap(data_b, 4096);
 }
 END_TEST
 
