@@ -386,10 +386,9 @@ hurray_buffer_table_encode(const hurray_buffer_handle *handles, size_t count, ui
  * INVALID_ARGUMENT (value: flags, expected: the defined bits, index: 5),
  * reported after a NULL argument and before the table is read.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
-                                                          hurray_buffer_handle *out, size_t cap,
-                                                          size_t *count, uint32_t flags,
-                                                          hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_table_decode_flags(const uint8_t *in, size_t len, hurray_buffer_handle *out,
+                                 size_t cap, size_t *count, uint32_t flags, hurray_error *err);
 
 /**
  * As hurray_buffer_table_decode_exact(), with the flags of
@@ -397,11 +396,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
  * input of a zero-count table must be the single byte 0x00: TRAILING_BYTES
  * (value: len, expected: 1) otherwise (BP-TABLE-6, BP-TABLE-7).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t len,
-                                                                hurray_buffer_handle *out,
-                                                                size_t cap, size_t *count,
-                                                                uint32_t flags,
-                                                                hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags(
+    const uint8_t *in, size_t len, hurray_buffer_handle *out, size_t cap, size_t *count,
+    uint32_t flags, hurray_error *err);
 
 /**
  * As hurray_buffer_table_encode(), with `flags` 0 (exactly
@@ -411,10 +408,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags
  * flag bit is INVALID_ARGUMENT (value: flags, expected: the defined bits,
  * index: 5) and nothing is written.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode_flags(const hurray_buffer_handle *handles,
-                                                          size_t count, uint8_t *out, size_t cap,
-                                                          size_t *written, uint32_t flags,
-                                                          hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_buffer_table_encode_flags(const hurray_buffer_handle *handles, size_t count, uint8_t *out,
+                                 size_t cap, size_t *written, uint32_t flags, hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Colocation                                                               */

@@ -207,8 +207,8 @@ static inline hurray_dl_data_type hurray_dl_data_type_of(uint8_t code, uint8_t b
  * differ from byte_size and strided ones that reach past it (value: the
  * bytes the layout needs, expected: byte_size).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_layout_check(const hurray_dlpack_layout *layout,
-                                                    uint64_t byte_size, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_layout_check(
+    const hurray_dlpack_layout *layout, uint64_t byte_size, hurray_error *err);
 
 /**
  * Consumer: exports an accepted buffer as a DLManagedTensor (DLPack 0.x).
@@ -237,8 +237,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_layout_check(const hurra
  * allocation fails; NULL_ARGUMENT (index: 0 handoff, 2 out).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export(hurray_handoff *handoff,
-                                              const hurray_dlpack_layout *layout,
-                                              hurray_dl_managed_tensor **out, hurray_error *err);
+                                                               const hurray_dlpack_layout *layout,
+                                                               hurray_dl_managed_tensor **out,
+                                                               hurray_error *err);
 
 /**
  * As hurray_dlpack_export, as a DLManagedTensorVersioned (DLPack 1.x): version
@@ -247,11 +248,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export(hurray_handoff *h
  * HURRAY_DLPACK_FLAG_IS_COPIED; any other bit is INVALID_ARGUMENT (value: the
  * flags, index 2). NULL_ARGUMENT index 3 for out.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_versioned(hurray_handoff *handoff,
-                                                        const hurray_dlpack_layout *layout,
-                                                        uint64_t flags,
-                                                        hurray_dl_managed_tensor_versioned **out,
-                                                        hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_versioned(
+    hurray_handoff *handoff, const hurray_dlpack_layout *layout, uint64_t flags,
+    hurray_dl_managed_tensor_versioned **out, hurray_error *err);
 
 /**
  * As hurray_dlpack_export for a buffer the caller owns outside a handoff
@@ -265,12 +264,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_versioned(hurray_
  * index 1). On failure nothing is called and the caller keeps ownership.
  * NULL_ARGUMENT index: 0 handle, 2 release, 5 out.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_buffer(const hurray_buffer_handle *handle,
-                                                     void *data, hurray_buffer_release_fn release,
-                                                     void *release_ctx,
-                                                     const hurray_dlpack_layout *layout,
-                                                     hurray_dl_managed_tensor **out,
-                                                     hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_buffer(
+    const hurray_buffer_handle *handle, void *data, hurray_buffer_release_fn release,
+    void *release_ctx, const hurray_dlpack_layout *layout, hurray_dl_managed_tensor **out,
+    hurray_error *err);
 
 /** As hurray_dlpack_export_buffer, versioned; flags as hurray_dlpack_export_versioned
  * (INVALID_ARGUMENT index 5). NULL_ARGUMENT index 6 for out. */
@@ -314,8 +311,8 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_export_buffer_versioned(
  * owns the tensor. NULL_ARGUMENT index: 0 handoff, 1 tensor.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_import(hurray_handoff *handoff,
-                                              hurray_dl_managed_tensor *tensor,
-                                              hurray_error *err);
+                                                               hurray_dl_managed_tensor *tensor,
+                                                               hurray_error *err);
 
 /**
  * As hurray_dlpack_import for a DLManagedTensorVersioned (DLPack 1.x).
@@ -324,9 +321,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_import(hurray_handoff *h
  * NULL) receives the tensor's flags on success, so a caller can honour
  * HURRAY_DLPACK_FLAG_READ_ONLY: a Hurray handle has no read-only bit.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_dlpack_import_versioned(hurray_handoff *handoff,
-                                                        hurray_dl_managed_tensor_versioned *tensor,
-                                                        uint64_t *out_flags, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_dlpack_import_versioned(hurray_handoff *handoff, hurray_dl_managed_tensor_versioned *tensor,
+                               uint64_t *out_flags, hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layout assertions (BP-DLPACK-3): the standard DLPack layout on LP64       */

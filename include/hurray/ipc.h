@@ -58,8 +58,9 @@ HURRAY_API uint32_t hurray_ipc_required_seals(void);
  * memfd (close-on-exec). IO (value: errno, detail: the call) on failure;
  * INVALID_ARGUMENT (value: size) for 0. Nothing is left open on failure.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_create(uint64_t size, int *out_fd, void **out_data,
-                                                   hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_create(uint64_t size, int *out_fd,
+                                                                    void **out_data,
+                                                                    hurray_error *err);
 
 /**
  * The producer has finished writing: adds the seals of IPC-SEG-1 to `fd`
@@ -68,7 +69,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_create(uint64_t siz
  * a consumer holds). IO on failure.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_seal(int fd, void *data, uint64_t size,
-                                                 hurray_error *err);
+                                                                  hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Producer                                                                 */
@@ -125,9 +126,9 @@ typedef struct hurray_ipc_producer_options {
  * "@name" is the abstract name "name". opts may be NULL (defaults).
  * INVALID_ARGUMENT (value: length) for an address longer than sun_path.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_listen(const char *address,
-                                                    const hurray_ipc_producer_options *opts,
-                                                    hurray_ipc_producer **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_ipc_producer_listen(const char *address, const hurray_ipc_producer_options *opts,
+                           hurray_ipc_producer **out, hurray_error *err);
 
 /**
  * A producer serving one consumer on an already connected SOCK_SEQPACKET
@@ -136,11 +137,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_listen(const char 
  * peer is reported as IPC_REFUSED and *out is not written. *out_consumer_id
  * (may be NULL) receives the consumer's id.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_from_socket(int fd,
-                                                         const hurray_ipc_producer_options *opts,
-                                                         hurray_ipc_producer **out,
-                                                         uint64_t *out_consumer_id,
-                                                         hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_from_socket(
+    int fd, const hurray_ipc_producer_options *opts, hurray_ipc_producer **out,
+    uint64_t *out_consumer_id, hurray_error *err);
 
 /**
  * Processes what arrived: new connections (credentials, HELLO or REFUSE),
@@ -151,17 +150,17 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_from_socket(int fd
  * callbacks of buffers whose last reference went are called here. OK, or
  * IO on a failing poll.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_poll(hurray_ipc_producer *producer, int timeout_ms,
-                                                  hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_poll(hurray_ipc_producer *producer,
+                                                                   int timeout_ms,
+                                                                   hurray_error *err);
 
 /**
  * Polls until a consumer is connected that was not returned before by this
  * function, and writes its id. TIMEOUT (value: the timeout in ns) when none
  * came within timeout_ms (-1: no limit).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_next_consumer(hurray_ipc_producer *producer,
-                                                           int timeout_ms, uint64_t *consumer_id,
-                                                           hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_next_consumer(
+    hurray_ipc_producer *producer, int timeout_ms, uint64_t *consumer_id, hurray_error *err);
 
 /** What a producer shares: a host segment and the callback that frees it. */
 typedef struct hurray_ipc_buffer_desc {
@@ -190,9 +189,9 @@ typedef struct hurray_ipc_buffer_desc {
  * size (IPC_BAD_SEGMENT, value: segment size, expected: offset + byte_size).
  * On success the producer owns desc->fd and holds one reference itself.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
-                                                   const hurray_ipc_buffer_desc *desc,
-                                                   hurray_ipc_shared **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_ipc_producer_share(hurray_ipc_producer *producer, const hurray_ipc_buffer_desc *desc,
+                          hurray_ipc_shared **out, hurray_error *err);
 
 /**
  * The producer will not offer `shared` again: drops its own reference. The
@@ -210,11 +209,9 @@ HURRAY_API void hurray_ipc_shared_retire(hurray_ipc_shared *shared);
  * INVALID_ARGUMENT (value: consumer_id) for a consumer not connected;
  * IPC_PEER_GONE when it hung up (its holds are reclaimed).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer,
-                                                   uint64_t consumer_id,
-                                                   hurray_ipc_shared *const *buffers,
-                                                   size_t count, uint32_t ipc_capabilities,
-                                                   uint64_t *offer_id, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_offer(
+    hurray_ipc_producer *producer, uint64_t consumer_id, hurray_ipc_shared *const *buffers,
+    size_t count, uint32_t ipc_capabilities, uint64_t *offer_id, hurray_error *err);
 
 /** One outstanding hold: a consumer that has not released a buffer (IPC-REL-3). */
 typedef struct hurray_ipc_hold {
@@ -229,16 +226,16 @@ typedef struct hurray_ipc_hold {
  * Lists the outstanding holds into out[0 .. cap); *count receives the total
  * number (which may exceed cap: call again with more room). Never reclaims.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_holds(const hurray_ipc_producer *producer,
-                                                   hurray_ipc_hold *out, size_t cap,
-                                                   size_t *count, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_ipc_producer_holds(const hurray_ipc_producer *producer, hurray_ipc_hold *out, size_t cap,
+                          size_t *count, hurray_error *err);
 
 /**
  * Disconnects a consumer and reclaims its holds now (the producer's explicit
  * timeout policy, IPC-REL-3); a GONE event reports how many.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_disconnect(hurray_ipc_producer *producer,
-                                                        uint64_t consumer_id, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_disconnect(
+    hurray_ipc_producer *producer, uint64_t consumer_id, hurray_error *err);
 
 /**
  * Disconnects every consumer (their holds reclaimed), retires every shared
@@ -273,15 +270,13 @@ typedef struct hurray_ipc_consumer_options {
  * the reason, expected: the uid it names) when the producer refused us or
  * we refused it; TIMEOUT when no answer came in time; IO otherwise.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_connect(const char *address,
-                                                     const hurray_ipc_consumer_options *opts,
-                                                     hurray_ipc_consumer **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_ipc_consumer_connect(const char *address, const hurray_ipc_consumer_options *opts,
+                            hurray_ipc_consumer **out, hurray_error *err);
 
 /** As connect, on an inherited connected socket (takes ownership of fd). */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_from_socket(int fd,
-                                                         const hurray_ipc_consumer_options *opts,
-                                                         hurray_ipc_consumer **out,
-                                                         hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_from_socket(
+    int fd, const hurray_ipc_consumer_options *opts, hurray_ipc_consumer **out, hurray_error *err);
 
 /** The producer's pid, as its HELLO reported it (SO_PEERCRED of a socketpair names its creator). */
 HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer);
@@ -296,8 +291,10 @@ HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *c
  * connection (IPC-ERR-2). TIMEOUT when nothing came; IPC_PEER_GONE when the
  * producer hung up.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int timeout_ms,
-                                                     hurray_ipc_received **out, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer,
+                                                                      int timeout_ms,
+                                                                      hurray_ipc_received **out,
+                                                                      hurray_error *err);
 
 /** The offer's id and number of buffers. */
 HURRAY_API uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received);
@@ -322,8 +319,9 @@ HURRAY_API hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *rece
  * released locally all the same, IPC-FLT-2); ALREADY_RELEASED the second
  * time; INVALID_ARGUMENT (value: index) past the end.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_received_release(hurray_ipc_received *received, size_t index,
-                                                     hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_received_release(hurray_ipc_received *received,
+                                                                      size_t index,
+                                                                      hurray_error *err);
 
 /**
  * Releases every buffer of the offer not yet released, then frees it and
