@@ -67,8 +67,9 @@ typedef struct handoff_impl {
   bool from_wire;
 } handoff_impl;
 
-_Static_assert(sizeof(handoff_impl) <= sizeof(hurray_handoff),
-               "hurray_handoff storage too small for the implementation");
+/* HO-ABI-8: at least 64 bytes of the storage stay free for later versions. */
+_Static_assert(sizeof(handoff_impl) + 64u <= sizeof(hurray_handoff),
+               "hurray_handoff storage must keep 64 bytes of headroom (HO-ABI-8)");
 _Static_assert(alignof(handoff_impl) <= alignof(hurray_handoff),
                "hurray_handoff storage under-aligned for the implementation");
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handoff needs lock-free 32-bit atomics");
@@ -577,12 +578,13 @@ hurray_status hurray_handoff_destroy(hurray_handoff *handoff, hurray_error *err)
   return run_op(handoff, HURRAY_HANDOFF_OP_DESTROY, err);
 }
 
+/* HO-ABI-7: the sentinel is far from the states, which later versions append. */
 uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
   if (handoff == NULL) {
-    return HURRAY_HANDOFF_STATE_COUNT;
+    return HURRAY_HANDOFF_STATE_INVALID;
   }
   const uint32_t word = load_word(const_impl_of(handoff));
-  return (word >> 8) == HANDOFF_MAGIC ? state_of_word(word) : HURRAY_HANDOFF_STATE_COUNT;
+  return (word >> 8) == HANDOFF_MAGIC ? state_of_word(word) : HURRAY_HANDOFF_STATE_INVALID;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -222,8 +222,16 @@ enum {
   HURRAY_HANDOFF_DESTROYED = 11
 };
 
-/** Number of states: valid states are 0 .. HURRAY_HANDOFF_STATE_COUNT - 1. */
+/**
+ * Number of states of this version: its states are 0 .. COUNT - 1. A later
+ * version appends states above them (HO-ABI-7), so this is not a sentinel.
+ */
 #define HURRAY_HANDOFF_STATE_COUNT 12
+/**
+ * What hurray_handoff_state_of() returns for NULL or storage that is not an
+ * initialised handoff: far above every state any version adds (HO-ABI-7).
+ */
+#define HURRAY_HANDOFF_STATE_INVALID 0xFFFFFFFFu
 
 /** Operations on a handoff, each one a row of the table. Values are stable (HO-ABI-4). */
 typedef uint32_t hurray_handoff_op;
@@ -285,8 +293,11 @@ HURRAY_API const char *hurray_handoff_op_name(uint32_t op);
 /* The handoff object                                                       */
 /* ------------------------------------------------------------------------ */
 
-/** Bytes of caller-provided storage one handoff occupies. */
-#define HURRAY_HANDOFF_STORAGE_SIZE 128u
+/**
+ * Bytes of caller-provided storage one handoff occupies, with at least 64
+ * bytes of headroom for later versions (HO-ABI-8).
+ */
+#define HURRAY_HANDOFF_STORAGE_SIZE 256u
 
 /**
  * One buffer changing hands, in storage the caller provides (on the stack,
@@ -427,7 +438,8 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_destroy(hurray_handoff 
 
 /**
  * The current state (a snapshot: another thread may change it right after).
- * For NULL or never-initialised storage, HURRAY_HANDOFF_STATE_COUNT.
+ * For NULL or never-initialised storage, HURRAY_HANDOFF_STATE_INVALID
+ * (0xFFFFFFFF), never a value a later version may use for a state (HO-ABI-7).
  */
 HURRAY_API uint32_t hurray_handoff_state_of(const hurray_handoff *handoff);
 

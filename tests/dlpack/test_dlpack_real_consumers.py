@@ -73,7 +73,7 @@ class AcceptedBuffer(c.Structure):
                 ("stream", c.c_void_p)]
 
 
-Handoff = c.c_uint64 * 16  # HURRAY_HANDOFF_STORAGE_SIZE bytes
+Handoff = c.c_uint64 * 32  # HURRAY_HANDOFF_STORAGE_SIZE (256) bytes
 RELEASE = c.CFUNCTYPE(None, c.c_void_p, c.c_void_p)
 
 lib.hurray_buffer_handle_for_host_memory.argtypes = [c.c_void_p, c.c_uint64, c.c_uint32,

@@ -222,7 +222,7 @@ START_TEST(uninitialised_storage_is_refused) {
   hurray_accepted_buffer got;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_STATE_COUNT);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_STATE_INVALID);
   assert_counts(&log, 0, 0);
 }
 END_TEST
@@ -238,7 +238,7 @@ START_TEST(null_handoff_everywhere) {
   ck_assert_int_eq(hurray_handoff_release(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_int_eq(hurray_handoff_destroy(NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 0);
-  ck_assert_uint_eq(hurray_handoff_state_of(NULL), HURRAY_HANDOFF_STATE_COUNT);
+  ck_assert_uint_eq(hurray_handoff_state_of(NULL), HURRAY_HANDOFF_STATE_INVALID);
 }
 END_TEST
 
