@@ -55,7 +55,7 @@ static void must(hurray_status status, const char *what) {
 static void one_handoff(const hurray_buffer_handle *handle, const hurray_buffer_offer *offer,
                         int event_mode, int destroy) {
   hurray_handoff h;
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_handoff_init(&h);
   must(hurray_handoff_offer(&h, handle, offer, NULL), "offer");
   must(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL), "accept");

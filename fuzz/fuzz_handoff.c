@@ -378,7 +378,7 @@ static void do_offer(slot *s, size_t index, uint8_t param, const uint8_t *wire) 
 static void do_accept(slot *s, uint8_t param) {
   uint32_t transport = param % 4u; /* 3: not a transport */
   uint32_t capabilities = (param >> 2) & 3u;
-  hurray_accepted_buffer out;
+  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
   memset(&out, 0x5A, sizeof out);
   hurray_accepted_buffer untouched = out;
   hurray_error err;

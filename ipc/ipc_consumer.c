@@ -381,6 +381,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     hurray_handoff_init(&en->handoff);
     st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, e);
     if (st == HURRAY_OK) {
+      en->accepted.struct_size = (uint32_t)sizeof en->accepted; /* HO-ABI-9 */
       st = hurray_handoff_accept(&en->handoff, HURRAY_TRANSPORT_IPC,
                                  hurray_device_default_ipc_capabilities(handles[i].device_tag),
                                  &en->accepted, e);

@@ -482,6 +482,13 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   if (out == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, NULL);
   }
+  /* HO-ABI-9: the caller's struct_size says how much of *out exists. */
+  const uint32_t out_size = out->struct_size;
+  if (out_size < HURRAY_ACCEPTED_BUFFER_MIN_SIZE) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size, HURRAY_ACCEPTED_BUFFER_MIN_SIZE, 3,
+                "out->struct_size is below HURRAY_ACCEPTED_BUFFER_MIN_SIZE: set it to "
+                "sizeof(hurray_accepted_buffer) (HURRAY_ACCEPTED_BUFFER_INIT)");
+  }
   handoff_impl *impl = impl_of(handoff);
   const uint32_t word = load_word(impl);
   hurray_status status = check_word(word, err);
@@ -522,10 +529,14 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   if (status != HURRAY_OK) {
     return status; /* another thread accepted or withdrew first */
   }
-  out->handle = handle;
-  out->data = data;
-  out->event = event;
-  out->stream = stream;
+  /* HO-ABI-9: min(caller's size, ours) bytes; struct_size stays the caller's. */
+  hurray_accepted_buffer result = {.struct_size = out_size};
+  result.flags = 0u;
+  result.handle = handle;
+  result.data = data;
+  result.event = event;
+  result.stream = stream;
+  memcpy(out, &result, out_size < sizeof result ? out_size : sizeof result);
   return HURRAY_OK;
 }
 

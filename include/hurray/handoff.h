@@ -316,8 +316,18 @@ typedef struct hurray_handoff {
   uint64_t opaque[HURRAY_HANDOFF_STORAGE_SIZE / sizeof(uint64_t)];
 } hurray_handoff;
 
-/** What accept hands out, written only on success. */
+/**
+ * What accept hands out, written only on success. Growable (HO-ABI-9): the
+ * caller sets struct_size to sizeof(hurray_accepted_buffer) as it compiled
+ * it (HURRAY_ACCEPTED_BUFFER_INIT does); accept writes only that many bytes
+ * and refuses a size below HURRAY_ACCEPTED_BUFFER_MIN_SIZE. Fields are only
+ * ever appended.
+ */
 typedef struct hurray_accepted_buffer {
+  /** Set by the caller; accept keeps it. */
+  uint32_t struct_size;
+  /** Written by accept: 0 (no flag is defined in this version). */
+  uint32_t flags;
   hurray_buffer_handle handle;
   /** The offered data pointer (NULL possible only for an empty buffer). */
   void *data;
@@ -325,7 +335,17 @@ typedef struct hurray_accepted_buffer {
   void *event;
   /** sync_mode consumer_stream: the declared stream; NULL otherwise. */
   void *stream;
+  /* Later versions append here. */
 } hurray_accepted_buffer;
+
+/**
+ * The smallest struct_size accept takes: the first published layout, up to
+ * and including `stream` (HO-ABI-9). Never changes.
+ */
+#define HURRAY_ACCEPTED_BUFFER_MIN_SIZE 48u
+
+/** An initialiser for the struct accept fills: its struct_size set, the rest zero. */
+#define HURRAY_ACCEPTED_BUFFER_INIT {.struct_size = (uint32_t)sizeof(hurray_accepted_buffer)}
 
 /**
  * Initialises `handoff` in state EMPTY. Also re-initialises a destroyed
@@ -374,7 +394,11 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_withdraw(hurray_handoff
  * untouched), no callback is called, the state stays OFFERED and the
  * producer keeps ownership (HO-OWN-2). ILLEGAL_TRANSITION (value: op,
  * expected: state) when the offer was already accepted or withdrawn;
- * NULL_ARGUMENT (index: 0 handoff, 3 out).
+ * NULL_ARGUMENT (index: 0 handoff, 3 out); INVALID_ARGUMENT (value:
+ * out->struct_size, expected: HURRAY_ACCEPTED_BUFFER_MIN_SIZE, index: 3)
+ * when out->struct_size is below the minimum, before anything else is
+ * looked at. On success at most out->struct_size bytes of *out are written
+ * and out->struct_size is kept (HO-ABI-9).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_accept(hurray_handoff *handoff,
                                                                 hurray_transport transport,

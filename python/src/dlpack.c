@@ -356,7 +356,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
     PyObject_Free(owner);
     return NULL;
   }
-  hurray_accepted_buffer acc;
+  hurray_accepted_buffer acc = HURRAY_ACCEPTED_BUFFER_INIT;
   st = hurray_handoff_accept(&owner->handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &acc, &err);
   if (st != HURRAY_OK) {
     /* Withdrawn, the DLPack tensor is ours again (BP-DLPACK-13) and the

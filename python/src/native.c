@@ -1252,7 +1252,7 @@ static PyObject *from_capsule(PyObject *capsule) {
   hurray_error err;
   hurray_status st = HURRAY_OK;
   for (; accepted < ct->buffer_count; accepted++) {
-    hurray_accepted_buffer out;
+    hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
     st = hurray_handoff_accept(&ct->handoffs[accepted], HURRAY_TRANSPORT_IN_PROCESS, 0, &out,
                                &err);
     if (st != HURRAY_OK) {

@@ -91,11 +91,13 @@ ABI_AT(hurray_handoff_step, effect, 8);
 
 ABI_SIZE(hurray_handoff, HURRAY_HANDOFF_STORAGE_SIZE);
 
-ABI_SIZE(hurray_accepted_buffer, 16 + 24);
-ABI_AT(hurray_accepted_buffer, handle, 0);
-ABI_AT(hurray_accepted_buffer, data, 16);
-ABI_AT(hurray_accepted_buffer, event, 24);
-ABI_AT(hurray_accepted_buffer, stream, 32);
+ABI_SIZE(hurray_accepted_buffer, 48);
+ABI_AT(hurray_accepted_buffer, struct_size, 0);
+ABI_AT(hurray_accepted_buffer, flags, 4);
+ABI_AT(hurray_accepted_buffer, handle, 8);
+ABI_AT(hurray_accepted_buffer, data, 24);
+ABI_AT(hurray_accepted_buffer, event, 32);
+ABI_AT(hurray_accepted_buffer, stream, 40);
 
 /* plugin.h */
 ABI_SIZE(hurray_plugin_memory_class_info, 12);

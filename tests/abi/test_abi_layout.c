@@ -154,6 +154,7 @@ START_TEST(handoff_structs_cross) {
   hurray_handoff h;
   hurray_accepted_buffer out;
   memset(&out, 0xA5, sizeof out);
+  out.struct_size = (uint32_t)sizeof out;
   hurray_error err;
   ck_assert_uint_eq(
       abi_short_offer_accept(&h, &handle, &offer, HURRAY_TRANSPORT_IN_PROCESS, &out, &err),

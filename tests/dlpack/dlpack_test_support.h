@@ -52,7 +52,7 @@ static inline void accept_buffer(hurray_handoff *handoff, const hurray_buffer_ha
   hurray_handoff_init(handoff);
   hurray_error err;
   ck_assert_int_eq(hurray_handoff_offer(handoff, handle, &offer, &err), HURRAY_OK);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_status status =
       hurray_handoff_accept(handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err);
   ck_assert_msg(status == HURRAY_OK, "accept: %s", hurray_status_name(status));

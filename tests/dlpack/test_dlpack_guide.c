@@ -38,7 +38,7 @@ START_TEST(export_example) {
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL),
                    HURRAY_OK);
   hurray_dl_managed_tensor *tensor = share_as_floats(&handoff);

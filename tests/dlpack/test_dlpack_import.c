@@ -62,7 +62,7 @@ static void make_tensor(producer_tensor *p, void *data, uint64_t byte_offset, in
 
 /* Accepts what an import offered; returns the accepted buffer. */
 static hurray_accepted_buffer accept_import(hurray_handoff *h) {
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_error err;
   hurray_status status = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, &err);
   if (status != HURRAY_OK) {

@@ -54,11 +54,11 @@ class DLManagedTensor(c.Structure):
 
 class BufferHandle(c.Structure):
     _fields_ = [("byte_size", c.c_uint64), ("alignment", c.c_uint32), ("device_tag", c.c_uint8),
-                ("sync_mode", c.c_uint8), ("memory_class", c.c_uint8)]
+                ("sync_mode", c.c_uint8), ("memory_class", c.c_uint8), ("reserved", c.c_uint8)]
 
 
 class HurrayError(c.Structure):
-    _fields_ = [("status", c.c_int), ("value", c.c_uint64), ("expected", c.c_uint64),
+    _fields_ = [("status", c.c_uint32), ("reserved", c.c_uint32), ("value", c.c_uint64), ("expected", c.c_uint64),
                 ("index", c.c_size_t), ("detail", c.c_char * 192)]
 
 
@@ -69,8 +69,8 @@ class Layout(c.Structure):
 
 
 class AcceptedBuffer(c.Structure):
-    _fields_ = [("handle", BufferHandle), ("data", c.c_void_p), ("event", c.c_void_p),
-                ("stream", c.c_void_p)]
+    _fields_ = [("struct_size", c.c_uint32), ("flags", c.c_uint32), ("handle", BufferHandle),
+                ("data", c.c_void_p), ("event", c.c_void_p), ("stream", c.c_void_p)]
 
 
 Handoff = c.c_uint64 * 32  # HURRAY_HANDOFF_STORAGE_SIZE (256) bytes
@@ -200,7 +200,7 @@ def import_capsule(capsule, expect_data):
         lib.hurray_handoff_destroy(c.byref(handoff), None)
         return None, err  # not taken: the capsule still deletes it
     capsule_set_name(capsule, b"used_dltensor")  # the handoff owns it now (DLPack's rule)
-    accepted = AcceptedBuffer()
+    accepted = AcceptedBuffer(struct_size=c.sizeof(AcceptedBuffer))  # HO-ABI-9
     status = lib.hurray_handoff_accept(c.byref(handoff), 0, 0, c.byref(accepted), c.byref(err))
     check(status == HURRAY_OK, f"accept: {message(err)}")
     check(accepted.data == expect_data, "import: the consumer sees the producer's pointer")

@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
   hurray_handoff_init(&handoff);
   CHECK(hurray_handoff_offer(&handoff, &handle, &offer, &err) == HURRAY_OK, "offer: %s",
         err.detail);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   CHECK(
       hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) == HURRAY_OK,
       "accept: %s", err.detail);

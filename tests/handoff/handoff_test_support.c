@@ -54,7 +54,7 @@ static void must(hurray_status status, const char *what) {
 static void offer_and_accept(hurray_handoff *handoff, hurray_sync_mode mode, release_log *log) {
   const hurray_buffer_handle handle = cuda_handle(mode);
   const hurray_buffer_offer offer = offer_for_mode(mode, log);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   must(hurray_handoff_offer(handoff, &handle, &offer, NULL), "offer");
   must(hurray_handoff_accept(handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL), "accept");
 }

@@ -264,7 +264,7 @@ START_TEST(refused_transfer_changes_nothing) {
   rocm.device_tag = HURRAY_DEVICE_ROCM;
   const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &rocm_log);
   ck_assert_int_eq(hurray_handoff_offer(&other, &rocm, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&other, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL),
                    HURRAY_OK);
   hurray_error err;

@@ -34,9 +34,9 @@ static void expect_refused_value(const hurray_buffer_handle *handle,
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_int_eq(hurray_handoff_offer(&h, handle, offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer out;
+  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
   memset(&out, 0xA5, sizeof out);
-  hurray_accepted_buffer untouched;
+  hurray_accepted_buffer untouched = HURRAY_ACCEPTED_BUFFER_INIT;
   memcpy(&untouched, &out, sizeof out);
   memset(&err, 0, sizeof err);
   ck_assert_int_eq(hurray_handoff_accept(&h, transport, caps, &out, &err), want.status);
@@ -178,7 +178,7 @@ START_TEST(encoded_handles_are_decoded_at_accept) {
     hurray_handoff_init(&h);
     ck_assert_int_eq(hurray_handoff_offer_encoded(&h, bad, &offer, NULL), HURRAY_OK);
     hurray_error err;
-    hurray_accepted_buffer out;
+    hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
     ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &out, &err),
                      cases[i].status);
     ck_assert_uint_eq(err.value, cases[i].byte);
@@ -192,7 +192,7 @@ START_TEST(encoded_handles_are_decoded_at_accept) {
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_int_eq(hurray_handoff_offer_encoded(&h, wire, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer out;
+  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &out, NULL),
                    HURRAY_OK);
   ck_assert(hurray_buffer_handle_equal(&out.handle, &good));
@@ -257,7 +257,7 @@ START_TEST(data_pointer_rules) {
   hurray_handoff ho;
   hurray_handoff_init(&ho);
   ck_assert_int_eq(hurray_handoff_offer(&ho, &empty, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer out;
+  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&ho, HURRAY_TRANSPORT_IN_PROCESS, 0, &out, NULL),
                    HURRAY_OK);
   ck_assert_ptr_null(out.data);
@@ -355,7 +355,7 @@ START_TEST(offer_arguments) {
   ck_assert_int_eq(hurray_handoff_offer(&ho, &h, &offer, &err), HURRAY_ERR_ILLEGAL_TRANSITION);
   ck_assert_uint_eq(err.value, HURRAY_HANDOFF_OP_OFFER);
   ck_assert_uint_eq(err.expected, HURRAY_HANDOFF_OFFERED);
-  hurray_accepted_buffer out;
+  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&ho, HURRAY_TRANSPORT_IN_PROCESS, 0, NULL, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_int_eq(hurray_handoff_accept(NULL, HURRAY_TRANSPORT_IN_PROCESS, 0, &out, &err),

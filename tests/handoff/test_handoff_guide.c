@@ -143,7 +143,7 @@ START_TEST(refusal_example) {
       device, app_device_free, NULL,
       hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA, app_event_destroy, NULL)};
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer buffer;
+  hurray_accepted_buffer buffer = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_error err;
   ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IPC, 0, &buffer, &err),
                    HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);

@@ -37,7 +37,7 @@ START_TEST(producer_synced_path) {
   hurray_handoff_init(&h);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                    HURRAY_OK);
   ck_assert(hurray_buffer_handle_equal(&got.handle, &handle));
@@ -75,7 +75,7 @@ START_TEST(event_path) {
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                    HURRAY_OK);
   ck_assert_ptr_eq(got.event, FAKE_EVENT);
@@ -131,7 +131,7 @@ START_TEST(consumer_stream_path) {
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                    HURRAY_OK);
   ck_assert_ptr_eq(got.stream, FAKE_STREAM);
@@ -160,7 +160,7 @@ START_TEST(withdraw_calls_nothing) {
   drive_to_state(&h, HURRAY_HANDOFF_OFFERED, HURRAY_SYNC_EVENT, &log);
   ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
   ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_OK);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                    HURRAY_ERR_ILLEGAL_TRANSITION);
   ck_assert_int_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_ERR_ILLEGAL_TRANSITION);
@@ -178,7 +178,7 @@ START_TEST(destroyed_is_poisoned) {
   ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
   const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_error err;
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, &err), HURRAY_ERR_USE_AFTER_DESTROY);
   ck_assert_int_eq(hurray_handoff_withdraw(&h, &err), HURRAY_ERR_USE_AFTER_DESTROY);
@@ -219,7 +219,7 @@ START_TEST(uninitialised_storage_is_refused) {
   memset(&h, 0x5A, sizeof h);
   ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(hurray_handoff_access(&h, NULL, NULL, &err), HURRAY_ERR_INVALID_ARGUMENT);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_STATE_INVALID);
@@ -273,7 +273,7 @@ START_TEST(reentrant_callbacks_cannot_release_twice) {
       FAKE_DEVICE_POINTER, release_again, &r,
       hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, release_event_again, &r)};
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                    HURRAY_OK);
   ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK);

@@ -151,7 +151,7 @@ static void *poll_accept(void *arg) {
   race *r = ((party *)arg)->r;
   pthread_barrier_wait(&r->start);
   for (int i = 0; i < HANDOFFS; i++) {
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_status status =
         hurray_handoff_accept(&r->handoffs[i], HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     unexpected_if(r, status != HURRAY_ERR_ILLEGAL_TRANSITION); /* not offered yet */
@@ -211,7 +211,7 @@ static void *poll_access(void *arg) {
       unexpected_if(r, state != HURRAY_HANDOFF_EMPTY);
       sched_yield();
     }
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     const hurray_status status =
         hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     unexpected_if(r, status != HURRAY_OK);
@@ -258,7 +258,7 @@ static void *poll_other_calls(void *arg) {
       }
       sched_yield();
     }
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     const hurray_status status =
         hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     unexpected_if(r, status != HURRAY_OK);
@@ -348,7 +348,7 @@ static void accept_into(race *r, int i, hurray_sync_mode mode) {
   hurray_handoff *h = &r->handoffs[i];
   const hurray_buffer_handle handle = cuda_handle(mode);
   const hurray_buffer_offer offer = offer_for_mode(mode, &r->logs[i]);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_handoff_init(h);
   ck_assert_int_eq(hurray_handoff_offer(h, &handle, &offer, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL), HURRAY_OK);
@@ -365,7 +365,7 @@ static void reuse_after_losing(race *r, int i) {
   hurray_handoff_init(h);
   const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &r->reuse_logs[i]);
-  hurray_accepted_buffer got;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   unexpected_if(r, hurray_handoff_offer(h, &handle, &offer, NULL) != HURRAY_OK);
   unexpected_if(r, hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL) !=
                        HURRAY_OK);

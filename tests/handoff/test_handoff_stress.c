@@ -62,7 +62,7 @@ static void *consume_all(void *arg) {
       i = (k + w->id * (BUFFERS / THREADS)) % BUFFERS;
     }
     hurray_handoff *h = &run->handoffs[i];
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     const hurray_status accepted =
         hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     note(&run->accept_wins[i], accepted, true, &run->unexpected);
@@ -178,7 +178,7 @@ static void *accept_or_withdraw(void *arg) {
   pthread_barrier_wait(&run->start);
   for (int i = 0; i < BUFFERS; i++) {
     hurray_handoff *h = &run->handoffs[i];
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_status status = hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
     note(&run->accept_wins[i], status, true, &run->unexpected);
     if (status == HURRAY_OK) {
@@ -237,7 +237,7 @@ START_TEST(transfer_races_release) {
   shared_run *run = new_run();
   offer_all(run);
   for (int i = 0; i < BUFFERS; i++) {
-    hurray_accepted_buffer got;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_handoff *h = &run->handoffs[i];
     ck_assert_int_eq(hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
                      HURRAY_OK);

@@ -193,7 +193,7 @@ static hurray_buffer_list *transfer_list;
 
 /* The runtime operation that performs `op`. */
 static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log) {
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   const hurray_buffer_handle ps = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, log);
   switch (op) {

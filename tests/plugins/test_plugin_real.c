@@ -223,7 +223,7 @@ START_TEST(handoff_offer_wait_release) {
     hurray_handoff handoff;
     hurray_handoff_init(&handoff);
     ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);
-    hurray_accepted_buffer accepted;
+    hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_status s =
         hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err);
     ck_assert_msg(s == HURRAY_OK, "accept: %s", hurray_status_name(s));
@@ -336,7 +336,7 @@ START_TEST(consumer_releases_after_producer_unloads) {
   ck_assert_int_eq(
       hurray_handoff_offer(&handoff, hurray_plugin_buffer_handle(buffer), &offer, &err),
       HURRAY_OK);
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err),
                    HURRAY_OK);
 

@@ -590,7 +590,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);
 
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err),
                    HURRAY_OK);
   ck_assert_ptr_eq(accepted.event, event);

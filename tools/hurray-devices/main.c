@@ -194,7 +194,7 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
     goto done;
   }
   step = "accept";
-  hurray_accepted_buffer accepted;
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
   if (hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) !=
       HURRAY_OK) {
     /* A refused accept leaves the offer with the producer (HO-CHECK-5):

@@ -147,7 +147,7 @@ static PyObject *consume(PyObject *mod, PyObject *capsule) {
     return NULL;
   }
   for (uint32_t i = 0; i < ct->buffer_count; i++) {
-    hurray_accepted_buffer acc;
+    hurray_accepted_buffer acc = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_error err;
     if (hurray_handoff_accept(&ct->handoffs[i], HURRAY_TRANSPORT_IN_PROCESS, 0, &acc, &err) !=
         HURRAY_OK) {
