@@ -89,11 +89,11 @@ int main(int argc, char **argv) {
                                           HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD, 0};
   const hurray_buffer_handle ev_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
                                           HURRAY_MEMORY_STANDARD, 0};
-  const hurray_buffer_offer ps_offer = {device_pointer, release_buffer, NULL,
-                                        hurray_sync_payload_none()};
-  const hurray_buffer_offer ev_offer = {
+  const hurray_buffer_offer ps_offer = hurray_buffer_offer_make(device_pointer, release_buffer, NULL,
+                                        hurray_sync_payload_none());
+  const hurray_buffer_offer ev_offer = hurray_buffer_offer_make(
       device_pointer, release_buffer, NULL,
-      hurray_sync_payload_event(&event_object, HURRAY_DEVICE_CUDA, release_event, NULL)};
+      hurray_sync_payload_event(&event_object, HURRAY_DEVICE_CUDA, release_event, NULL));
 
   /* Figures, each the best over the repetitions, in ns for `count` handoffs. */
   enum { PS, PS_DESTROY, EVENT, EVENT_DESTROY, BASE_PS, BASE_EVENT, FIGURES };

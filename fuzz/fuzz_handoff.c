@@ -231,7 +231,7 @@ static void build_offer(slot *s, size_t index, uint8_t param) {
   s->handle.device_tag = tag;
   s->handle.sync_mode = mode;
   s->handle.memory_class = HURRAY_MEMORY_STANDARD;
-  memset(&s->offer, 0, sizeof s->offer);
+  s->offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   s->offer.data = memory[index];
   s->offer.release = buffer_released;
   s->offer.release_ctx = s;

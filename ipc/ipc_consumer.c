@@ -377,7 +377,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   /* Ordinary accepted buffers (IPC-SEG-4, HO-SM-*). */
   for (size_t i = 0; i < n; i++) {
     ipc_entry *en = &r->entries[i];
-    hurray_buffer_offer offer = {en->accepted.data, release_entry, en, hurray_sync_payload_none()};
+    hurray_buffer_offer offer = hurray_buffer_offer_make(en->accepted.data, release_entry, en, hurray_sync_payload_none());
     hurray_handoff_init(&en->handoff);
     st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, e);
     if (st == HURRAY_OK) {

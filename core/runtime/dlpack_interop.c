@@ -646,7 +646,7 @@ static hurray_status offer_tensor(hurray_handoff *handoff, const hurray_dl_tenso
   if (status != HURRAY_OK) {
     return status;
   }
-  const hurray_buffer_offer offer = {data, release, tensor, hurray_sync_payload_none()};
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, release, tensor, hurray_sync_payload_none());
   /* The last step and the only one that takes the tensor (BP-DLPACK-13). */
   status = hurray_handoff_offer(handoff, &handle, &offer, err);
   if (status != HURRAY_OK) {

@@ -193,6 +193,34 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
 }
 
 /* Everything after the handle's own validation: HO-CHECK-3..5. */
+/* HO-ABI-10: the caller's sizes say how much of *offer exists; the flags
+ * words are 0. Checked before any other field of the offer is read. */
+static hurray_status check_offer_sizes(const hurray_buffer_offer *offer, size_t index,
+                                       hurray_error *err) {
+  if (offer->struct_size < HURRAY_BUFFER_OFFER_MIN_SIZE) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->struct_size,
+                HURRAY_BUFFER_OFFER_MIN_SIZE, index,
+                "offer->struct_size is below HURRAY_BUFFER_OFFER_MIN_SIZE: build the offer "
+                "with hurray_buffer_offer_make()");
+  }
+  if (offer->flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->flags, 0, index,
+                "offer->flags has bits this version does not define");
+  }
+  const uint32_t room = offer->struct_size - (uint32_t)offsetof(hurray_buffer_offer, sync);
+  if (offer->sync.struct_size < HURRAY_SYNC_PAYLOAD_MIN_SIZE || offer->sync.struct_size > room) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->sync.struct_size,
+                HURRAY_SYNC_PAYLOAD_MIN_SIZE, index,
+                "offer->sync.struct_size is below HURRAY_SYNC_PAYLOAD_MIN_SIZE or past the "
+                "offer's struct_size: build the payload with a hurray_sync_payload_* helper");
+  }
+  if (offer->sync.flags != 0u) {
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->sync.flags, 0, index,
+                "offer->sync.flags has bits this version does not define");
+  }
+  return HURRAY_OK;
+}
+
 static hurray_status check_offer_against(const hurray_buffer_handle *handle,
                                          const hurray_buffer_offer *offer,
                                          hurray_transport transport, uint32_t ipc_capabilities,
@@ -230,7 +258,11 @@ hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
   if (offer == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
   }
-  hurray_status status = hurray_buffer_handle_validate(handle, err);
+  hurray_status status = check_offer_sizes(offer, 1, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  status = hurray_buffer_handle_validate(handle, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -378,6 +410,10 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
   if (offer == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2, NULL);
   }
+  const hurray_status sizes = check_offer_sizes(offer, 2, err);
+  if (sizes != HURRAY_OK) {
+    return sizes;
+  }
   if (offer->release == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "offer->release is NULL");
   }
@@ -395,7 +431,10 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     }
     /* Only the offer writes these, and nothing reads them while the state
      * is empty (HO-THR-4): writing before the step races nobody. */
-    impl->offer = *offer;
+    /* The 1.0 fields: every size accepted covers them (HO-ABI-10). */
+    memcpy(&impl->offer, offer, sizeof impl->offer);
+    impl->offer.struct_size = (uint32_t)sizeof impl->offer;
+    impl->offer.sync.struct_size = (uint32_t)sizeof impl->offer.sync;
     uint8_t sync_byte;
     if (encoded_handle != NULL) {
       memcpy(impl->encoded_handle, encoded_handle, HURRAY_BUFFER_HANDLE_SIZE);

@@ -90,8 +90,14 @@ typedef void (*hurray_event_release_fn)(void *event, void *ctx);
  *   consumer_stream: stream present (the stream the consumer supplied);
  *                    stream_device_tag equal to the buffer's; no event, no
  *                    event_release.
+ * Growable (HO-ABI-10): struct_size is sizeof(hurray_sync_payload) as the
+ * producer compiled it (the helpers set it), flags is 0.
  */
 typedef struct hurray_sync_payload {
+  /** sizeof(hurray_sync_payload) as the caller compiled it; at least HURRAY_SYNC_PAYLOAD_MIN_SIZE. */
+  uint32_t struct_size;
+  /** 0: no flag is defined in this version. */
+  uint32_t flags;
   void *event;
   hurray_device_tag event_device_tag;
   /** Zero; named so that the struct has no implicit padding (HO-ABI-3). */
@@ -102,13 +108,25 @@ typedef struct hurray_sync_payload {
   hurray_device_tag stream_device_tag;
   /** Zero (HO-ABI-3). */
   uint8_t reserved1[7];
+  /* Later versions append here (HO-ABI-10). */
 } hurray_sync_payload;
+
+/** The first published size of hurray_sync_payload (HO-ABI-10). Never changes. */
+#define HURRAY_SYNC_PAYLOAD_MIN_SIZE 56u
 
 /** The payload of a producer_synced buffer: nothing. */
 /*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_none(void) {
-  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, {0}, NULL, NULL,
-                                 NULL, HURRAY_DEVICE_INVALID, {0}};
+  hurray_sync_payload payload = {(uint32_t)sizeof(hurray_sync_payload),
+                                 0u,
+                                 NULL,
+                                 HURRAY_DEVICE_INVALID,
+                                 {0},
+                                 NULL,
+                                 NULL,
+                                 NULL,
+                                 HURRAY_DEVICE_INVALID,
+                                 {0}};
   return payload;
 }
 
@@ -118,8 +136,16 @@ static inline hurray_sync_payload hurray_sync_payload_event(void *event,
                                                             hurray_device_tag event_device_tag,
                                                             hurray_event_release_fn release,
                                                             void *release_ctx) {
-  hurray_sync_payload payload = {event, event_device_tag, {0}, release, release_ctx,
-                                 NULL,  HURRAY_DEVICE_INVALID,   {0}};
+  hurray_sync_payload payload = {(uint32_t)sizeof(hurray_sync_payload),
+                                 0u,
+                                 event,
+                                 event_device_tag,
+                                 {0},
+                                 release,
+                                 release_ctx,
+                                 NULL,
+                                 HURRAY_DEVICE_INVALID,
+                                 {0}};
   return payload;
 }
 
@@ -127,8 +153,16 @@ static inline hurray_sync_payload hurray_sync_payload_event(void *event,
 /*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
                                                              hurray_device_tag stream_device_tag) {
-  hurray_sync_payload payload = {NULL,   HURRAY_DEVICE_INVALID, {0}, NULL, NULL,
-                                 stream, stream_device_tag,     {0}};
+  hurray_sync_payload payload = {(uint32_t)sizeof(hurray_sync_payload),
+                                 0u,
+                                 NULL,
+                                 HURRAY_DEVICE_INVALID,
+                                 {0},
+                                 NULL,
+                                 NULL,
+                                 stream,
+                                 stream_device_tag,
+                                 {0}};
   return payload;
 }
 
@@ -163,18 +197,39 @@ HURRAY_API const char *hurray_sync_mismatch_name(uint32_t reason);
 /**
  * What a producer hands over besides the handle: the data pointer (may be
  * NULL only for an empty buffer, BP-ALIGN-3), the buffer-release function
- * (required) with its context, and the sync payload.
+ * (required) with its context, and the sync payload. Growable (HO-ABI-10):
+ * build it with hurray_buffer_offer_make(), which sets struct_size.
  */
 typedef struct hurray_buffer_offer {
+  /** sizeof(hurray_buffer_offer) as the caller compiled it; at least HURRAY_BUFFER_OFFER_MIN_SIZE. */
+  uint32_t struct_size;
+  /** 0: no flag is defined in this version. */
+  uint32_t flags;
   void *data;
   hurray_buffer_release_fn release;
   void *release_ctx;
+  /** Its own struct_size says where it ends; later offer fields follow it (HO-ABI-10). */
   hurray_sync_payload sync;
 } hurray_buffer_offer;
 
+/** The first published size of hurray_buffer_offer (HO-ABI-10). Never changes. */
+#define HURRAY_BUFFER_OFFER_MIN_SIZE 88u
+
+/** An offer of `data` with its release function, context and sync payload. */
+/*@ assigns \nothing; */
+static inline hurray_buffer_offer hurray_buffer_offer_make(void *data,
+                                                           hurray_buffer_release_fn release,
+                                                           void *release_ctx,
+                                                           hurray_sync_payload sync) {
+  hurray_buffer_offer offer = {(uint32_t)sizeof(hurray_buffer_offer), 0u, data, release,
+                               release_ctx, sync};
+  return offer;
+}
+
 /**
  * The cross-check accept performs (HO-CHECK-1..5), available to producers
- * that want to know before offering. In order: the handle (BP-ORDER-1,
+ * that want to know before offering. In order: the offer's sizes and flags
+ * (INVALID_ARGUMENT as hurray_handoff_offer reports them, HO-ABI-10), the handle (BP-ORDER-1,
  * steps 2-8; INVALID_SYNC_MODE for a sync byte that is not defined or a CPU
  * buffer that is not producer_synced), the data pointer (HO-CHECK-3), the
  * payload against the sync mode (SYNC_MODE_MISMATCH, see
@@ -360,8 +415,12 @@ HURRAY_API void hurray_handoff_init(hurray_handoff *handoff);
  * Producer: offers a buffer (state EMPTY -> OFFERED). The handle and offer
  * are copied; nothing is judged yet: accept does the cross-check (HO-CHECK-1).
  * NULL_ARGUMENT (index: 0 handoff, 1 handle, 2 offer, 3 offer->release) when
- * something required is missing; the table's error for OFFER when the object
- * is not EMPTY. Until the consumer has accepted, the producer owns the
+ * something required is missing; INVALID_ARGUMENT (index 2; value: the size
+ * or flags, expected: the minimum or 0; detail names the field) when
+ * offer->struct_size or offer->sync.struct_size is below its minimum, the
+ * payload does not fit in the offer's size, or a flags word is not 0
+ * (HO-ABI-10), checked before offer->release is read; the table's error for
+ * OFFER when the object is not EMPTY. Until the consumer has accepted, the producer owns the
  * buffer (HO-OWN-1). Must not race with init or another offer.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_offer(hurray_handoff *handoff,

@@ -1136,8 +1136,8 @@ static PyObject *Tensor_hurray(PyObject *self, PyObject *args, PyObject *kwds) {
   e->tensor = Py_NewRef(self);
   for (size_t i = 0; i < t->count; i++) {
     hurray_handoff_init(&handoffs[i]);
-    hurray_buffer_offer offer = {t->data[i], export_release_buffer, self,
-                                 hurray_sync_payload_none()};
+    hurray_buffer_offer offer = hurray_buffer_offer_make(t->data[i], export_release_buffer, self,
+                                 hurray_sync_payload_none());
     if (t->handles[i].sync_mode == HURRAY_SYNC_EVENT) {
       offer.sync = hurray_sync_payload_event(t->events[i], t->handles[i].device_tag,
                                              export_noop_event_release, NULL);

@@ -68,21 +68,29 @@ ABI_AT(hurray_buffer_handle, memory_class, 14);
 ABI_AT(hurray_buffer_handle, reserved, 15);
 
 /* handoff.h */
-ABI_SIZE(hurray_sync_payload, 48);
-ABI_AT(hurray_sync_payload, event, 0);
-ABI_AT(hurray_sync_payload, event_device_tag, 8);
-ABI_AT(hurray_sync_payload, reserved0, 9);
-ABI_AT(hurray_sync_payload, event_release, 16);
-ABI_AT(hurray_sync_payload, event_release_ctx, 24);
-ABI_AT(hurray_sync_payload, stream, 32);
-ABI_AT(hurray_sync_payload, stream_device_tag, 40);
-ABI_AT(hurray_sync_payload, reserved1, 41);
+ABI_SIZE(hurray_sync_payload, 56);
+ABI_AT(hurray_sync_payload, struct_size, 0);
+ABI_AT(hurray_sync_payload, flags, 4);
+ABI_AT(hurray_sync_payload, event, 8);
+ABI_AT(hurray_sync_payload, event_device_tag, 16);
+ABI_AT(hurray_sync_payload, reserved0, 17);
+ABI_AT(hurray_sync_payload, event_release, 24);
+ABI_AT(hurray_sync_payload, event_release_ctx, 32);
+ABI_AT(hurray_sync_payload, stream, 40);
+ABI_AT(hurray_sync_payload, stream_device_tag, 48);
+ABI_AT(hurray_sync_payload, reserved1, 49);
+_Static_assert(HURRAY_SYNC_PAYLOAD_MIN_SIZE == 56, "the 1.0 payload (HO-ABI-10)");
 
-ABI_SIZE(hurray_buffer_offer, 24 + 48);
-ABI_AT(hurray_buffer_offer, data, 0);
-ABI_AT(hurray_buffer_offer, release, 8);
-ABI_AT(hurray_buffer_offer, release_ctx, 16);
-ABI_AT(hurray_buffer_offer, sync, 24);
+ABI_SIZE(hurray_buffer_offer, 32 + 56);
+ABI_AT(hurray_buffer_offer, struct_size, 0);
+ABI_AT(hurray_buffer_offer, flags, 4);
+ABI_AT(hurray_buffer_offer, data, 8);
+ABI_AT(hurray_buffer_offer, release, 16);
+ABI_AT(hurray_buffer_offer, release_ctx, 24);
+ABI_AT(hurray_buffer_offer, sync, 32);
+_Static_assert(HURRAY_BUFFER_OFFER_MIN_SIZE == 88, "the 1.0 offer (HO-ABI-10)");
+_Static_assert(sizeof(hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none())) == 88,
+               "the offer returned by value");
 
 ABI_SIZE(hurray_handoff_step, 12);
 ABI_AT(hurray_handoff_step, status, 0);

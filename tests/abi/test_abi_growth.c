@@ -1,8 +1,8 @@
 /*
  * Growth of the ABI (ABI 1.0, point 2): sentinels that a later version's
  * values cannot collide with (HO-ABI-7), headroom in the handoff storage
- * (HO-ABI-8), and structs the library writes honouring the caller's
- * struct_size (HO-ABI-9).
+ * (HO-ABI-8), structs the library writes honouring the caller's
+ * struct_size (HO-ABI-9), and the sizes of what it reads (HO-ABI-10).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <check.h>
@@ -24,7 +24,7 @@ static void offer_cpu(hurray_handoff *h, void *data) {
   ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CPU,
                                              HURRAY_SYNC_PRODUCER_SYNCED, &handle, NULL),
                     HURRAY_OK);
-  const hurray_buffer_offer offer = {data, count_release, NULL, hurray_sync_payload_none()};
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, count_release, NULL, hurray_sync_payload_none());
   hurray_handoff_init(h);
   ck_assert_uint_eq(hurray_handoff_offer(h, &handle, &offer, NULL), HURRAY_OK);
 }
@@ -178,6 +178,99 @@ START_TEST(state_count_is_not_the_sentinel) {
 }
 END_TEST
 
+/* HO-ABI-10: the offer's and the payload's sizes and flags are checked
+ * first, at offer and in hurray_handoff_check, naming the value. */
+static void expect_refused(const hurray_buffer_offer *offer, uint64_t value, uint64_t expected,
+                           const char *field) {
+  hurray_buffer_handle handle;
+  ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CPU,
+                                             HURRAY_SYNC_PRODUCER_SYNCED, &handle, NULL),
+                    HURRAY_OK);
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  hurray_error err;
+  ck_assert_uint_eq(hurray_handoff_offer(&h, &handle, offer, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, value);
+  ck_assert_uint_eq(err.expected, expected);
+  ck_assert_uint_eq(err.index, 2u);
+  ck_assert_msg(strstr(err.detail, field) != NULL, "detail \"%s\" names %s", err.detail, field);
+  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
+  ck_assert_uint_eq(hurray_handoff_check(&handle, offer, HURRAY_TRANSPORT_IN_PROCESS, 0, &err),
+                    HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, value);
+  ck_assert_uint_eq(err.index, 1u);
+  ck_assert_uint_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+}
+
+START_TEST(offer_refuses_bad_sizes_and_flags) {
+  static char bytes[4096] __attribute__((aligned(4096)));
+  const hurray_buffer_offer good =
+      hurray_buffer_offer_make(bytes, count_release, NULL, hurray_sync_payload_none());
+  ck_assert_uint_eq(good.struct_size, HURRAY_BUFFER_OFFER_MIN_SIZE);
+  ck_assert_uint_eq(good.sync.struct_size, HURRAY_SYNC_PAYLOAD_MIN_SIZE);
+  const uint32_t small[] = {0u, 8u, HURRAY_BUFFER_OFFER_MIN_SIZE - 1u};
+  for (size_t i = 0; i < 3; i++) {
+    hurray_buffer_offer o = good;
+    o.struct_size = small[i];
+    expect_refused(&o, small[i], HURRAY_BUFFER_OFFER_MIN_SIZE, "offer->struct_size");
+  }
+  hurray_buffer_offer o = good;
+  o.flags = 0x4u;
+  expect_refused(&o, 0x4u, 0, "offer->flags");
+  const uint32_t payload[] = {0u, HURRAY_SYNC_PAYLOAD_MIN_SIZE - 1u,
+                              HURRAY_SYNC_PAYLOAD_MIN_SIZE + 8u /* past the offer's end */};
+  for (size_t i = 0; i < 3; i++) {
+    o = good;
+    o.sync.struct_size = payload[i];
+    expect_refused(&o, payload[i], HURRAY_SYNC_PAYLOAD_MIN_SIZE, "offer->sync.struct_size");
+  }
+  o = good;
+  o.sync.flags = 0x80000000u;
+  expect_refused(&o, 0x80000000u, 0, "offer->sync.flags");
+  /* A NULL release is still reported, once the sizes are right. */
+  o = good;
+  o.release = NULL;
+  hurray_buffer_handle handle;
+  ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CPU,
+                                             HURRAY_SYNC_PRODUCER_SYNCED, &handle, NULL),
+                    HURRAY_OK);
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  hurray_error err;
+  ck_assert_uint_eq(hurray_handoff_offer(&h, &handle, &o, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 3u);
+  ck_assert_uint_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+}
+END_TEST
+
+/* HO-ABI-10: an offer from a producer built against a larger, later offer
+ * (bytes after the payload) is taken, those bytes unread. */
+START_TEST(offer_from_a_newer_producer_is_taken) {
+  static char bytes[4096] __attribute__((aligned(4096)));
+  struct {
+    hurray_buffer_offer known;
+    unsigned char later[24];
+  } newer;
+  memset(&newer, 0x77, sizeof newer);
+  newer.known = hurray_buffer_offer_make(bytes, count_release, NULL, hurray_sync_payload_none());
+  newer.known.struct_size = (uint32_t)sizeof newer;
+  hurray_buffer_handle handle;
+  ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CPU,
+                                             HURRAY_SYNC_PRODUCER_SYNCED, &handle, NULL),
+                    HURRAY_OK);
+  hurray_handoff h;
+  hurray_handoff_init(&h);
+  ck_assert_uint_eq(hurray_handoff_offer(&h, &handle, &newer.known, NULL), HURRAY_OK);
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
+  ck_assert_uint_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                    HURRAY_OK);
+  ck_assert_ptr_eq(got.data, bytes);
+  released = 0;
+  release_and_destroy(&h);
+  ck_assert_int_eq(released, 1);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("abi_growth");
   TCase *tc = tcase_create("growth");
@@ -186,6 +279,8 @@ int main(void) {
   tcase_add_test(tc, accept_writes_only_the_callers_size);
   tcase_add_test(tc, accept_leaves_a_newer_callers_tail);
   tcase_add_test(tc, accept_refuses_a_size_below_the_minimum);
+  tcase_add_test(tc, offer_refuses_bad_sizes_and_flags);
+  tcase_add_test(tc, offer_from_a_newer_producer_is_taken);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

@@ -148,9 +148,9 @@ START_TEST(handoff_structs_cross) {
   ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
                                              &handle, NULL),
                     HURRAY_OK);
-  const hurray_buffer_offer offer = {
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(
       bytes, count_buffer, NULL,
-      hurray_sync_payload_event(&event, HURRAY_DEVICE_CUDA, count_event, NULL)};
+      hurray_sync_payload_event(&event, HURRAY_DEVICE_CUDA, count_event, NULL));
   hurray_handoff h;
   hurray_accepted_buffer out;
   memset(&out, 0xA5, sizeof out);

@@ -48,7 +48,7 @@ static inline uint32_t oracle_alignment(const void *address) {
 /* A fresh handoff holding an accepted producer_synced buffer. */
 static inline void accept_buffer(hurray_handoff *handoff, const hurray_buffer_handle *handle,
                                  void *data, release_log *log) {
-  const hurray_buffer_offer offer = {data, count_buffer_release, log, hurray_sync_payload_none()};
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, count_buffer_release, log, hurray_sync_payload_none());
   hurray_handoff_init(handoff);
   hurray_error err;
   ck_assert_int_eq(hurray_handoff_offer(handoff, handle, &offer, &err), HURRAY_OK);

@@ -139,9 +139,9 @@ START_TEST(refusal_example) {
   ck_assert_int_eq(
       hurray_buffer_handle_new(4096, 4096, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, &handle, NULL),
       HURRAY_OK);
-  const hurray_buffer_offer offer = {
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(
       device, app_device_free, NULL,
-      hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA, app_event_destroy, NULL)};
+      hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA, app_event_destroy, NULL));
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, NULL), HURRAY_OK);
   hurray_accepted_buffer buffer = HURRAY_ACCEPTED_BUFFER_INIT;
   hurray_error err;

@@ -32,7 +32,7 @@ START_TEST(producer_synced_path) {
   hurray_buffer_handle handle;
   ck_assert_int_eq(hurray_buffer_handle_for_host_memory(host, sizeof host, 4096, &handle, NULL),
                    HURRAY_OK);
-  const hurray_buffer_offer offer = {host, count_buffer_release, &log, hurray_sync_payload_none()};
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(host, count_buffer_release, &log, hurray_sync_payload_none());
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
@@ -269,9 +269,9 @@ START_TEST(reentrant_callbacks_cannot_release_twice) {
   hurray_handoff_init(&h);
   reentry r = {&h, HURRAY_OK, HURRAY_OK, 0};
   const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
-  hurray_buffer_offer offer = {
+  hurray_buffer_offer offer = hurray_buffer_offer_make(
       FAKE_DEVICE_POINTER, release_again, &r,
-      hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, release_event_again, &r)};
+      hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, release_event_again, &r));
   ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
   hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),

@@ -208,7 +208,7 @@ START_TEST(handoff_offer_wait_release) {
     hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
     bool with_event = handle.device_tag != HURRAY_DEVICE_CPU;
     hurray_plugin_event *event = NULL;
-    hurray_buffer_offer offer;
+    hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
     offer.data = hurray_plugin_buffer_allocation(buffer)->address;
     offer.release = hurray_plugin_buffer_release_callback;
     offer.release_ctx = buffer;
@@ -330,9 +330,9 @@ START_TEST(consumer_releases_after_producer_unloads) {
 
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
-  hurray_buffer_offer offer = {hurray_plugin_buffer_allocation(buffer)->address,
+  hurray_buffer_offer offer = hurray_buffer_offer_make(hurray_plugin_buffer_allocation(buffer)->address,
                                hurray_plugin_buffer_release_callback, buffer,
-                               hurray_sync_payload_none()};
+                               hurray_sync_payload_none());
   ck_assert_int_eq(
       hurray_handoff_offer(&handoff, hurray_plugin_buffer_handle(buffer), &offer, &err),
       HURRAY_OK);

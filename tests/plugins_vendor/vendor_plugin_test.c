@@ -580,7 +580,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
 
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = HURRAY_SYNC_EVENT;
-  hurray_buffer_offer offer;
+  hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer; /* the record the callback frees */

@@ -172,7 +172,7 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
     goto done;
   }
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
-  hurray_buffer_offer offer;
+  hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer;
