@@ -129,6 +129,12 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
                         e->expected == HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG ? "event" : "stream",
                         (unsigned)(uint8_t)e->index, a);
       }
+      if (e->expected == HURRAY_SYNC_MISMATCH_EVENT_KIND) { /* HO-PAY-6 */
+        return snprintf(buf, cap,
+                        "handoff payload does not match sync_mode 0x%02X (%s): event_kind %zu "
+                        "(0 none, 1 native, 2 plugin) does not fit the mode",
+                        v8, hurray_sync_mode_name(v8), e->index);
+      }
       return snprintf(buf, cap, "handoff payload does not match sync_mode 0x%02X (%s): %s", v8,
                       hurray_sync_mode_name(v8),
                       e->expected > UINT32_MAX ? "unknown"

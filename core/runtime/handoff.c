@@ -112,6 +112,7 @@ const char *hurray_sync_mismatch_name(uint32_t reason) {
     case HURRAY_SYNC_MISMATCH_MISSING_STREAM: return "missing stream";
     case HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG: return "event device tag differs";
     case HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG: return "stream device tag differs";
+    case HURRAY_SYNC_MISMATCH_EVENT_KIND: return "event kind does not match";
     default: return "unknown";
   }
 }
@@ -163,6 +164,9 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
       if (sync->stream != NULL) {
         return mismatch(err, mode, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0);
       }
+      if (sync->event_kind != HURRAY_EVENT_KIND_NONE) { /* HO-PAY-6 */
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_KIND, sync->event_kind);
+      }
       return HURRAY_OK;
     case HURRAY_SYNC_EVENT:
       if (sync->stream != NULL) {
@@ -177,6 +181,10 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
       if (sync->event_device_tag != handle->device_tag) {
         return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG, sync->event_device_tag);
       }
+      if (sync->event_kind != HURRAY_EVENT_KIND_NATIVE &&
+          sync->event_kind != HURRAY_EVENT_KIND_PLUGIN) { /* HO-PAY-6 */
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_KIND, sync->event_kind);
+      }
       return HURRAY_OK;
     default: /* consumer_stream: the handle was validated, no other mode is left */
       if (has_event) {
@@ -187,6 +195,9 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
       }
       if (sync->stream_device_tag != handle->device_tag) {
         return mismatch(err, mode, HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG, sync->stream_device_tag);
+      }
+      if (sync->event_kind != HURRAY_EVENT_KIND_NONE) { /* HO-PAY-6 */
+        return mismatch(err, mode, HURRAY_SYNC_MISMATCH_EVENT_KIND, sync->event_kind);
       }
       return HURRAY_OK;
   }
@@ -563,6 +574,8 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   void *const event = handle.sync_mode == HURRAY_SYNC_EVENT ? impl->offer.sync.event : NULL;
   void *const stream =
       handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
+  const hurray_event_kind event_kind =
+      event != NULL ? impl->offer.sync.event_kind : HURRAY_EVENT_KIND_NONE;
   handoff_callback none;
   status = apply(impl, accept_op_for(handle.sync_mode), &none, err);
   if (status != HURRAY_OK) {
@@ -575,6 +588,8 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   result.data = data;
   result.event = event;
   result.stream = stream;
+  result.event_kind = event_kind;
+  result.reserved = 0u;
   memcpy(out, &result, out_size < sizeof result ? out_size : sizeof result);
   return HURRAY_OK;
 }

@@ -93,6 +93,27 @@ typedef void (*hurray_event_release_fn)(void *event, void *ctx);
  * Growable (HO-ABI-10): struct_size is sizeof(hurray_sync_payload) as the
  * producer compiled it (the helpers set it), flags is 0.
  */
+/**
+ * What the payload's `event` is (HO-PAY-6). A consumer reads it from
+ * hurray_accepted_buffer.event_kind to know what its own stream wait needs.
+ */
+typedef uint32_t hurray_event_kind;
+/** No event (producer_synced, consumer_stream). */
+#define HURRAY_EVENT_KIND_NONE 0u
+/**
+ * The vendor runtime's own handle, as its API types it: CUevent (CUDA),
+ * hipEvent_t (ROCm), cl_event (OpenCL), VkSemaphore or VkFence (Vulkan),
+ * ze_event_handle_t (Level Zero), MTLSharedEvent (Metal); the list per
+ * plugin is in docs/plugin-abi.md. The consumer waits on it with that API.
+ */
+#define HURRAY_EVENT_KIND_NATIVE 1u
+/**
+ * A hurray_plugin_event * made by hurray_plugin_event_create(): the
+ * consumer waits through hurray_plugin_event_stream_wait() or
+ * hurray_plugin_event_wait(), on the plugin that made it.
+ */
+#define HURRAY_EVENT_KIND_PLUGIN 2u
+
 typedef struct hurray_sync_payload {
   /** sizeof(hurray_sync_payload) as the caller compiled it; at least HURRAY_SYNC_PAYLOAD_MIN_SIZE. */
   uint32_t struct_size;
@@ -101,7 +122,9 @@ typedef struct hurray_sync_payload {
   void *event;
   hurray_device_tag event_device_tag;
   /** Zero; named so that the struct has no implicit padding (HO-ABI-3). */
-  uint8_t reserved0[7];
+  uint8_t reserved0[3];
+  /** HURRAY_EVENT_KIND_*: NONE without an event, NATIVE or PLUGIN with one (HO-PAY-6). */
+  hurray_event_kind event_kind;
   hurray_event_release_fn event_release;
   void *event_release_ctx;
   void *stream;
@@ -122,6 +145,7 @@ static inline hurray_sync_payload hurray_sync_payload_none(void) {
                                  NULL,
                                  HURRAY_DEVICE_INVALID,
                                  {0},
+                                 HURRAY_EVENT_KIND_NONE,
                                  NULL,
                                  NULL,
                                  NULL,
@@ -130,23 +154,42 @@ static inline hurray_sync_payload hurray_sync_payload_none(void) {
   return payload;
 }
 
-/** The payload of an event buffer: the event, its driver's device tag, and its release. */
+/**
+ * The payload of an event buffer: the event, what kind of event it is
+ * (HURRAY_EVENT_KIND_NATIVE or _PLUGIN, HO-PAY-6), its driver's device tag,
+ * and its release.
+ */
 /*@ assigns \nothing; */
-static inline hurray_sync_payload hurray_sync_payload_event(void *event,
-                                                            hurray_device_tag event_device_tag,
-                                                            hurray_event_release_fn release,
-                                                            void *release_ctx) {
+static inline hurray_sync_payload hurray_sync_payload_event_of_kind(
+    void *event, hurray_event_kind event_kind, hurray_device_tag event_device_tag,
+    hurray_event_release_fn release, void *release_ctx) {
   hurray_sync_payload payload = {(uint32_t)sizeof(hurray_sync_payload),
                                  0u,
                                  event,
                                  event_device_tag,
                                  {0},
+                                 event_kind,
                                  release,
                                  release_ctx,
                                  NULL,
                                  HURRAY_DEVICE_INVALID,
                                  {0}};
   return payload;
+}
+
+/**
+ * The payload of an event buffer whose event is the vendor runtime's own
+ * handle (HURRAY_EVENT_KIND_NATIVE): the event, its driver's device tag,
+ * and its release. For a hurray_plugin_event use
+ * hurray_sync_payload_event_of_kind(..., HURRAY_EVENT_KIND_PLUGIN, ...).
+ */
+/*@ assigns \nothing; */
+static inline hurray_sync_payload hurray_sync_payload_event(void *event,
+                                                            hurray_device_tag event_device_tag,
+                                                            hurray_event_release_fn release,
+                                                            void *release_ctx) {
+  return hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_NATIVE, event_device_tag,
+                                           release, release_ctx);
 }
 
 /** The payload of a consumer_stream buffer: the consumer's stream and its device tag. */
@@ -158,6 +201,7 @@ static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
                                  NULL,
                                  HURRAY_DEVICE_INVALID,
                                  {0},
+                                 HURRAY_EVENT_KIND_NONE,
                                  NULL,
                                  NULL,
                                  stream,
@@ -188,7 +232,10 @@ enum {
   /** The event's device tag differs from the buffer's. */
   HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG = 6,
   /** The stream's device tag differs from the buffer's. */
-  HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG = 7
+  HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG = 7,
+  /** event_kind is not NATIVE or PLUGIN with an event, or not NONE without
+   * one (HO-PAY-6); index: the event_kind. */
+  HURRAY_SYNC_MISMATCH_EVENT_KIND = 8
 };
 
 /** "unexpected event", "missing stream", …; "unknown" for other values. */
@@ -390,6 +437,12 @@ typedef struct hurray_accepted_buffer {
   void *event;
   /** sync_mode consumer_stream: the declared stream; NULL otherwise. */
   void *stream;
+  /* Past the 1.0 layout (HURRAY_ACCEPTED_BUFFER_MIN_SIZE): written only when
+   * struct_size covers them (HO-ABI-9). */
+  /** What `event` is: HURRAY_EVENT_KIND_* (HO-PAY-6); NONE without an event. */
+  hurray_event_kind event_kind;
+  /** Zero. */
+  uint32_t reserved;
   /* Later versions append here. */
 } hurray_accepted_buffer;
 

@@ -74,6 +74,7 @@ ABI_AT(hurray_sync_payload, flags, 4);
 ABI_AT(hurray_sync_payload, event, 8);
 ABI_AT(hurray_sync_payload, event_device_tag, 16);
 ABI_AT(hurray_sync_payload, reserved0, 17);
+ABI_AT(hurray_sync_payload, event_kind, 20);
 ABI_AT(hurray_sync_payload, event_release, 24);
 ABI_AT(hurray_sync_payload, event_release_ctx, 32);
 ABI_AT(hurray_sync_payload, stream, 40);
@@ -99,13 +100,16 @@ ABI_AT(hurray_handoff_step, effect, 8);
 
 ABI_SIZE(hurray_handoff, HURRAY_HANDOFF_STORAGE_SIZE);
 
-ABI_SIZE(hurray_accepted_buffer, 48);
+ABI_SIZE(hurray_accepted_buffer, 56);
 ABI_AT(hurray_accepted_buffer, struct_size, 0);
 ABI_AT(hurray_accepted_buffer, flags, 4);
 ABI_AT(hurray_accepted_buffer, handle, 8);
 ABI_AT(hurray_accepted_buffer, data, 24);
 ABI_AT(hurray_accepted_buffer, event, 32);
 ABI_AT(hurray_accepted_buffer, stream, 40);
+ABI_AT(hurray_accepted_buffer, event_kind, 48);
+ABI_AT(hurray_accepted_buffer, reserved, 52);
+_Static_assert(HURRAY_ACCEPTED_BUFFER_MIN_SIZE == 48, "the 1.0 accepted buffer (HO-ABI-9)");
 
 /* plugin.h */
 ABI_SIZE(hurray_plugin_memory_class_info, 12);
@@ -231,6 +235,6 @@ ABI_AT(hurray_dlpack_layout, strides, 24);
   X(hurray_ipc_consumer_options) X(hurray_ipc_message) X(hurray_ipc_segment)            \
   X(hurray_dl_tensor) X(hurray_dl_managed_tensor) X(hurray_dl_managed_tensor_versioned) \
   X(hurray_dlpack_layout) X(hurray_status) X(hurray_transport) X(hurray_handoff_state)  \
-  X(hurray_handoff_op) X(hurray_handoff_effect) X(hurray_sync_mismatch) X(hurray_bool32)
+  X(hurray_handoff_op) X(hurray_handoff_effect) X(hurray_sync_mismatch) X(hurray_bool32) X(hurray_event_kind)
 
 #endif /* HURRAY_TESTS_ABI_LAYOUT_H */

@@ -2,10 +2,12 @@
  * Growth of the ABI (ABI 1.0, point 2): sentinels that a later version's
  * values cannot collide with (HO-ABI-7), headroom in the handoff storage
  * (HO-ABI-8), structs the library writes honouring the caller's
- * struct_size (HO-ABI-9), and the sizes of what it reads (HO-ABI-10).
+ * struct_size (HO-ABI-9), the sizes of what it reads (HO-ABI-10); and the
+ * event kind the payload carries (HO-PAY-6).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +273,102 @@ START_TEST(offer_from_a_newer_producer_is_taken) {
 }
 END_TEST
 
+static void count_event(void *event, void *ctx) {
+  (void)event;
+  (void)ctx;
+}
+
+/* Offers `sync` for a CUDA buffer of `mode` and accepts it into `out`. */
+static hurray_status offer_and_accept(hurray_handoff *h, hurray_sync_mode mode,
+                                      hurray_sync_payload sync, hurray_accepted_buffer *out,
+                                      hurray_error *err) {
+  static char device_memory[4096] __attribute__((aligned(4096)));
+  hurray_buffer_handle handle;
+  ck_assert_uint_eq(
+      hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, mode, &handle, NULL), HURRAY_OK);
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(device_memory, count_release, NULL, sync);
+  hurray_handoff_init(h);
+  ck_assert_uint_eq(hurray_handoff_offer(h, &handle, &offer, NULL), HURRAY_OK);
+  return hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, out, err);
+}
+
+/* HO-PAY-6: every helper sets the kind, and accept hands it out. */
+START_TEST(the_payload_says_what_its_event_is) {
+  int cu_event;
+  ck_assert_uint_eq(hurray_sync_payload_none().event_kind, HURRAY_EVENT_KIND_NONE);
+  ck_assert_uint_eq(hurray_sync_payload_stream(&cu_event, HURRAY_DEVICE_CUDA).event_kind,
+                    HURRAY_EVENT_KIND_NONE);
+  const hurray_sync_payload native =
+      hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL);
+  ck_assert_uint_eq(native.event_kind, HURRAY_EVENT_KIND_NATIVE);
+  const hurray_sync_payload plugin = hurray_sync_payload_event_of_kind(
+      &cu_event, HURRAY_EVENT_KIND_PLUGIN, HURRAY_DEVICE_CUDA, count_event, NULL);
+  ck_assert_uint_eq(plugin.event_kind, HURRAY_EVENT_KIND_PLUGIN);
+
+  const hurray_sync_payload kinds[] = {native, plugin};
+  for (size_t i = 0; i < 2; i++) {
+    hurray_handoff h;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
+    ck_assert_uint_eq(offer_and_accept(&h, HURRAY_SYNC_EVENT, kinds[i], &got, NULL), HURRAY_OK);
+    ck_assert_ptr_eq(got.event, &cu_event);
+    ck_assert_uint_eq(got.event_kind, kinds[i].event_kind);
+    ck_assert_uint_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK);
+    ck_assert_uint_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
+    release_and_destroy(&h);
+  }
+  hurray_handoff h;
+  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
+  got.event_kind = 0xDEADu;
+  ck_assert_uint_eq(offer_and_accept(&h, HURRAY_SYNC_PRODUCER_SYNCED, hurray_sync_payload_none(),
+                                     &got, NULL),
+                    HURRAY_OK);
+  ck_assert_uint_eq(got.event_kind, HURRAY_EVENT_KIND_NONE);
+  release_and_destroy(&h);
+}
+END_TEST
+
+/* HO-PAY-6: a kind that does not fit the mode is a payload mismatch naming it. */
+START_TEST(accept_checks_the_event_kind) {
+  int cu_event;
+  int stream;
+  struct {
+    hurray_sync_mode mode;
+    hurray_sync_payload sync;
+    uint32_t kind;
+  } cases[] = {
+      {HURRAY_SYNC_EVENT, hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL),
+       HURRAY_EVENT_KIND_NONE},
+      {HURRAY_SYNC_EVENT, hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL),
+       3u},
+      {HURRAY_SYNC_PRODUCER_SYNCED, hurray_sync_payload_none(), HURRAY_EVENT_KIND_NATIVE},
+      {HURRAY_SYNC_CONSUMER_STREAM, hurray_sync_payload_stream(&stream, HURRAY_DEVICE_CUDA),
+       HURRAY_EVENT_KIND_PLUGIN},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cases[i].sync.event_kind = cases[i].kind;
+    hurray_handoff h;
+    hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
+    hurray_error err;
+    ck_assert_uint_eq(offer_and_accept(&h, cases[i].mode, cases[i].sync, &got, &err),
+                      HURRAY_ERR_SYNC_MODE_MISMATCH);
+    ck_assert_uint_eq(err.value, cases[i].mode);
+    ck_assert_uint_eq(err.expected, HURRAY_SYNC_MISMATCH_EVENT_KIND);
+    ck_assert_uint_eq(err.index, cases[i].kind);
+    char msg[256];
+    char want[32];
+    hurray_error_format(&err, msg, sizeof msg);
+    snprintf(want, sizeof want, "event_kind %u ", cases[i].kind);
+    ck_assert_msg(strstr(msg, want) != NULL, "\"%s\" names the kind", msg);
+    ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_OFFERED);
+    ck_assert_uint_eq(hurray_handoff_withdraw(&h, NULL), HURRAY_OK);
+    ck_assert_uint_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  }
+  ck_assert_str_eq(hurray_sync_mismatch_name(HURRAY_SYNC_MISMATCH_EVENT_KIND),
+                   "event kind does not match");
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("abi_growth");
   TCase *tc = tcase_create("growth");
@@ -281,6 +379,8 @@ int main(void) {
   tcase_add_test(tc, accept_refuses_a_size_below_the_minimum);
   tcase_add_test(tc, offer_refuses_bad_sizes_and_flags);
   tcase_add_test(tc, offer_from_a_newer_producer_is_taken);
+  tcase_add_test(tc, the_payload_says_what_its_event_is);
+  tcase_add_test(tc, accept_checks_the_event_kind);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);

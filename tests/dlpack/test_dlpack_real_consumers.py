@@ -70,7 +70,8 @@ class Layout(c.Structure):
 
 class AcceptedBuffer(c.Structure):
     _fields_ = [("struct_size", c.c_uint32), ("flags", c.c_uint32), ("handle", BufferHandle),
-                ("data", c.c_void_p), ("event", c.c_void_p), ("stream", c.c_void_p)]
+                ("data", c.c_void_p), ("event", c.c_void_p), ("stream", c.c_void_p),
+                ("event_kind", c.c_uint32), ("reserved", c.c_uint32)]
 
 
 Handoff = c.c_uint64 * 32  # HURRAY_HANDOFF_STORAGE_SIZE (256) bytes

@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer;
-  offer.sync = hurray_sync_payload_event(event, HURRAY_DEVICE_CUDA,
+  offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, HURRAY_DEVICE_CUDA,
                                          hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);

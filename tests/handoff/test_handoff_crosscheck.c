@@ -383,11 +383,11 @@ START_TEST(mismatch_messages_name_the_reason) {
   ck_assert_msg(
       strstr(msg, "stream") != NULL && strstr(msg, "0x04") != NULL && strstr(msg, "vulkan") != NULL,
       "%s", msg);
-  for (uint32_t r = 1; r <= 7; r++) {
+  for (uint32_t r = 1; r <= HURRAY_SYNC_MISMATCH_EVENT_KIND; r++) {
     ck_assert_str_ne(hurray_sync_mismatch_name(r), "unknown");
   }
   ck_assert_str_eq(hurray_sync_mismatch_name(0), "unknown");
-  ck_assert_str_eq(hurray_sync_mismatch_name(8), "unknown");
+  ck_assert_str_eq(hurray_sync_mismatch_name(HURRAY_SYNC_MISMATCH_EVENT_KIND + 1u), "unknown");
 }
 END_TEST
 

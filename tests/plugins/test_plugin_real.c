@@ -217,7 +217,7 @@ START_TEST(handoff_offer_wait_release) {
       ck_assert_int_eq(hurray_plugin_event_create(plugin, d, &event, &err), HURRAY_OK);
       ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
       handle.sync_mode = HURRAY_SYNC_EVENT;
-      offer.sync = hurray_sync_payload_event(event, handle.device_tag,
+      offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, handle.device_tag,
                                              hurray_plugin_event_release_callback, NULL);
     }
     hurray_handoff handoff;

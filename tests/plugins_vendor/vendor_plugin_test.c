@@ -585,7 +585,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer; /* the record the callback frees */
   offer.sync =
-      hurray_sync_payload_event(event, the_case->tag, hurray_plugin_event_release_callback, NULL);
+      hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, the_case->tag, hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);

@@ -186,7 +186,7 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
       goto done;
     }
     handle.sync_mode = HURRAY_SYNC_EVENT;
-    offer.sync = hurray_sync_payload_event(event, handle.device_tag,
+    offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, handle.device_tag,
                                            hurray_plugin_event_release_callback, NULL);
   }
   step = "offer";
