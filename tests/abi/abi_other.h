@@ -24,6 +24,8 @@ hurray_sync_payload abi_short_payload_event(void *event, hurray_device_tag tag,
                                             hurray_event_release_fn release, void *ctx);
 hurray_sync_payload abi_short_payload_stream(void *stream, hurray_device_tag tag);
 hurray_sync_payload abi_short_payload_none(void);
+hurray_buffer_offer abi_short_offer_make(void *data, hurray_buffer_release_fn release, void *ctx,
+                                         hurray_sync_payload sync);
 hurray_dlpack_layout abi_short_layout_of(hurray_dl_data_type dtype, int32_t ndim,
                                          const int64_t *shape, int32_t device_id);
 

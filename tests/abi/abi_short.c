@@ -46,6 +46,11 @@ hurray_sync_payload abi_short_payload_stream(void *stream, hurray_device_tag tag
 
 hurray_sync_payload abi_short_payload_none(void) { return hurray_sync_payload_none(); }
 
+hurray_buffer_offer abi_short_offer_make(void *data, hurray_buffer_release_fn release, void *ctx,
+                                         hurray_sync_payload sync) {
+  return hurray_buffer_offer_make(data, release, ctx, sync);
+}
+
 hurray_dlpack_layout abi_short_layout_of(hurray_dl_data_type dtype, int32_t ndim,
                                          const int64_t *shape, int32_t device_id) {
   return hurray_dlpack_layout_of(dtype, ndim, shape, NULL, device_id);

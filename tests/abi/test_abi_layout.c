@@ -88,6 +88,17 @@ START_TEST(by_value_payloads_cross) {
   got = abi_short_payload_none();
   ck_assert_mem_eq(&got, &want, sizeof want);
   ck_assert_ptr_null(got.event);
+  ck_assert_uint_eq(got.event_kind, HURRAY_EVENT_KIND_NONE);
+
+  /* The offer, by value, with a payload passed by value into the other object. */
+  const hurray_sync_payload sync =
+      hurray_sync_payload_event_of_kind(&event, HURRAY_EVENT_KIND_PLUGIN, 0xF2u, no_release, &ctx);
+  const hurray_buffer_offer offer_here = hurray_buffer_offer_make(&stream, no_release, &ctx, sync);
+  const hurray_buffer_offer offer_there = abi_short_offer_make(&stream, no_release, &ctx, sync);
+  ck_assert_mem_eq(&offer_there, &offer_here, sizeof offer_here);
+  ck_assert_uint_eq(offer_there.struct_size, HURRAY_BUFFER_OFFER_MIN_SIZE);
+  ck_assert_uint_eq(offer_there.sync.event_kind, HURRAY_EVENT_KIND_PLUGIN);
+  ck_assert_uint_eq(offer_there.sync.event_device_tag, 0xF2u);
 
   const int64_t shape[2] = {3, 5};
   const hurray_dl_data_type f32 = {HURRAY_DL_FLOAT, 32, 1};
