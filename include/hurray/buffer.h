@@ -192,7 +192,7 @@ enum {
  */
 typedef struct hurray_error {
   hurray_status status;
-  /** Zero; keeps `value` 8-aligned without implicit padding (HO-ABI-3). */
+  /** Keeps `value` 8-aligned without implicit padding (HO-ABI-3); not written, ignore it. */
   uint32_t reserved;
   uint64_t value;
   uint64_t expected;
