@@ -515,7 +515,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_validate(const hu
     ensures bp_error_unchanged{Pre, Post}(err);
     ensures out->byte_size == byte_size && out->alignment == alignment &&
             out->device_tag == device_tag && out->sync_mode == sync_mode &&
-            out->memory_class == memory_class;
+            out->memory_class == memory_class && out->reserved == 0;  // HO-ABI-3
   complete behaviors;
   disjoint behaviors;
 */
@@ -544,7 +544,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_with_memory_class
     ensures bp_error_unchanged{Pre, Post}(err);
     ensures out->byte_size == byte_size && out->alignment == alignment &&
             out->device_tag == device_tag && out->sync_mode == sync_mode &&
-            out->memory_class == 0x00;
+            out->memory_class == 0x00 && out->reserved == 0;  // HO-ABI-3
   complete behaviors;
   disjoint behaviors;
 */
@@ -556,7 +556,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_handle_new(uint64_t byte
   assigns \nothing;
   ensures \result.byte_size == 0 && \result.alignment == 1 &&  // BP-ALIGN-3
           \result.device_tag == device_tag && \result.sync_mode == 0x00 &&
-          \result.memory_class == 0x00;
+          \result.memory_class == 0x00 && \result.reserved == 0;  // HO-ABI-3
   ensures bp_valid_fields(\result.byte_size, \result.alignment, \result.device_tag,
                           \result.sync_mode, \result.memory_class) <==>
           bp_valid_device_tag(device_tag);
@@ -613,20 +613,22 @@ HURRAY_API hurray_memory_class hurray_buffer_handle_memory_class(const hurray_bu
   requires \valid_read(handle);
   terminates \true;
   assigns \nothing;
-  ensures \result <==> handle->byte_size == 0;  // BP-ALIGN-3
+  ensures \result == 1 <==> handle->byte_size == 0;  // BP-ALIGN-3
+  ensures \result == 0 || \result == 1;             // HO-ABI-5
 */
-HURRAY_API bool hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle);
+HURRAY_API hurray_bool32 hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle);
 
 /* hurray_buffer_handle_equal (core/proven/handle.c) */
 /*@
   requires \valid_read(a) && \valid_read(b);
   terminates \true;
   assigns \nothing;
-  ensures \result <==> a->byte_size == b->byte_size && a->alignment == b->alignment &&
-                       a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
-                       a->memory_class == b->memory_class;
+  ensures \result == 1 <==> a->byte_size == b->byte_size && a->alignment == b->alignment &&
+                            a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
+                            a->memory_class == b->memory_class;
+  ensures \result == 0 || \result == 1;  // HO-ABI-5
 */
-HURRAY_API bool hurray_buffer_handle_equal(const hurray_buffer_handle *a, const hurray_buffer_handle *b);
+HURRAY_API hurray_bool32 hurray_buffer_handle_equal(const hurray_buffer_handle *a, const hurray_buffer_handle *b);
 
 /* hurray_handoff_transition (core/proven/handoff_state.c) */
 /*@
@@ -975,17 +977,19 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_transport_check_sync_mode(hurra
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_valid_pair(device_tag, memory_class);  // BP-PAIR-1..3
+  ensures \result == 1 <==> bp_valid_pair(device_tag, memory_class);  // BP-PAIR-1..3
+  ensures \result == 0 || \result == 1;                                // HO-ABI-5
 */
-HURRAY_API bool hurray_pair_is_valid(hurray_device_tag device_tag, hurray_memory_class memory_class);
+HURRAY_API hurray_bool32 hurray_pair_is_valid(hurray_device_tag device_tag, hurray_memory_class memory_class);
 
 /* hurray_device_tag_is_private (core/proven/values.c) */
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_private_device_tag(tag);  // BP-DEV-3
+  ensures \result == 1 <==> bp_private_device_tag(tag);  // BP-DEV-3
+  ensures \result == 0 || \result == 1;                   // HO-ABI-5
 */
-HURRAY_API bool hurray_device_tag_is_private(hurray_device_tag tag);
+HURRAY_API hurray_bool32 hurray_device_tag_is_private(hurray_device_tag tag);
 
 /* hurray_device_tag_from_byte (core/proven/values.c) */
 /*@
@@ -1067,9 +1071,10 @@ HURRAY_API const char *hurray_device_tag_name(hurray_device_tag tag);
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_private_memory_class(memory_class);  // BP-MEM-2
+  ensures \result == 1 <==> bp_private_memory_class(memory_class);  // BP-MEM-2
+  ensures \result == 0 || \result == 1;                              // HO-ABI-5
 */
-HURRAY_API bool hurray_memory_class_is_private(hurray_memory_class memory_class);
+HURRAY_API hurray_bool32 hurray_memory_class_is_private(hurray_memory_class memory_class);
 
 /* hurray_memory_class_from_byte (core/proven/values.c) */
 /*@
@@ -1138,9 +1143,9 @@ HURRAY_API const char *hurray_memory_class_name(hurray_memory_class memory_class
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result == \false;  // BP-SYNC-1: no private sync modes
+  ensures \result == 0;  // BP-SYNC-1: no private sync modes; HO-ABI-5
 */
-HURRAY_API bool hurray_sync_mode_is_private(hurray_sync_mode mode);
+HURRAY_API hurray_bool32 hurray_sync_mode_is_private(hurray_sync_mode mode);
 
 /* hurray_sync_mode_from_byte (core/proven/values.c) */
 /*@
