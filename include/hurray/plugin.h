@@ -546,18 +546,37 @@ HURRAY_API bool hurray_plugin_supports_events(const hurray_plugin *plugin);
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_allocate(
     hurray_plugin *plugin, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
     hurray_memory_class memory_class, hurray_plugin_buffer **out, hurray_error *err);
-/** Frees the buffer through its plugin. NULL is accepted. */
+/**
+ * Frees the buffer through its plugin (PL-LIFE-1, PL-LIFE-3). NULL is
+ * accepted (HURRAY_OK). A buffer already freed, by this function, by
+ * hurray_plugin_buffer_free or by the handoff's release, whether or not its
+ * plugin has been unloaded or its registry destroyed since, is refused
+ * without effect: USE_AFTER_DESTROY (value: the buffer pointer as an
+ * integer; detail names it). A pointer that was never a buffer of
+ * hurray_plugin_allocate: INVALID_ARGUMENT (value: the pointer). Of two
+ * threads freeing the same buffer at once, one frees it and the other gets
+ * the error.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_buffer_release(hurray_plugin_buffer *buffer,
+                                                                       hurray_error *err);
+/** As hurray_plugin_buffer_release, for a caller that has no use for the
+ * error: a second free is refused without effect (PL-LIFE-3). NULL is
+ * accepted. */
 HURRAY_API void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer);
-/** The buffer's handle: size, the alignment obtained, tag, class. */
+/** The buffer's handle: size, the alignment obtained, tag, class; NULL once
+ * the buffer is freed (PL-LIFE-3). */
 HURRAY_API const hurray_buffer_handle *hurray_plugin_buffer_handle(
     const hurray_plugin_buffer *buffer);
-/** The allocation as the plugin reported it (address, host_address, ...). */
+/** The allocation as the plugin reported it (address, host_address, ...);
+ * NULL once the buffer is freed (PL-LIFE-3). */
 HURRAY_API const hurray_plugin_allocation *hurray_plugin_buffer_allocation(
     const hurray_plugin_buffer *buffer);
+/** The plugin that made the buffer; NULL once the buffer is freed. */
 HURRAY_API hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer *buffer);
 /** Copies host memory into the buffer (blocking). INVALID_ARGUMENT when
  * [offset, offset + bytes) is outside the buffer (value: offset + bytes,
- * expected: byte_size). */
+ * expected: byte_size); USE_AFTER_DESTROY (value: the buffer pointer) once
+ * the buffer is freed (PL-LIFE-3). */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer,
                                                                      uint64_t offset,
                                                                      const void *src,
