@@ -14,6 +14,7 @@
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
+#include "../../plugins/common/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
 /* Buffer records (PL-LIFE-3)                                               */
@@ -267,12 +268,10 @@ static const hurray_plugin_memory_class_info *find_class(const hurray_plugin_dev
   return NULL;
 }
 
-/* The alignment an address shows: its lowest set bit, capped at 2^31 (as
- * hurray_alignment_of, without the loop: this is on every allocation). */
+/* The alignment an address shows: its lowest set bit, capped at 2^31 (the
+ * one lowest-set-bit function, plugins/common/support_core.c). */
 static uint32_t measured_alignment(uint64_t address) {
-  uint64_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
+  return hurray_support_alignment_capped(address, HURRAY_PLUGIN_MAX_ALIGNMENT);
 }
 
 /* PL-ALLOC-3, PL-ALLOC-4: what the plugin says it obtained must be what the
@@ -351,12 +350,16 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               "(hurray_buffer_handle_empty, BP-ALIGN-3)");
   }
   if (alignment == 0u || (alignment & (alignment - 1u)) != 0u) {
-    return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, 3,
-                              "alignment %u", (unsigned)alignment);
+    /* buffer.h: the BP-ALIGN errors' index is a handle position; this is
+     * the buffer's one handle, 0 (not the argument position 3). */
+    return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, 0,
+                              "hurray_plugin_allocate: alignment %u requested",
+                              (unsigned)alignment);
   }
   if (alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
     return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, alignment,
-                              HURRAY_MIN_BUFFER_ALIGNMENT, 3, "alignment %u below 64 (BP-ALIGN-2)",
+                              HURRAY_MIN_BUFFER_ALIGNMENT, 0,
+                              "hurray_plugin_allocate: alignment %u requested, below 64 (BP-ALIGN-2)",
                               (unsigned)alignment);
   }
   const hurray_plugin_device_info *device = &plugin->devices[device_index];

@@ -18,15 +18,38 @@
 #ifndef HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
 #define HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "hurray/plugin.h"
 
-/* Fills *err (when err is not NULL): status, value, expected, index 0, and
- * detail formatted from `format` (truncated to the detail size). Returns
- * `status`, so a plugin writes `return plugin_fail(err, ...)`. */
+/* The one function that fills a hurray_error outside the proven core, for
+ * libhurray and every plugin alike (plugins/common/support_core.c): when err
+ * is not NULL, sets status, value, expected and index as buffer.h documents
+ * them for `status`, and detail formatted from `format` (truncated to the
+ * detail size; empty when format is NULL). Returns `status`, so a caller
+ * writes `return hurray_support_fail(err, ...)`. */
+hurray_status hurray_support_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                  uint64_t expected, size_t index, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+/* hurray_support_fail with a va_list. */
+hurray_status hurray_support_vfail(hurray_error *err, hurray_status status, uint64_t value,
+                                   uint64_t expected, size_t index, const char *format,
+                                   va_list args) __attribute__((format(printf, 6, 0)));
+
+/* The one lowest-set-bit function (BP-ALIGN-5, PL-ALLOC-3): the largest
+ * power of two dividing `address`; address 0 has every bit clear and gets
+ * 2^63. */
+uint64_t hurray_support_lowest_set_bit(uint64_t address);
+/* hurray_support_lowest_set_bit capped at `cap` (a u32 alignment field
+ * carries at most HURRAY_PLUGIN_MAX_ALIGNMENT). */
+uint32_t hurray_support_alignment_capped(uint64_t address, uint32_t cap);
+
+/* hurray_support_fail with index 0, the form a plugin entry uses: its error
+ * names no argument position of the host's API (the host fills index where
+ * it has one). */
 hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
                           uint64_t expected, const char *format, ...)
     __attribute__((format(printf, 5, 6)));
@@ -68,13 +91,12 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
 bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
                             size_t symbol_count, char *reason, size_t reason_size);
 
-/* The largest power of two dividing `address` (BP-ALIGN-5, PL-ALLOC-3: the
- * alignment obtained is measured from the address, never assumed); address 0
- * has every bit clear and gets 2^63. */
+/* hurray_support_lowest_set_bit, under the name the plugins have used
+ * (BP-ALIGN-5, PL-ALLOC-3: the alignment obtained is measured from the
+ * address, never assumed). */
 uint64_t plugin_alignment_of_address(uint64_t address);
 
-/* plugin_alignment_of_address, capped at `cap` (what a plugin declares as
- * the most it guarantees, or HURRAY_PLUGIN_MAX_ALIGNMENT). */
+/* hurray_support_alignment_capped, under the name the plugins have used. */
 uint32_t plugin_alignment_capped(uint64_t address, uint32_t cap);
 
 /* HURRAY_OK when device_index < device_count; otherwise

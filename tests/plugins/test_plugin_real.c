@@ -104,9 +104,19 @@ START_TEST(allocation_alignment_is_measured) {
     ck_assert_int_eq(
         hurray_plugin_allocate(plugin, d, 64, 32, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+    /* buffer.h's payload: value the alignment, expected the minimum, index
+     * the handle (the buffer's one handle: 0; it was 3, "handle 3"). */
+    ck_assert_uint_eq(err.value, 32);
+    ck_assert_uint_eq(err.expected, 64);
+    ck_assert_uint_eq(err.index, 0);
     ck_assert_int_eq(
         hurray_plugin_allocate(plugin, d, 64, 96, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+    ck_assert_uint_eq(err.value, 96);
+    ck_assert_uint_eq(err.index, 0);
+    char message[256];
+    (void)hurray_error_format(&err, message, sizeof message);
+    ck_assert_msg(strstr(message, "handle 3") == NULL, "%s", message);
   }
   hurray_plugin_buffer *buffer = NULL;
   hurray_error err;
