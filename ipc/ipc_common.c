@@ -6,7 +6,7 @@
 #define _GNU_SOURCE 1
 
 #include "ipc_common.h"
-#include "../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 
 #include "handoff_internal.h"
 #include "hurray/handoff.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* A live list carries LIST_LIVE; while destroy runs the callbacks it carries
  * LIST_DESTROYING, and just before the memory is freed LIST_DEAD (HO-LIST-5). */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "handoff_internal.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* Fills err with a detail saying which field is wrong and why; returns status. */
 #if defined(__GNUC__) || defined(__clang__)

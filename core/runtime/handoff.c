@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "handoff_internal.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* The state word. The upper 24 bits say "this storage is a handoff"; the
  * low 5 bits are the hurray_handoff_state; bits 5..6 are the offer's sync

@@ -7,7 +7,7 @@
 
 #include "../proven/error_set.h"
 #include "hurray/buffer.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 uint32_t hurray_alignment_of(const void *address) {
   /* The lowest set bit of the address, capped at 2^31: the largest power of

@@ -14,7 +14,7 @@
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
 /* Buffer records (PL-LIFE-3)                                               */
@@ -60,10 +60,18 @@ static uint32_t slot_created;   /* slots in the table; guarded by slot_lock */
 
 typedef struct slot_cache {
   uint32_t count;
+  bool registered; /* with slot_cache_destructor */
   uint32_t index[SLOT_CACHE_SIZE];
 } slot_cache;
-static _Thread_local slot_cache thread_slots;
-static _Thread_local bool thread_slots_registered;
+/* initial-exec: one TLS block of ~264 bytes read without __tls_get_addr on
+ * every allocation and free; glibc keeps static TLS room for libraries that
+ * are dlopen'd (a Python extension loading libhurray). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SLOT_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define SLOT_TLS
+#endif
+static _Thread_local slot_cache thread_slots SLOT_TLS;
 static pthread_key_t slot_cache_key;
 static pthread_once_t slot_cache_once = PTHREAD_ONCE_INIT;
 
@@ -125,9 +133,9 @@ static void slot_cache_key_create(void) {
 /* The calling thread's cache, registered for slot_cache_destructor on first use. */
 static slot_cache *thread_cache(void) {
   slot_cache *cache = &thread_slots;
-  if (!thread_slots_registered) {
+  if (!cache->registered) {
     (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
-    thread_slots_registered = pthread_setspecific(slot_cache_key, cache) == 0;
+    cache->registered = pthread_setspecific(slot_cache_key, cache) == 0;
   }
   return cache;
 }

@@ -11,7 +11,7 @@
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
-#include "../../plugins/common/plugin_support.h"
+#include "hurray/plugin_support.h"
 
 void hurray_plugin_call_prepare(hurray_error *call_err) {
   /* The fields and an empty reason; the rest of detail is only ever read up

@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>

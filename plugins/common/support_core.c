@@ -12,7 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 hurray_status hurray_support_vfail(hurray_error *err, hurray_status status, uint64_t value,
                                    uint64_t expected, size_t index, const char *format,

@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: the toolkit's own cuda.h (included above)        */

@@ -33,7 +33,7 @@
  * plugin_open_runtime, plugin_resolve_symbols, plugin_alignment_capped, ...),
  * one static library linked into each plugin and never exported from it.
  * A vendor building outside this tree copies plugins/common/ too. */
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations                                                   */

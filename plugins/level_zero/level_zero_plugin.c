@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <level_zero/ze_api.h> (included above)  */

@@ -41,7 +41,7 @@
 
 #include "hurray/plugin.h"
 #include "metal_ops.h"
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* Sections 2 (vendor declarations) and 3 (the vendor symbol table): see
  * metal_objc.c and metal_ops.h. */

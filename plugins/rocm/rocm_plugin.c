@@ -35,7 +35,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <hip/hip_runtime_api.h> (included above) */

@@ -49,7 +49,7 @@
 #include <vulkan/vulkan.h>
 
 #include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define VULKAN_DEFAULT_LIBRARY "libvulkan.so.1"
 #define VULKAN_LIBRARY_ENV "HURRAY_VULKAN_LIBRARY"

@@ -43,7 +43,7 @@
 #include <time.h>
 
 #include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: webgpu_declarations.h (from the documentation)   */

@@ -4,19 +4,27 @@
  * from a plugin .so: the plugins are built with hidden visibility, and so is
  * this library, so a plugin still exports only hurray_plugin_entry, PL-BUILD-1).
  *
- * What is here is vendor-neutral: filling the host's hurray_error, opening a
+ * What is here is vendor-neutral: filling the host's hurray_error (the one
+ * error-filling function of libhurray and its plugins, PL-ERR-1), opening a
  * vendor runtime with dlopen and resolving a plugin's X-macro symbol table
  * with dlsym (PL-AVAIL-1: a missing library or symbol is a reason, not an
  * error), measuring an alignment from an address (PL-ALLOC-3), checking a
  * device index, copying the unavailable reason out, and listing a memory
  * class in a device description. Everything that talks to a vendor stays in
- * the plugin's own file. A vendor writing a plugin outside this tree may copy
- * plugins/common/ along with plugins/example-private/ (docs/vendor-guide.md).
+ * the plugin's own file.
+ *
+ * Installed as include/hurray/plugin_support.h with the static library
+ * libhurray-plugin-support.a (sources: plugins/common/): a vendor building
+ * a plugin outside this tree links it with
+ * `pkg-config --cflags --libs hurray-plugin-support`, CMake's
+ * hurray::plugin_support or meson's dependency('hurray-plugin-support'),
+ * instead of copying it (docs/vendor-guide.md). Neither pulls in libhurray
+ * (PL-BUILD-1).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifndef HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
-#define HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
+#ifndef HURRAY_PLUGIN_SUPPORT_H
+#define HURRAY_PLUGIN_SUPPORT_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,6 +32,10 @@
 #include <stdint.h>
 
 #include "hurray/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The one function that fills a hurray_error outside the proven core, for
  * libhurray and every plugin alike (plugins/common/support_core.c): when err
@@ -117,4 +129,8 @@ size_t plugin_copy_reason(char *buf, size_t cap, const char *reason);
 void plugin_add_memory_class(hurray_plugin_device_info *info, hurray_memory_class memory_class,
                              uint32_t flags, uint32_t max_alignment);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* HURRAY_PLUGIN_SUPPORT_H */
