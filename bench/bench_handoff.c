@@ -86,9 +86,9 @@ int main(int argc, char **argv) {
   void *device_pointer = (void *)(uintptr_t)0x7f0000200000u;
   int event_object;
   const hurray_buffer_handle ps_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA,
-                                          HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD};
+                                          HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD, 0};
   const hurray_buffer_handle ev_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                                          HURRAY_MEMORY_STANDARD};
+                                          HURRAY_MEMORY_STANDARD, 0};
   const hurray_buffer_offer ps_offer = {device_pointer, release_buffer, NULL,
                                         hurray_sync_payload_none()};
   const hurray_buffer_offer ev_offer = {

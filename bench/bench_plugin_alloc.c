@@ -16,6 +16,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <stdbool.h>
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdio.h>

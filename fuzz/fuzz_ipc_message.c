@@ -13,6 +13,7 @@
  *  - with one slot less capacity an OFFER is refused with CAPACITY.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "fuzz_check.h"

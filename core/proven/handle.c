@@ -3,6 +3,7 @@
  * and accessors.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include "error_set.h"
 #include "handle_rules.h"
 #include "hurray/buffer.h"
@@ -117,7 +118,7 @@ hurray_status hurray_buffer_handle_validate(const hurray_buffer_handle *handle,
     ensures bp_error_unchanged{Pre, Post}(err);
     ensures out->byte_size == byte_size && out->alignment == alignment &&
             out->device_tag == device_tag && out->sync_mode == sync_mode &&
-            out->memory_class == memory_class;
+            out->memory_class == memory_class && out->reserved == 0;  // HO-ABI-3
   complete behaviors;
   disjoint behaviors;
 */
@@ -140,6 +141,7 @@ hurray_status hurray_buffer_handle_with_memory_class(uint64_t byte_size, uint32_
   out->device_tag = device_tag;
   out->sync_mode = sync_mode;
   out->memory_class = memory_class;
+  out->reserved = 0u;  // HO-ABI-3
   return HURRAY_OK;
 }
 
@@ -165,7 +167,7 @@ hurray_status hurray_buffer_handle_with_memory_class(uint64_t byte_size, uint32_
     ensures bp_error_unchanged{Pre, Post}(err);
     ensures out->byte_size == byte_size && out->alignment == alignment &&
             out->device_tag == device_tag && out->sync_mode == sync_mode &&
-            out->memory_class == 0x00;
+            out->memory_class == 0x00 && out->reserved == 0;  // HO-ABI-3
   complete behaviors;
   disjoint behaviors;
 */
@@ -185,6 +187,7 @@ hurray_status hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment,
   out->device_tag = device_tag;
   out->sync_mode = sync_mode;
   out->memory_class = HURRAY_MEMORY_STANDARD;
+  out->reserved = 0u;  // HO-ABI-3
   return HURRAY_OK;
 }
 
@@ -193,7 +196,7 @@ hurray_status hurray_buffer_handle_new(uint64_t byte_size, uint32_t alignment,
   assigns \nothing;
   ensures \result.byte_size == 0 && \result.alignment == 1 &&  // BP-ALIGN-3
           \result.device_tag == device_tag && \result.sync_mode == 0x00 &&
-          \result.memory_class == 0x00;
+          \result.memory_class == 0x00 && \result.reserved == 0;  // HO-ABI-3
   ensures bp_valid_fields(\result.byte_size, \result.alignment, \result.device_tag,
                           \result.sync_mode, \result.memory_class) <==>
           bp_valid_device_tag(device_tag);
@@ -205,6 +208,7 @@ hurray_buffer_handle hurray_buffer_handle_empty(hurray_device_tag device_tag) {
   handle.device_tag = device_tag;
   handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
   handle.memory_class = HURRAY_MEMORY_STANDARD;
+  handle.reserved = 0u;  // HO-ABI-3
   return handle;
 }
 
@@ -262,22 +266,27 @@ hurray_memory_class hurray_buffer_handle_memory_class(const hurray_buffer_handle
   requires \valid_read(handle);
   terminates \true;
   assigns \nothing;
-  ensures \result <==> handle->byte_size == 0;  // BP-ALIGN-3
+  ensures \result == 1 <==> handle->byte_size == 0;  // BP-ALIGN-3
+  ensures \result == 0 || \result == 1;             // HO-ABI-5
 */
-bool hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle) {
-  return handle->byte_size == 0u;
+hurray_bool32 hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle) {
+  return handle->byte_size == 0u ? HURRAY_TRUE : HURRAY_FALSE;
 }
 
 /*@
   requires \valid_read(a) && \valid_read(b);
   terminates \true;
   assigns \nothing;
-  ensures \result <==> a->byte_size == b->byte_size && a->alignment == b->alignment &&
-                       a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
-                       a->memory_class == b->memory_class;
+  ensures \result == 1 <==> a->byte_size == b->byte_size && a->alignment == b->alignment &&
+                            a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
+                            a->memory_class == b->memory_class;
+  ensures \result == 0 || \result == 1;  // HO-ABI-5
 */
-bool hurray_buffer_handle_equal(const hurray_buffer_handle *a, const hurray_buffer_handle *b) {
+hurray_bool32 hurray_buffer_handle_equal(const hurray_buffer_handle *a,
+                                         const hurray_buffer_handle *b) {
   return a->byte_size == b->byte_size && a->alignment == b->alignment &&
-         a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
-         a->memory_class == b->memory_class;
+                 a->device_tag == b->device_tag && a->sync_mode == b->sync_mode &&
+                 a->memory_class == b->memory_class
+             ? HURRAY_TRUE
+             : HURRAY_FALSE;
 }

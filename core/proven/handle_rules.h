@@ -6,6 +6,7 @@
 #ifndef HURRAY_CORE_HANDLE_RULES_H
 #define HURRAY_CORE_HANDLE_RULES_H
 
+#include <stdbool.h>
 #include "hurray/buffer.h"
 
 /* BP-ALIGN-1: the 32 powers of two a u32 can hold, as a switch. The usual

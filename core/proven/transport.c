@@ -2,6 +2,7 @@
  * Which sync modes each transport allows: BP-XPORT-1..4.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include "error_set.h"
 #include "hurray/buffer.h"
 

@@ -2,6 +2,7 @@
  * The (device_tag, memory_class) validity table: BP-PAIR-1..3.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include "hurray/buffer.h"
 
 /* Whether a named device (0x00..0x08) takes a named class (0x00..0x03),
@@ -33,14 +34,18 @@ static bool named_device_has_class(hurray_device_tag tag, hurray_memory_class me
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_valid_pair(device_tag, memory_class);  // BP-PAIR-1..3
+  ensures \result == 1 <==> bp_valid_pair(device_tag, memory_class);  // BP-PAIR-1..3
+  ensures \result == 0 || \result == 1;                                // HO-ABI-5
 */
-bool hurray_pair_is_valid(hurray_device_tag device_tag, hurray_memory_class memory_class) {
+hurray_bool32 hurray_pair_is_valid(hurray_device_tag device_tag,
+                                   hurray_memory_class memory_class) {
   if (hurray_device_tag_is_private(device_tag)) {
-    return memory_class == HURRAY_MEMORY_STANDARD || hurray_memory_class_is_private(memory_class);
+    return memory_class == HURRAY_MEMORY_STANDARD || hurray_memory_class_is_private(memory_class)
+               ? HURRAY_TRUE
+               : HURRAY_FALSE;
   }
   if (memory_class > HURRAY_MEMORY_PEER) {
-    return false;
+    return HURRAY_FALSE;
   }
-  return named_device_has_class(device_tag, memory_class);
+  return named_device_has_class(device_tag, memory_class) ? HURRAY_TRUE : HURRAY_FALSE;
 }

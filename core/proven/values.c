@@ -3,16 +3,19 @@
  * Rules: BP-DEV-1..4, BP-MEM-1..3, BP-SYNC-1 (specs/buffer-protocol.md).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include "error_set.h"
 #include "hurray/buffer.h"
 
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_private_device_tag(tag);  // BP-DEV-3
+  ensures \result == 1 <==> bp_private_device_tag(tag);  // BP-DEV-3
+  ensures \result == 0 || \result == 1;                   // HO-ABI-5
 */
-bool hurray_device_tag_is_private(hurray_device_tag tag) {
-  return tag >= HURRAY_DEVICE_PRIVATE_FIRST && tag <= HURRAY_DEVICE_PRIVATE_LAST;
+hurray_bool32 hurray_device_tag_is_private(hurray_device_tag tag) {
+  return tag >= HURRAY_DEVICE_PRIVATE_FIRST && tag <= HURRAY_DEVICE_PRIVATE_LAST ? HURRAY_TRUE
+                                                                                 : HURRAY_FALSE;
 }
 
 /*@
@@ -128,11 +131,13 @@ const char *hurray_device_tag_name(hurray_device_tag tag) {
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result <==> bp_private_memory_class(memory_class);  // BP-MEM-2
+  ensures \result == 1 <==> bp_private_memory_class(memory_class);  // BP-MEM-2
+  ensures \result == 0 || \result == 1;                              // HO-ABI-5
 */
-bool hurray_memory_class_is_private(hurray_memory_class memory_class) {
-  return memory_class >= HURRAY_MEMORY_PRIVATE_FIRST &&
-         memory_class <= HURRAY_MEMORY_PRIVATE_LAST;
+hurray_bool32 hurray_memory_class_is_private(hurray_memory_class memory_class) {
+  return memory_class >= HURRAY_MEMORY_PRIVATE_FIRST && memory_class <= HURRAY_MEMORY_PRIVATE_LAST
+             ? HURRAY_TRUE
+             : HURRAY_FALSE;
 }
 
 /*@
@@ -229,11 +234,11 @@ const char *hurray_memory_class_name(hurray_memory_class memory_class) {
 /*@
   terminates \true;
   assigns \nothing;
-  ensures \result == \false;  // BP-SYNC-1: no private sync modes
+  ensures \result == 0;  // BP-SYNC-1: no private sync modes; HO-ABI-5
 */
-bool hurray_sync_mode_is_private(hurray_sync_mode mode) {
+hurray_bool32 hurray_sync_mode_is_private(hurray_sync_mode mode) {
   (void)mode;
-  return false;
+  return HURRAY_FALSE;
 }
 
 /*@

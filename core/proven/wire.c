@@ -3,6 +3,7 @@
  * the buffer table around it (BP-TABLE-1..6).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include "error_set.h"
 #include "handle_rules.h"
 #include "hurray/buffer.h"
@@ -123,6 +124,7 @@ static hurray_status check_one(const uint8_t *in, size_t index, hurray_error *er
   terminates \true;
   assigns *out;
   ensures bp_decoded_from{Post, Pre}(out, in);  // BP-WIRE-1
+  ensures out->reserved == 0;                    // HO-ABI-3
 */
 static inline void store_decoded(const uint8_t *in, hurray_buffer_handle *out) {
   const uint64_t byte_size = load_le64(in);
@@ -135,6 +137,7 @@ static inline void store_decoded(const uint8_t *in, hurray_buffer_handle *out) {
   out->device_tag = device_tag;
   out->sync_mode = sync_mode;
   out->memory_class = memory_class;
+  out->reserved = 0u;
 }
 
 /* BP-ORDER-1 for one handle at position `index`; writes *out only on success. */

@@ -2,6 +2,7 @@
  * Display forms of wire values ("cuda", "private(0xF2)", "reserved(0x09)").
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "hurray/buffer.h"

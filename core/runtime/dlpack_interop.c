@@ -7,6 +7,7 @@
  */
 #include "hurray/dlpack.h"
 
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,6 +9,7 @@
  */
 #include "hurray/handoff.h"
 
+#include <stdbool.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>

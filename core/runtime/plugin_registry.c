@@ -168,12 +168,14 @@ hurray_device_tag hurray_plugin_device_tag(const hurray_plugin *plugin) {
   return plugin->table.device_tag;
 }
 
-bool hurray_plugin_serves_tag(const hurray_plugin *plugin) { return plugin->serves_tag; }
+hurray_bool32 hurray_plugin_serves_tag(const hurray_plugin *plugin) {
+  return plugin->serves_tag ? HURRAY_TRUE : HURRAY_FALSE;
+}
 
 uint32_t hurray_plugin_device_count(const hurray_plugin *plugin) { return plugin->device_count; }
 
-bool hurray_plugin_supports_events(const hurray_plugin *plugin) {
-  return plugin->table.create_event != NULL;
+hurray_bool32 hurray_plugin_supports_events(const hurray_plugin *plugin) {
+  return plugin->table.create_event != NULL ? HURRAY_TRUE : HURRAY_FALSE;
 }
 
 size_t hurray_plugin_outstanding(const hurray_plugin *plugin, size_t *buffers, size_t *events) {

@@ -21,7 +21,6 @@
 #ifndef HURRAY_BUFFER_H
 #define HURRAY_BUFFER_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,7 +97,9 @@ typedef uint8_t hurray_sync_mode;
  * appended. hurray_error's `value`, `expected` and `index` carry the payload
  * each code documents below.
  */
-typedef enum hurray_status {
+typedef uint32_t hurray_status;
+/* The values of hurray_status: constants only, never a type (HO-ABI-4). */
+enum {
   HURRAY_OK = 0,
   /** value: the alignment. */
   HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO = 1,
@@ -175,7 +176,7 @@ typedef enum hurray_status {
   HURRAY_ERR_IPC_BAD_SEGMENT = 35,
   /** A system call failed; value: errno; detail: the call. */
   HURRAY_ERR_IO = 36
-} hurray_status;
+};
 
 /** One more than the largest hurray_status value. */
 #define HURRAY_STATUS_COUNT 37
@@ -191,6 +192,8 @@ typedef enum hurray_status {
  */
 typedef struct hurray_error {
   hurray_status status;
+  /** Zero; keeps `value` 8-aligned without implicit padding (HO-ABI-3). */
+  uint32_t reserved;
   uint64_t value;
   uint64_t expected;
   size_t index;
@@ -208,6 +211,19 @@ HURRAY_API const char *hurray_status_name(hurray_status status);
 HURRAY_API size_t hurray_error_format(const hurray_error *err, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
+/* Predicates (HO-ABI-5)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * What every public predicate returns: exactly HURRAY_TRUE (1) or
+ * HURRAY_FALSE (0), a fixed-width integer rather than a C `bool`, whose
+ * size and representation the ABI does not fix (HO-ABI-3, HO-ABI-5).
+ */
+typedef uint32_t hurray_bool32;
+#define HURRAY_TRUE 1u
+#define HURRAY_FALSE 0u
+
+/* ------------------------------------------------------------------------ */
 /* Byte conversions and names                                               */
 /* ------------------------------------------------------------------------ */
 
@@ -215,8 +231,8 @@ HURRAY_API size_t hurray_error_format(const hurray_error *err, char *buf, size_t
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_device_tag_from_byte(uint8_t byte,
                                                                       hurray_device_tag *out,
                                                                       hurray_error *err);
-/** True for 0xF0..0xFE. */
-HURRAY_API bool hurray_device_tag_is_private(hurray_device_tag tag);
+/** HURRAY_TRUE for 0xF0..0xFE, else HURRAY_FALSE. */
+HURRAY_API hurray_bool32 hurray_device_tag_is_private(hurray_device_tag tag);
 /** "cpu", "cuda", …, "level_zero", "opencl", "private", "reserved" or "invalid". */
 HURRAY_API const char *hurray_device_tag_name(hurray_device_tag tag);
 
@@ -224,7 +240,8 @@ HURRAY_API const char *hurray_device_tag_name(hurray_device_tag tag);
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_memory_class_from_byte(uint8_t byte,
                                                                         hurray_memory_class *out,
                                                                         hurray_error *err);
-HURRAY_API bool hurray_memory_class_is_private(hurray_memory_class memory_class);
+/** HURRAY_TRUE for 0xF0..0xFE, else HURRAY_FALSE. */
+HURRAY_API hurray_bool32 hurray_memory_class_is_private(hurray_memory_class memory_class);
 /** "standard", "host_pinned", "unified", "peer", "private", "reserved" or "invalid". */
 HURRAY_API const char *hurray_memory_class_name(hurray_memory_class memory_class);
 
@@ -232,8 +249,8 @@ HURRAY_API const char *hurray_memory_class_name(hurray_memory_class memory_class
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_sync_mode_from_byte(uint8_t byte,
                                                                      hurray_sync_mode *out,
                                                                      hurray_error *err);
-/** Always false in this version of the protocol: there are no private sync modes. */
-HURRAY_API bool hurray_sync_mode_is_private(hurray_sync_mode mode);
+/** Always HURRAY_FALSE in this version of the protocol: there are no private sync modes. */
+HURRAY_API hurray_bool32 hurray_sync_mode_is_private(hurray_sync_mode mode);
 /** "producer_synced", "event", "consumer_stream", "reserved" or "invalid". */
 HURRAY_API const char *hurray_sync_mode_name(hurray_sync_mode mode);
 
@@ -247,8 +264,8 @@ HURRAY_API size_t hurray_memory_class_display(hurray_memory_class memory_class, 
                                               size_t cap);
 HURRAY_API size_t hurray_sync_mode_display(hurray_sync_mode mode, char *buf, size_t cap);
 
-/** The validity table (BP-PAIR-1..3): true when the pair may appear in a handle. */
-HURRAY_API bool hurray_pair_is_valid(hurray_device_tag device_tag,
+/** The validity table (BP-PAIR-1..3): HURRAY_TRUE when the pair may appear in a handle. */
+HURRAY_API hurray_bool32 hurray_pair_is_valid(hurray_device_tag device_tag,
                                      hurray_memory_class memory_class);
 
 /* ------------------------------------------------------------------------ */
@@ -265,6 +282,8 @@ typedef struct hurray_buffer_handle {
   hurray_device_tag device_tag;
   hurray_sync_mode sync_mode;
   hurray_memory_class memory_class;
+  /** Zero; the struct's last byte, named so that it is not padding (HO-ABI-3). */
+  uint8_t reserved;
 } hurray_buffer_handle;
 
 /**
@@ -298,10 +317,10 @@ HURRAY_API hurray_device_tag hurray_buffer_handle_device_tag(const hurray_buffer
 HURRAY_API hurray_sync_mode hurray_buffer_handle_sync_mode(const hurray_buffer_handle *handle);
 HURRAY_API hurray_memory_class hurray_buffer_handle_memory_class(
     const hurray_buffer_handle *handle);
-/** True when byte_size == 0: the buffer's pointer must not be dereferenced (BP-ALIGN-3). */
-HURRAY_API bool hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle);
-/** True when every field is equal. */
-HURRAY_API bool hurray_buffer_handle_equal(const hurray_buffer_handle *a,
+/** HURRAY_TRUE when byte_size == 0 (else HURRAY_FALSE): the buffer's pointer must not be dereferenced (BP-ALIGN-3). */
+HURRAY_API hurray_bool32 hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle);
+/** HURRAY_TRUE when every field but `reserved` is equal, else HURRAY_FALSE. */
+HURRAY_API hurray_bool32 hurray_buffer_handle_equal(const hurray_buffer_handle *a,
                                            const hurray_buffer_handle *b);
 
 /**
@@ -428,12 +447,11 @@ hurray_validate_colocation(const hurray_buffer_handle *handles, size_t n,
 /* Transports                                                               */
 /* ------------------------------------------------------------------------ */
 
-/** How a buffer crosses from producer to consumer (BP-XPORT-1). */
-typedef enum hurray_transport {
-  HURRAY_TRANSPORT_IN_PROCESS = 0,
-  HURRAY_TRANSPORT_IPC = 1,
-  HURRAY_TRANSPORT_NETWORK = 2
-} hurray_transport;
+/** How a buffer crosses from producer to consumer (BP-XPORT-1); HO-ABI-4. */
+typedef uint32_t hurray_transport;
+#define HURRAY_TRANSPORT_IN_PROCESS 0u
+#define HURRAY_TRANSPORT_IPC 1u
+#define HURRAY_TRANSPORT_NETWORK 2u
 
 /** Capability bits a device declares for IPC (plugins report these). */
 #define HURRAY_IPC_EXPORTS_EVENTS 0x1u

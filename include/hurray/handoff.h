@@ -39,7 +39,6 @@
 #ifndef HURRAY_HANDOFF_H
 #define HURRAY_HANDOFF_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,17 +94,21 @@ typedef void (*hurray_event_release_fn)(void *event, void *ctx);
 typedef struct hurray_sync_payload {
   void *event;
   hurray_device_tag event_device_tag;
+  /** Zero; named so that the struct has no implicit padding (HO-ABI-3). */
+  uint8_t reserved0[7];
   hurray_event_release_fn event_release;
   void *event_release_ctx;
   void *stream;
   hurray_device_tag stream_device_tag;
+  /** Zero (HO-ABI-3). */
+  uint8_t reserved1[7];
 } hurray_sync_payload;
 
 /** The payload of a producer_synced buffer: nothing. */
 /*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_none(void) {
-  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL,
-                                 NULL, HURRAY_DEVICE_INVALID};
+  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, {0}, NULL, NULL,
+                                 NULL, HURRAY_DEVICE_INVALID, {0}};
   return payload;
 }
 
@@ -115,8 +118,8 @@ static inline hurray_sync_payload hurray_sync_payload_event(void *event,
                                                             hurray_device_tag event_device_tag,
                                                             hurray_event_release_fn release,
                                                             void *release_ctx) {
-  hurray_sync_payload payload = {event, event_device_tag, release, release_ctx,
-                                 NULL,  HURRAY_DEVICE_INVALID};
+  hurray_sync_payload payload = {event, event_device_tag, {0}, release, release_ctx,
+                                 NULL,  HURRAY_DEVICE_INVALID,   {0}};
   return payload;
 }
 
@@ -124,8 +127,8 @@ static inline hurray_sync_payload hurray_sync_payload_event(void *event,
 /*@ assigns \nothing; */
 static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
                                                              hurray_device_tag stream_device_tag) {
-  hurray_sync_payload payload = {NULL, HURRAY_DEVICE_INVALID, NULL, NULL, stream,
-                                 stream_device_tag};
+  hurray_sync_payload payload = {NULL,   HURRAY_DEVICE_INVALID, {0}, NULL, NULL,
+                                 stream, stream_device_tag,     {0}};
   return payload;
 }
 
@@ -135,7 +138,9 @@ static inline hurray_sync_payload hurray_sync_payload_stream(void *stream,
  * declared sync_mode; index: for the two *_DEVICE_TAG reasons, the payload's
  * device tag, else 0). See HO-PAY-2..4.
  */
-typedef enum hurray_sync_mismatch {
+typedef uint32_t hurray_sync_mismatch;
+/* The values of hurray_sync_mismatch: constants only, never a type (HO-ABI-4). */
+enum {
   /** An event (or event release) on a buffer that is not sync_mode event. */
   HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT = 1,
   /** A stream on a buffer that is not sync_mode consumer_stream. */
@@ -150,7 +155,7 @@ typedef enum hurray_sync_mismatch {
   HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG = 6,
   /** The stream's device tag differs from the buffer's. */
   HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG = 7
-} hurray_sync_mismatch;
+};
 
 /** "unexpected event", "missing stream", …; "unknown" for other values. */
 HURRAY_API const char *hurray_sync_mismatch_name(uint32_t reason);
@@ -187,8 +192,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_handoff_check(const hurray_buff
 /* The state machine (HO-SM-1..6; the table is in specs/handoff.md)         */
 /* ------------------------------------------------------------------------ */
 
-/** Lifecycle states of one handoff. Values are stable. */
-typedef enum hurray_handoff_state {
+/** Lifecycle states of one handoff. Values are stable (HO-ABI-4). */
+typedef uint32_t hurray_handoff_state;
+/* The values of hurray_handoff_state: constants only, never a type. */
+enum {
   /** Initialised, nothing offered yet. */
   HURRAY_HANDOFF_EMPTY = 0,
   /** Offered; the producer still owns the buffer. */
@@ -213,13 +220,15 @@ typedef enum hurray_handoff_state {
   HURRAY_HANDOFF_RELEASED = 10,
   /** Destroyed (poisoned): every operation reports USE_AFTER_DESTROY. */
   HURRAY_HANDOFF_DESTROYED = 11
-} hurray_handoff_state;
+};
 
 /** Number of states: valid states are 0 .. HURRAY_HANDOFF_STATE_COUNT - 1. */
 #define HURRAY_HANDOFF_STATE_COUNT 12
 
-/** Operations on a handoff, each one a row of the table. Values are stable. */
-typedef enum hurray_handoff_op {
+/** Operations on a handoff, each one a row of the table. Values are stable (HO-ABI-4). */
+typedef uint32_t hurray_handoff_op;
+/* The values of hurray_handoff_op: constants only, never a type. */
+enum {
   HURRAY_HANDOFF_OP_OFFER = 0,
   HURRAY_HANDOFF_OP_WITHDRAW = 1,
   HURRAY_HANDOFF_OP_ACCEPT_PRODUCER_SYNCED = 2,
@@ -236,19 +245,18 @@ typedef enum hurray_handoff_op {
   HURRAY_HANDOFF_OP_DESTROY = 11,
   /** The buffer-release duty moves to a buffer list (hurray_buffer_list_push_handoff). */
   HURRAY_HANDOFF_OP_TRANSFER = 12
-} hurray_handoff_op;
+};
 
 /** Number of operations: valid ops are 0 .. HURRAY_HANDOFF_OP_COUNT - 1. */
 #define HURRAY_HANDOFF_OP_COUNT 13
 
-/** The callback a transition fires, if any. */
-typedef enum hurray_handoff_effect {
-  HURRAY_HANDOFF_EFFECT_NONE = 0,
-  HURRAY_HANDOFF_EFFECT_RELEASE_EVENT = 1,
-  HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER = 2
-} hurray_handoff_effect;
+/** The callback a transition fires, if any (HO-ABI-4). */
+typedef uint32_t hurray_handoff_effect;
+#define HURRAY_HANDOFF_EFFECT_NONE 0u
+#define HURRAY_HANDOFF_EFFECT_RELEASE_EVENT 1u
+#define HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER 2u
 
-/** The outcome of one transition. */
+/** The outcome of one transition: three u32, 12 bytes, no padding (HO-ABI-3). */
 typedef struct hurray_handoff_step {
   /** OK, ILLEGAL_TRANSITION, ALREADY_RELEASED, USE_AFTER_DESTROY or INVALID_ARGUMENT. */
   hurray_status status;
@@ -260,7 +268,7 @@ typedef struct hurray_handoff_step {
 
 /**
  * The transition function: pure, total over every (state, op) integer pair
- * (INVALID_ARGUMENT for values outside the enums), deterministic, equal to
+ * (INVALID_ARGUMENT for values outside the named constants), deterministic, equal to
  * the table of specs/handoff.md, and proven (Frama-C WP) to fire each
  * release callback on at most one transition of any path (HO-SM-1..6).
  * The handoff functions below are this function plus atomics and callbacks.
@@ -268,9 +276,9 @@ typedef struct hurray_handoff_step {
 HURRAY_API hurray_handoff_step hurray_handoff_transition(hurray_handoff_state state,
                                                          hurray_handoff_op op);
 
-/** "offered", "event_pending", …; "invalid" outside the enum. */
+/** "offered", "event_pending", …; "invalid" outside the named states. */
 HURRAY_API const char *hurray_handoff_state_name(uint32_t state);
-/** "offer", "release_event", …; "invalid" outside the enum. */
+/** "offer", "release_event", …; "invalid" outside the named operations. */
 HURRAY_API const char *hurray_handoff_op_name(uint32_t op);
 
 /* ------------------------------------------------------------------------ */

@@ -28,7 +28,6 @@
 #ifndef HURRAY_PLUGIN_H
 #define HURRAY_PLUGIN_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -85,7 +84,9 @@ extern "C" {
  * How hurray_plugin_allocation.alignment was obtained (PL-ALLOC-3). A plugin
  * measures it from an address wherever the runtime gives one.
  */
-typedef enum hurray_plugin_alignment_basis {
+typedef uint8_t hurray_plugin_alignment_basis;
+/* The values of hurray_plugin_alignment_basis: constants only (HO-ABI-4). */
+enum {
   /** Measured from host_address (the host pointer of the memory). */
   HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST = 0,
   /** Measured from device_address (the device's virtual address). */
@@ -97,7 +98,7 @@ typedef enum hurray_plugin_alignment_basis {
    * the alignment that was requested.
    */
   HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE = 2
-} hurray_plugin_alignment_basis;
+};
 
 /* ------------------------------------------------------------------------ */
 /* Structs the plugin fills (growable: struct_size first, PL-NEG-4)         */
@@ -162,7 +163,7 @@ typedef struct hurray_plugin_allocation {
   uint32_t device_index;
   hurray_memory_class memory_class;
   /** A hurray_plugin_alignment_basis value. */
-  uint8_t alignment_basis;
+  hurray_plugin_alignment_basis alignment_basis;
   uint8_t reserved[2];
 } hurray_plugin_allocation;
 
@@ -512,8 +513,9 @@ HURRAY_API const char *hurray_plugin_path(const hurray_plugin *plugin);
 /** The ABI version the plugin's table declares. */
 HURRAY_API uint32_t hurray_plugin_abi_version(const hurray_plugin *plugin);
 HURRAY_API hurray_device_tag hurray_plugin_device_tag(const hurray_plugin *plugin);
-/** True when this plugin is the one hurray_plugin_registry_find() returns for its tag. */
-HURRAY_API bool hurray_plugin_serves_tag(const hurray_plugin *plugin);
+/** HURRAY_TRUE when this plugin is the one hurray_plugin_registry_find() returns for
+ * its tag, else HURRAY_FALSE. */
+HURRAY_API hurray_bool32 hurray_plugin_serves_tag(const hurray_plugin *plugin);
 /** Number of devices (0 when its runtime is missing). */
 HURRAY_API uint32_t hurray_plugin_device_count(const hurray_plugin *plugin);
 /** Why the plugin has no devices ("" when it has some); snprintf-style. */
@@ -527,8 +529,9 @@ HURRAY_API size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, 
 HURRAY_API HURRAY_NODISCARD hurray_status
 hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_t device_index,
                               hurray_plugin_device_info *out, hurray_error *err);
-/** Whether the plugin implements events (create/record/wait/release). */
-HURRAY_API bool hurray_plugin_supports_events(const hurray_plugin *plugin);
+/** HURRAY_TRUE when the plugin implements events (create/record/wait/release),
+ * else HURRAY_FALSE. */
+HURRAY_API hurray_bool32 hurray_plugin_supports_events(const hurray_plugin *plugin);
 
 /* Buffers ----------------------------------------------------------------- */
 

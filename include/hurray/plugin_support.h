@@ -27,7 +27,6 @@
 #define HURRAY_PLUGIN_SUPPORT_H
 
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,7 +80,7 @@ hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t valu
 typedef struct plugin_symbol {
   const char *name;
   void *slot;
-  bool required;
+  hurray_bool32 required; /* HURRAY_TRUE / HURRAY_FALSE */
 } plugin_symbol;
 
 /* Opens the vendor runtime with dlopen(RTLD_NOW | RTLD_LOCAL | extra_flags).
@@ -100,7 +99,7 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
  * otherwise false at the first missing required one, with `reason` holding
  * "dlsym NAME in FILE: symbol not found". The library stays open either way:
  * closing it is the caller's choice. */
-bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
+hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
                             size_t symbol_count, char *reason, size_t reason_size);
 
 /* hurray_support_lowest_set_bit, under the name the plugins have used

@@ -7,6 +7,7 @@
 #include "hurray/plugin_support.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,20 +51,20 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
   return NULL;
 }
 
-bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
+hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
                             size_t symbol_count, char *reason, size_t reason_size) {
   for (size_t i = 0; i < symbol_count; i++) {
     void *address = dlsym(library, symbols[i].name);
     if (address == NULL && symbols[i].required) {
       snprintf(reason, reason_size, "dlsym %s in %s: symbol not found", symbols[i].name,
                library_name);
-      return false;
+      return HURRAY_FALSE;
     }
     /* dlsym returns void *; POSIX guarantees it converts to a function
      * pointer, and the memcpy does so without a cast -Wpedantic rejects. */
     memcpy(symbols[i].slot, &address, sizeof address);
   }
-  return true;
+  return HURRAY_TRUE;
 }
 
 uint64_t plugin_alignment_of_address(uint64_t address) {

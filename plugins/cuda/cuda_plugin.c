@@ -23,6 +23,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>

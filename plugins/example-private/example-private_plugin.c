@@ -22,6 +22,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -31,6 +31,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>

@@ -32,6 +32,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>
 #include <pthread.h>

@@ -28,6 +28,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,6 +35,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

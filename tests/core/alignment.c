@@ -36,7 +36,7 @@ static void require_alignment(uint32_t alignment) {
       require_verdict(what, hurray_buffer_handle_new(sizes[s], alignment, tag, sync, &out, &err),
                       &err, want, 0);
 
-      hurray_buffer_handle h = {sizes[s], alignment, tag, sync, 0};
+      hurray_buffer_handle h = {sizes[s], alignment, tag, sync, 0, 0};
       err = junk_error();
       require_verdict(what, hurray_buffer_handle_validate(&h, &err), &err, want, 0);
     }

@@ -53,7 +53,7 @@ START_TEST(order_every_combination) {
                                                                      tags[t], syncs[s],
                                                                      classes[c], &out, &err),
                               &err, want, 0);
-              hurray_buffer_handle h = {sizes[z], alignments[a], tags[t], syncs[s], classes[c]};
+              hurray_buffer_handle h = {sizes[z], alignments[a], tags[t], syncs[s], classes[c], 0};
               err = junk_error();
               require_verdict(what, hurray_buffer_handle_validate(&h, &err), &err, want, 0);
               if (classes[c] == 0) {

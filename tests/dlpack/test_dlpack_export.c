@@ -321,7 +321,7 @@ START_TEST(export_device_of_every_row) {
     release_log_reset(&log);
     const dlpack_row row = spec_rows[i];
     hurray_buffer_handle handle = {4096u, 4096u, row.tag, HURRAY_SYNC_PRODUCER_SYNCED,
-                                   row.memory_class};
+                                   row.memory_class, 0};
     hurray_handoff h;
     accept_buffer(&h, &handle, row.tag == HURRAY_DEVICE_CPU ? (void *)host : FAKE_DEVICE_POINTER,
                   &log);
@@ -343,7 +343,7 @@ START_TEST(export_device_of_every_row) {
     release_log log;
     release_log_reset(&log);
     hurray_buffer_handle handle = {4096u, 4096u, none[i].tag, HURRAY_SYNC_PRODUCER_SYNCED,
-                                   none[i].memory_class};
+                                   none[i].memory_class, 0};
     hurray_handoff h;
     accept_buffer(&h, &handle, FAKE_DEVICE_POINTER, &log);
     hurray_dl_managed_tensor *t = NULL;

@@ -426,7 +426,7 @@ START_TEST(round_trip_through_dlpack) {
                                                           4096u, oracle_alignment(host),
                                                           HURRAY_DEVICE_CPU,
                                                           HURRAY_SYNC_PRODUCER_SYNCED,
-                                                          HURRAY_MEMORY_STANDARD}));
+                                                          HURRAY_MEMORY_STANDARD, 0}));
     ck_assert_ptr_eq(got.data, host);
     ck_assert_int_eq(atomic_load(&log.buffer_releases), 0);
     ck_assert_int_eq(hurray_handoff_release(&second, NULL), HURRAY_OK);

@@ -30,7 +30,7 @@ void count_event_release(void *event, void *ctx) {
 }
 
 hurray_buffer_handle cuda_handle(hurray_sync_mode mode) {
-  hurray_buffer_handle handle = {4096u, 4096u, HURRAY_DEVICE_CUDA, mode, HURRAY_MEMORY_STANDARD};
+  hurray_buffer_handle handle = {4096u, 4096u, HURRAY_DEVICE_CUDA, mode, HURRAY_MEMORY_STANDARD, 0};
   return handle;
 }
 

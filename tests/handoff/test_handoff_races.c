@@ -13,6 +13,7 @@
  * read happens to see the reused storage.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <check.h>
 #include <pthread.h>
 #include <sched.h>

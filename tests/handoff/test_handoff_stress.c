@@ -6,6 +6,7 @@
  * -fsanitize=thread by tools/test.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * the spec file itself, so the three cannot drift apart).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _DEFAULT_SOURCE /* mkdtemp */
+#include <stdbool.h>
 #include <check.h>
 #include <elf.h>
 #include <stddef.h>

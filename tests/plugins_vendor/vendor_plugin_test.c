@@ -18,6 +18,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <check.h>
 #include <dlfcn.h>
 #include <pthread.h>

@@ -17,6 +17,7 @@
 /* realpath() is XSI, beyond the project-wide _POSIX_C_SOURCE. */
 #define _XOPEN_SOURCE 700
 
+#include <stdbool.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>

@@ -24,7 +24,7 @@ static uint64_t load_le(const uint8_t *p, size_t n) {
  * every rule accepts. */
 static hurray_status probe(uint64_t byte_size, uint32_t alignment, uint8_t device_tag,
                            uint8_t sync_mode, uint8_t memory_class) {
-  hurray_buffer_handle h = {byte_size, alignment, device_tag, sync_mode, memory_class};
+  hurray_buffer_handle h = {byte_size, alignment, device_tag, sync_mode, memory_class, 0};
   return hurray_buffer_handle_validate(&h, NULL);
 }
 

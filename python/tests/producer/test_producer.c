@@ -120,7 +120,7 @@ static PyObject *make(PyObject *mod, PyObject *args) {
   }
   /* Written field by field: the point of "cpu_event" is a handle the
    * constructors would refuse and accept must refuse too. */
-  hurray_buffer_handle h = {(uint64_t)nbytes, nbytes == 0 ? 1u : 4096u, tag, mode, cls};
+  hurray_buffer_handle h = {(uint64_t)nbytes, nbytes == 0 ? 1u : 4096u, tag, mode, cls, 0};
   hurray_buffer_offer offer = {data, release_buffer, NULL, sync};
   hurray_handoff_init(&p->handoff);
   hurray_error err;
