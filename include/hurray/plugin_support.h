@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,7 +29,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: plugin_fail, measured alignment */
 
 /* ------------------------------------------------------------------------ */

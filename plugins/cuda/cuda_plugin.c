@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */

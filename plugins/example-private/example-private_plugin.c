@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 /* plugins/common: the steps every plugin takes the same way (plugin_fail,
  * plugin_open_runtime, plugin_resolve_symbols, plugin_alignment_capped, ...),
  * one static library linked into each plugin and never exported from it.

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */

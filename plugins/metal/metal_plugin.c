@@ -40,7 +40,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "metal_ops.h"
 #include "hurray/plugin_support.h"
 

@@ -40,7 +40,7 @@
 /* ------------------------------------------------------------------------ */
 #include <CL/cl.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"

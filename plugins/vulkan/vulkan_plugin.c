@@ -49,7 +49,7 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define VULKAN_DEFAULT_LIBRARY "libvulkan.so.1"

@@ -11,6 +11,12 @@ call_err, e, error) or computes a lowest set bit (x & (~x + 1), x & -x,
 __builtin_ctz) anywhere else fails the check, unless it carries the marker
 "PL-ERR-1: not a fill" (a copy of an error already filled, or the zeroing
 of the host's own error before a plugin call, PL-CALL-3).
+
+PL-BUILD-2: every file of an in-tree plugin (plugins/, the support library
+in plugins/common/ included) includes of libhurray's headers only
+hurray/plugin_vendor.h, hurray/buffer.h and hurray/plugin_support.h: never
+hurray/plugin.h or hurray/plugin_host.h (the host API a plugin cannot call,
+linking no libhurray, PL-BUILD-1), nor any other.
 Usage: check_plugin_sources.py SOURCE_ROOT"""
 import os
 import re
@@ -23,6 +29,8 @@ FILL = re.compile(r"\b(?:err|call_err|e|error)->status\s*=(?!=)|"
 LOWEST = re.compile(r"&\s*\(\s*~\s*(\w+)\s*\+\s*1u?\s*\)|&\s*-\s*\(?\w+\)?\s*[;)]|"
                     r"__builtin_ctz|\bffsl?l?\s*\(")
 MARKER = "PL-ERR-1: not a fill"
+HURRAY_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]hurray/([^">]+)[">]')
+VENDOR_HEADERS = {"plugin_vendor.h", "buffer.h", "plugin_support.h"}
 
 
 def main():
@@ -40,6 +48,14 @@ def main():
                 with open(path, encoding="utf-8") as f:
                     for number, line in enumerate(f, 1):
                         code = line.split("//")[0]
+                        included = HURRAY_INCLUDE.match(code)
+                        if (top == "plugins" and included and
+                                included.group(1) not in VENDOR_HEADERS):
+                            failures.append("%s:%d: a plugin includes hurray/%s; only %s "
+                                            "(PL-BUILD-2)" %
+                                            (relative, number, included.group(1),
+                                             ", ".join("hurray/" + h
+                                                       for h in sorted(VENDOR_HEADERS))))
                         if MARKER in line:
                             continue
                         if FILL.search(code):
@@ -54,7 +70,8 @@ def main():
         print("FAIL: " + failure)
     if failures:
         return 1
-    print("PASS: one error-filling and one lowest-set-bit function (%s)" % THE_ONE)
+    print("PASS: one error-filling and one lowest-set-bit function (%s); plugins include "
+          "only the vendor headers" % THE_ONE)
     return 0
 
 
