@@ -60,20 +60,16 @@ static uint32_t slot_created;   /* slots in the table; guarded by slot_lock */
 
 typedef struct slot_cache {
   uint32_t count;
-  bool registered; /* with slot_cache_destructor */
   uint32_t index[SLOT_CACHE_SIZE];
 } slot_cache;
-/* initial-exec: one TLS block of ~264 bytes read without __tls_get_addr on
- * every allocation and free; glibc keeps static TLS room for libraries that
- * are dlopen'd (a Python extension loading libhurray). */
-#if defined(__GNUC__) || defined(__clang__)
-#define SLOT_TLS __attribute__((tls_model("initial-exec")))
-#else
-#define SLOT_TLS
-#endif
-static _Thread_local slot_cache thread_slots SLOT_TLS;
+/* Each thread's cache is reached through a pthread key, not _Thread_local:
+ * a TLS block in libhurray shifts the static TLS of the vendor runtimes the
+ * plugins dlopen, and LeakSanitizer then no longer finds their TLS-held
+ * allocations (5 false leaks with every plugin loaded; the same with a bare
+ * 264-byte _Thread_local array added to the library without this code). */
 static pthread_key_t slot_cache_key;
 static pthread_once_t slot_cache_once = PTHREAD_ONCE_INIT;
+static bool slot_cache_key_made;
 
 static buffer_slot *slot_at(uint32_t index) {
   buffer_slot *chunk =
@@ -123,19 +119,29 @@ static void slot_spill(slot_cache *cache, uint32_t n) {
 }
 
 /* A thread that ends gives its cached slots back. */
-static void slot_cache_destructor(void *cache) { slot_spill(cache, SLOT_CACHE_SIZE); }
+static void slot_cache_destructor(void *cache) {
+  slot_spill(cache, SLOT_CACHE_SIZE);
+  free(cache);
+}
 
-static bool slot_cache_key_made;
 static void slot_cache_key_create(void) {
   slot_cache_key_made = pthread_key_create(&slot_cache_key, slot_cache_destructor) == 0;
 }
 
-/* The calling thread's cache, registered for slot_cache_destructor on first use. */
+/* The calling thread's cache, made on first use; NULL when out of memory
+ * (the callers then use the shared list directly). */
 static slot_cache *thread_cache(void) {
-  slot_cache *cache = &thread_slots;
-  if (!cache->registered) {
-    (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
-    cache->registered = pthread_setspecific(slot_cache_key, cache) == 0;
+  (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
+  if (!slot_cache_key_made) {
+    return NULL;
+  }
+  slot_cache *cache = pthread_getspecific(slot_cache_key);
+  if (cache == NULL) {
+    cache = calloc(1, sizeof *cache);
+    if (cache != NULL && pthread_setspecific(slot_cache_key, cache) != 0) {
+      free(cache);
+      cache = NULL;
+    }
   }
   return cache;
 }
@@ -151,9 +157,10 @@ __attribute__((destructor)) static void slot_table_free(void) {
   }
   slot_free_head = 0u;
   slot_created = 0u;
-  thread_slots.count = 0u;
   pthread_mutex_unlock(&slot_lock);
   if (slot_cache_key_made) {
+    free(pthread_getspecific(slot_cache_key));
+    (void)!pthread_setspecific(slot_cache_key, NULL);
     (void)!pthread_key_delete(slot_cache_key);
     slot_cache_key_made = false;
   }
@@ -163,6 +170,9 @@ __attribute__((destructor)) static void slot_table_free(void) {
  * or out of memory. */
 static hurray_plugin_buffer *slot_take(hurray_plugin_buffer **token) {
   slot_cache *cache = thread_cache();
+  if (cache == NULL) {
+    return NULL;
+  }
   if (cache->count == 0u) {
     pthread_mutex_lock(&slot_lock);
     slot_refill_locked(cache, SLOT_BATCH);
@@ -256,6 +266,14 @@ static hurray_plugin_buffer *slot_retire(const hurray_plugin_buffer *buffer, con
 /* Puts a retired slot back into this thread's cache. */
 static void slot_give_back(hurray_plugin_buffer *body) {
   slot_cache *cache = thread_cache();
+  if (cache == NULL) { /* no cache for this thread: straight to the shared list */
+    buffer_slot *slot = (buffer_slot *)body;
+    pthread_mutex_lock(&slot_lock);
+    slot->next_free = slot_free_head;
+    slot_free_head = slot->index + 1u;
+    pthread_mutex_unlock(&slot_lock);
+    return;
+  }
   if (cache->count == SLOT_CACHE_SIZE) {
     slot_spill(cache, SLOT_BATCH);
   }
