@@ -352,7 +352,7 @@ static void do_offer(slot *s, size_t index, uint8_t param, const uint8_t *wire) 
     offer.release = NULL;
     FUZZ_CHECK(hurray_handoff_offer(&s->handoff, &s->handle, &offer, &err) ==
                    HURRAY_ERR_NULL_ARGUMENT &&
-               err.index == 3);
+               err.index == 2); /* the offer argument, not err */
     FUZZ_CHECK(hurray_handoff_state_of(&s->handoff) == (uint32_t)s->state);
     return;
   }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE 1
 
 #include "ipc_common.h"
+#include "hurray/plugin_support.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,22 +21,12 @@
 
 hurray_status hurray_internal_ipc_fail(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
                        size_t index) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
-    err->detail[0] = '\0';
-  }
-  return status;
+  return hurray_support_fail(err, status, value, expected, index, NULL);
 }
 
 hurray_status hurray_internal_ipc_fail_errno(hurray_error *err, int errnum, const char *call) {
-  hurray_internal_ipc_fail(err, HURRAY_ERR_IO, (uint64_t)(errnum < 0 ? -errnum : errnum), 0, 0);
-  if (err != NULL) {
-    snprintf(err->detail, sizeof err->detail, "%s: %s", call, strerror(errnum));
-  }
-  return HURRAY_ERR_IO;
+  return hurray_support_fail(err, HURRAY_ERR_IO, (uint64_t)(errnum < 0 ? -errnum : errnum), 0, 0,
+                             "%s: %s", call, strerror(errnum));
 }
 
 hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds, size_t nfds,

@@ -7,6 +7,7 @@
 
 #include "handoff_internal.h"
 #include "hurray/handoff.h"
+#include "hurray/plugin_support.h"
 
 /* A live list carries LIST_LIVE; while destroy runs the callbacks it carries
  * LIST_DESTROYING, and just before the memory is freed LIST_DEAD (HO-LIST-5). */
@@ -30,14 +31,7 @@ struct hurray_buffer_list {
 
 static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
                           uint64_t expected, size_t index) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
-    err->detail[0] = '\0';
-  }
-  return status;
+  return hurray_support_fail(err, status, value, expected, index, NULL);
 }
 
 static hurray_status check_list(const hurray_buffer_list *list, hurray_error *err) {

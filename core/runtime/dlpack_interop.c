@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "handoff_internal.h"
+#include "hurray/plugin_support.h"
 
 /* Fills err with a detail saying which field is wrong and why; returns status. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -23,26 +24,17 @@ __attribute__((format(printf, 6, 7)))
 static hurray_status
 fail_detail(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
             size_t index, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-    if (n < 0) {
-      err->detail[0] = '\0';
-    }
-  }
-  return status;
+  va_list args;
+  va_start(args, format);
+  hurray_status result = hurray_support_vfail(err, status, value, expected, index, format, args);
+  va_end(args);
+  return result;
 }
 
 /* Adds a detail to an error another function filled, unless it has one. */
 static void add_detail(hurray_error *err, const char *text) {
   if (err != NULL && err->detail[0] == '\0') {
-    snprintf(err->detail, sizeof err->detail, "%s", text);
+    snprintf(err->detail, sizeof err->detail, "%s", text); /* PL-ERR-1: not a fill */
   }
 }
 

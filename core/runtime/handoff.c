@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "handoff_internal.h"
+#include "hurray/plugin_support.h"
 
 /* The state word. The upper 24 bits say "this storage is a handoff"; the
  * low 5 bits are the hurray_handoff_state; bits 5..6 are the offer's sync
@@ -83,22 +84,8 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handoff needs lock-free 32-bit at
 
 HANDOFF_COLD static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
                                        uint64_t expected, size_t index, const char *detail) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = index;
-    err->detail[0] = '\0';
-    if (detail != NULL) {
-      size_t n = strlen(detail);
-      if (n >= sizeof err->detail) {
-        n = sizeof err->detail - 1u;
-      }
-      memcpy(err->detail, detail, n);
-      err->detail[n] = '\0';
-    }
-  }
-  return status;
+  return detail == NULL ? hurray_support_fail(err, status, value, expected, index, NULL)
+                        : hurray_support_fail(err, status, value, expected, index, "%s", detail);
 }
 
 uint32_t hurray_c_abi_version(void) { return HURRAY_C_ABI_VERSION; }
@@ -426,7 +413,9 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     return sizes;
   }
   if (offer->release == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, "offer->release is NULL");
+    /* HO-CHECK-1: a NULL field is reported as its argument, `offer` (2);
+     * 3 would be `err`. */
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2, "offer->release is NULL");
   }
   handoff_impl *impl = impl_of(handoff);
   uint32_t word = load_word(impl);

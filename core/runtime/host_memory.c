@@ -7,16 +7,13 @@
 
 #include "../proven/error_set.h"
 #include "hurray/buffer.h"
+#include "hurray/plugin_support.h"
 
 uint32_t hurray_alignment_of(const void *address) {
-  uintptr_t a = (uintptr_t)address;
-  uint32_t alignment = 1u;
   /* The lowest set bit of the address, capped at 2^31: the largest power of
-   * two a u32 alignment field can declare. */
-  while (alignment < 0x80000000u && (a & alignment) == 0u) {
-    alignment <<= 1;
-  }
-  return alignment;
+   * two a u32 alignment field can declare (the one lowest-set-bit function,
+   * plugins/common/support_core.c). */
+  return hurray_support_alignment_capped((uint64_t)(uintptr_t)address, 0x80000000u);
 }
 
 hurray_status hurray_buffer_handle_for_host_memory(const void *address, uint64_t byte_size,

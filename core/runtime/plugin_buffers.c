@@ -5,11 +5,280 @@
  * plugin call goes through the host's own error (PL-CALL-3, PL-CALL-4).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
+#include "hurray/plugin_support.h"
+
+/* ------------------------------------------------------------------------ */
+/* Buffer records (PL-LIFE-3)                                               */
+/* ------------------------------------------------------------------------ */
+/*
+ * A buffer record lives in a slot of one process-wide table whose chunks are
+ * never returned to malloc, so a stale hurray_plugin_buffer * never points
+ * at freed memory. The pointer the caller holds is a token, not an address:
+ * the slot's index + 1 in the low TOKEN_INDEX_BITS, the low bits of the
+ * slot's generation above them. The generation is odd while the buffer is
+ * live; the free that wins the compare-and-swap makes it even, so a second
+ * free, a free after the slot was reused (another generation), a free after
+ * the plugin was unloaded or the registry destroyed, and two racing frees
+ * are all told apart from the one legitimate free without reading anything
+ * but the table. Free slots are cached per thread (no lock, no atomic
+ * read-modify-write on the allocation path) and moved to or from one
+ * locked list in batches.
+ */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define TOKEN_INDEX_BITS 32u
+#else
+#define TOKEN_INDEX_BITS 22u
+#endif
+#define TOKEN_INDEX_MASK (((uintptr_t)1 << TOKEN_INDEX_BITS) - 1u)
+#define TOKEN_GENERATION_MASK ((uint32_t)(UINTPTR_MAX >> TOKEN_INDEX_BITS))
+#define SLOT_CHUNK_BITS 10u
+#define SLOT_CHUNK_SIZE (1u << SLOT_CHUNK_BITS)
+#define SLOT_MAX_CHUNKS 4096u /* 4 Mi live buffers */
+#define SLOT_CACHE_SIZE 64u
+#define SLOT_BATCH (SLOT_CACHE_SIZE / 2u)
+
+typedef struct buffer_slot {
+  struct hurray_plugin_buffer body; /* first: a body pointer is a slot pointer */
+  _Atomic(uint32_t) generation;     /* odd: live */
+  uint32_t index;
+  uint32_t next_free; /* index + 1 in the shared free list; 0 ends it */
+} buffer_slot;
+
+static _Atomic(buffer_slot *) slot_chunks[SLOT_MAX_CHUNKS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t slot_free_head; /* index + 1; guarded by slot_lock */
+static uint32_t slot_created;   /* slots in the table; guarded by slot_lock */
+
+typedef struct slot_cache {
+  uint32_t count;
+  uint32_t index[SLOT_CACHE_SIZE];
+} slot_cache;
+/* Each thread's cache is reached through a pthread key, not _Thread_local:
+ * a TLS block in libhurray shifts the static TLS of the vendor runtimes the
+ * plugins dlopen, and LeakSanitizer then no longer finds their TLS-held
+ * allocations (5 false leaks with every plugin loaded; the same with a bare
+ * 264-byte _Thread_local array added to the library without this code). */
+static pthread_key_t slot_cache_key;
+static pthread_once_t slot_cache_once = PTHREAD_ONCE_INIT;
+static bool slot_cache_key_made;
+
+static buffer_slot *slot_at(uint32_t index) {
+  buffer_slot *chunk =
+      atomic_load_explicit(&slot_chunks[index >> SLOT_CHUNK_BITS], memory_order_acquire);
+  return &chunk[index & (SLOT_CHUNK_SIZE - 1u)];
+}
+
+/* Caller holds slot_lock. Moves up to `n` free slots into the cache,
+ * growing the table by one chunk when the shared list is empty. */
+static void slot_refill_locked(slot_cache *cache, uint32_t n) {
+  if (slot_free_head == 0u) {
+    uint32_t chunk_index = slot_created >> SLOT_CHUNK_BITS;
+    if (chunk_index >= SLOT_MAX_CHUNKS) {
+      return;
+    }
+    buffer_slot *chunk = calloc(SLOT_CHUNK_SIZE, sizeof *chunk);
+    if (chunk == NULL) {
+      return;
+    }
+    for (uint32_t i = 0; i < SLOT_CHUNK_SIZE; i++) {
+      uint32_t index = slot_created + i;
+      chunk[i].index = index;
+      chunk[i].next_free = i + 1u < SLOT_CHUNK_SIZE ? index + 2u : 0u;
+      atomic_init(&chunk[i].generation, 0u);
+    }
+    atomic_store_explicit(&slot_chunks[chunk_index], chunk, memory_order_release);
+    slot_free_head = slot_created + 1u;
+    slot_created += SLOT_CHUNK_SIZE;
+  }
+  while (n > 0u && slot_free_head != 0u) {
+    buffer_slot *slot = slot_at(slot_free_head - 1u);
+    cache->index[cache->count++] = slot->index;
+    slot_free_head = slot->next_free;
+    n--;
+  }
+}
+
+static void slot_spill(slot_cache *cache, uint32_t n) {
+  pthread_mutex_lock(&slot_lock);
+  while (n > 0u && cache->count > 0u) {
+    buffer_slot *slot = slot_at(cache->index[--cache->count]);
+    slot->next_free = slot_free_head;
+    slot_free_head = slot->index + 1u;
+    n--;
+  }
+  pthread_mutex_unlock(&slot_lock);
+}
+
+/* A thread that ends gives its cached slots back. */
+static void slot_cache_destructor(void *cache) {
+  slot_spill(cache, SLOT_CACHE_SIZE);
+  free(cache);
+}
+
+static void slot_cache_key_create(void) {
+  slot_cache_key_made = pthread_key_create(&slot_cache_key, slot_cache_destructor) == 0;
+}
+
+/* The calling thread's cache, made on first use; NULL when out of memory
+ * (the callers then use the shared list directly). */
+static slot_cache *thread_cache(void) {
+  (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
+  if (!slot_cache_key_made) {
+    return NULL;
+  }
+  slot_cache *cache = pthread_getspecific(slot_cache_key);
+  if (cache == NULL) {
+    cache = calloc(1, sizeof *cache);
+    if (cache != NULL && pthread_setspecific(slot_cache_key, cache) != 0) {
+      free(cache);
+      cache = NULL;
+    }
+  }
+  return cache;
+}
+
+/* When the library is unloaded or the process exits: the table goes with
+ * it, and no thread that ends later runs slot_cache_destructor from a
+ * library no longer mapped. A buffer still live then is the caller's leak
+ * (PL-LIFE-1) and its pointer is no longer usable. */
+__attribute__((destructor)) static void slot_table_free(void) {
+  pthread_mutex_lock(&slot_lock);
+  for (uint32_t i = 0; i < SLOT_MAX_CHUNKS; i++) {
+    free(atomic_exchange_explicit(&slot_chunks[i], NULL, memory_order_acq_rel));
+  }
+  slot_free_head = 0u;
+  slot_created = 0u;
+  pthread_mutex_unlock(&slot_lock);
+  if (slot_cache_key_made) {
+    free(pthread_getspecific(slot_cache_key));
+    (void)!pthread_setspecific(slot_cache_key, NULL);
+    (void)!pthread_key_delete(slot_cache_key);
+    slot_cache_key_made = false;
+  }
+}
+
+/* A free slot for a new buffer and its token; NULL when the table is full
+ * or out of memory. */
+static hurray_plugin_buffer *slot_take(hurray_plugin_buffer **token) {
+  slot_cache *cache = thread_cache();
+  if (cache == NULL) {
+    return NULL;
+  }
+  if (cache->count == 0u) {
+    pthread_mutex_lock(&slot_lock);
+    slot_refill_locked(cache, SLOT_BATCH);
+    pthread_mutex_unlock(&slot_lock);
+    if (cache->count == 0u) {
+      return NULL;
+    }
+  }
+  buffer_slot *slot = slot_at(cache->index[--cache->count]);
+  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed) + 1u;
+  *token = (hurray_plugin_buffer *)(((uintptr_t)(generation & TOKEN_GENERATION_MASK)
+                                     << TOKEN_INDEX_BITS) |
+                                    ((uintptr_t)slot->index + 1u));
+  return &slot->body;
+}
+
+/* Makes the filled body live (odd generation), visible to any thread the
+ * token reaches. */
+static void slot_publish(hurray_plugin_buffer *body) {
+  buffer_slot *slot = (buffer_slot *)body;
+  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed) + 1u;
+  atomic_store_explicit(&slot->generation, generation, memory_order_release);
+}
+
+/* The slot a token names, or NULL when it names none of the table's. */
+static buffer_slot *slot_of(const hurray_plugin_buffer *buffer) {
+  uintptr_t index1 = (uintptr_t)buffer & TOKEN_INDEX_MASK;
+  if (index1 == 0u || ((index1 - 1u) >> SLOT_CHUNK_BITS) >= SLOT_MAX_CHUNKS) {
+    return NULL;
+  }
+  uint32_t index = (uint32_t)(index1 - 1u);
+  if (atomic_load_explicit(&slot_chunks[index >> SLOT_CHUNK_BITS], memory_order_acquire) == NULL) {
+    return NULL;
+  }
+  return slot_at(index);
+}
+
+static uint32_t token_generation(const hurray_plugin_buffer *buffer) {
+  return (uint32_t)(((uintptr_t)buffer >> TOKEN_INDEX_BITS) & TOKEN_GENERATION_MASK);
+}
+
+static bool generation_is(uint32_t generation, const hurray_plugin_buffer *buffer) {
+  return (generation & 1u) != 0u &&
+         (generation & TOKEN_GENERATION_MASK) == token_generation(buffer);
+}
+
+/* The live body behind a token, or NULL (freed, reused, never made). */
+static const hurray_plugin_buffer *slot_live(const hurray_plugin_buffer *buffer) {
+  buffer_slot *slot = slot_of(buffer);
+  if (slot == NULL ||
+      !generation_is(atomic_load_explicit(&slot->generation, memory_order_acquire), buffer)) {
+    return NULL;
+  }
+  return &slot->body;
+}
+
+/* PL-LIFE-3: the error for a token that names no live buffer. */
+static hurray_status slot_misuse(const hurray_plugin_buffer *buffer, const buffer_slot *slot,
+                                 const char *who, hurray_error *err) {
+  if (slot == NULL || atomic_load_explicit(&slot->generation, memory_order_relaxed) == 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(uintptr_t)buffer, 0,
+                              0, "%s: buffer %p was not made by hurray_plugin_allocate (PL-LIFE-3)",
+                              who, (const void *)buffer);
+  }
+  return hurray_plugin_fail(err, HURRAY_ERR_USE_AFTER_DESTROY, (uint64_t)(uintptr_t)buffer, 0, 0,
+                            "%s: buffer %p was already freed (PL-LIFE-3)", who,
+                            (const void *)buffer);
+}
+
+/* Ends the buffer's life: exactly one caller of all that race with the
+ * same token gets the body; every other one gets NULL, *status set to the
+ * PL-LIFE-3 error, and changes nothing. */
+static hurray_plugin_buffer *slot_retire(const hurray_plugin_buffer *buffer, const char *who,
+                                         hurray_status *status, hurray_error *err) {
+  buffer_slot *slot = slot_of(buffer);
+  if (slot == NULL) {
+    *status = slot_misuse(buffer, NULL, who, err);
+    return NULL;
+  }
+  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_acquire);
+  if (!generation_is(generation, buffer) ||
+      !atomic_compare_exchange_strong_explicit(&slot->generation, &generation, generation + 1u,
+                                               memory_order_acq_rel, memory_order_acquire)) {
+    *status = slot_misuse(buffer, slot, who, err);
+    return NULL;
+  }
+  *status = HURRAY_OK;
+  return &slot->body;
+}
+
+/* Puts a retired slot back into this thread's cache. */
+static void slot_give_back(hurray_plugin_buffer *body) {
+  slot_cache *cache = thread_cache();
+  if (cache == NULL) { /* no cache for this thread: straight to the shared list */
+    buffer_slot *slot = (buffer_slot *)body;
+    pthread_mutex_lock(&slot_lock);
+    slot->next_free = slot_free_head;
+    slot_free_head = slot->index + 1u;
+    pthread_mutex_unlock(&slot_lock);
+    return;
+  }
+  if (cache->count == SLOT_CACHE_SIZE) {
+    slot_spill(cache, SLOT_BATCH);
+  }
+  cache->index[cache->count++] = ((buffer_slot *)body)->index;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Allocation                                                               */
@@ -25,12 +294,10 @@ static const hurray_plugin_memory_class_info *find_class(const hurray_plugin_dev
   return NULL;
 }
 
-/* The alignment an address shows: its lowest set bit, capped at 2^31 (as
- * hurray_alignment_of, without the loop: this is on every allocation). */
+/* The alignment an address shows: its lowest set bit, capped at 2^31 (the
+ * one lowest-set-bit function, plugins/common/support_core.c). */
 static uint32_t measured_alignment(uint64_t address) {
-  uint64_t lowest = address & (~address + 1u);
-  return lowest == 0u || lowest > HURRAY_PLUGIN_MAX_ALIGNMENT ? HURRAY_PLUGIN_MAX_ALIGNMENT
-                                                              : (uint32_t)lowest;
+  return hurray_support_alignment_capped(address, HURRAY_PLUGIN_MAX_ALIGNMENT);
 }
 
 /* PL-ALLOC-3, PL-ALLOC-4: what the plugin says it obtained must be what the
@@ -109,12 +376,16 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               "(hurray_buffer_handle_empty, BP-ALIGN-3)");
   }
   if (alignment == 0u || (alignment & (alignment - 1u)) != 0u) {
-    return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, 3,
-                              "alignment %u", (unsigned)alignment);
+    /* buffer.h: the BP-ALIGN errors' index is a handle position; this is
+     * the buffer's one handle, 0 (not the argument position 3). */
+    return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, 0,
+                              "hurray_plugin_allocate: alignment %u requested",
+                              (unsigned)alignment);
   }
   if (alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
     return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, alignment,
-                              HURRAY_MIN_BUFFER_ALIGNMENT, 3, "alignment %u below 64 (BP-ALIGN-2)",
+                              HURRAY_MIN_BUFFER_ALIGNMENT, 0,
+                              "hurray_plugin_allocate: alignment %u requested, below 64 (BP-ALIGN-2)",
                               (unsigned)alignment);
   }
   const hurray_plugin_device_info *device = &plugin->devices[device_index];
@@ -152,14 +423,14 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
     plugin->table.free(plugin->state, &allocation);
     return status;
   }
-  /* malloc, not a cache of our own: glibc serves a block this small from a
-   * per-thread cache without a lock or an atomic operation, which no shared
-   * cache of records can match. */
-  hurray_plugin_buffer *buffer = malloc(sizeof *buffer);
+  /* PL-LIFE-3: the record is a slot of the process-wide table, never
+   * returned to malloc, and *out is its token (index + generation). */
+  hurray_plugin_buffer *token = NULL;
+  hurray_plugin_buffer *buffer = slot_take(&token);
   if (buffer == NULL) {
     plugin->table.free(plugin->state, &allocation);
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *buffer, 0, 0,
-                              "buffer record");
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
+                              0, 0, "buffer record table");
   }
   /* PL-LIFE-1: the buffer keeps its plugin loaded. Relaxed: the caller
    * holds a reference already (the registry's), so the count cannot reach
@@ -176,37 +447,54 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   buffer->handle.device_tag = plugin->table.device_tag;
   buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
   buffer->handle.memory_class = memory_class;
-  *out = buffer;
+  slot_publish(buffer);
+  *out = token;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_plugin_buffer_release(hurray_plugin_buffer *buffer, hurray_error *err) {
+  if (buffer == NULL) {
+    return HURRAY_OK;
+  }
+  hurray_status status = HURRAY_OK;
+  hurray_plugin_buffer *body = slot_retire(buffer, "hurray_plugin_buffer_release", &status, err);
+  if (body == NULL) {
+    return status; /* PL-LIFE-3: nothing is freed, no count changes */
+  }
+  hurray_plugin *plugin = body->plugin;
+  plugin->table.free(plugin->state, &body->allocation);
+  slot_give_back(body);
+  /* Last: this may be what unloads the plugin (PL-LIFE-1). */
+  hurray_plugin_drop_reference(plugin);
   return HURRAY_OK;
 }
 
 void hurray_plugin_buffer_free(hurray_plugin_buffer *buffer) {
-  if (buffer == NULL) {
-    return;
-  }
-  hurray_plugin *plugin = buffer->plugin;
-  plugin->table.free(plugin->state, &buffer->allocation);
-  free(buffer);
-  /* Last: this may be what unloads the plugin (PL-LIFE-1). */
-  hurray_plugin_drop_reference(plugin);
+  /* PL-LIFE-3: a second free is refused without effect; this function has
+   * no way to say so, hurray_plugin_buffer_release has. */
+  (void)!hurray_plugin_buffer_release(buffer, NULL);
 }
 
 void hurray_plugin_buffer_release_callback(void *data, void *ctx) {
-  (void)data; /* the offered address; the buffer record travels as ctx */
+  (void)data; /* the offered address; the buffer token travels as ctx */
   hurray_plugin_buffer_free(ctx);
 }
 
+/* The accessors read a live slot; a freed or foreign token gives NULL. */
 const hurray_buffer_handle *hurray_plugin_buffer_handle(const hurray_plugin_buffer *buffer) {
-  return &buffer->handle;
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  return body == NULL ? NULL : &body->handle;
 }
 
 const hurray_plugin_allocation *hurray_plugin_buffer_allocation(
     const hurray_plugin_buffer *buffer) {
-  return &buffer->allocation;
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  return body == NULL ? NULL : &body->allocation;
 }
 
 hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer *buffer) {
-  return buffer->plugin;
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  return body == NULL ? NULL : body->plugin;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -215,11 +503,17 @@ hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer *buffer) {
 
 static hurray_status check_range(const hurray_plugin_buffer *buffer, uint64_t offset,
                                  const void *host, uint64_t bytes, hurray_error *err) {
+  (void)offset;
   if (buffer == NULL || (host == NULL && bytes > 0u)) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, buffer == NULL ? 0u : 2u,
                               "copy: NULL buffer or host pointer");
   }
-  uint64_t size = buffer->handle.byte_size;
+  return HURRAY_OK;
+}
+
+static hurray_status check_body_range(const hurray_plugin_buffer *body, uint64_t offset,
+                                      uint64_t bytes, hurray_error *err) {
+  uint64_t size = body->handle.byte_size;
   if (offset > size || bytes > size - offset) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, offset + bytes, size, 1,
                               "copy of %llu bytes at offset %llu outside a %llu-byte buffer",
@@ -240,14 +534,22 @@ hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t 
     err = &local_error;
   }
   hurray_status status = check_range(buffer, offset, src, bytes, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  if (body == NULL) { /* PL-LIFE-3 */
+    return slot_misuse(buffer, slot_of(buffer), "hurray_plugin_buffer_write", err);
+  }
+  status = check_body_range(body, offset, bytes, err);
   if (status != HURRAY_OK || bytes == 0u) {
     return status;
   }
-  hurray_plugin *plugin = buffer->plugin;
+  hurray_plugin *plugin = body->plugin;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   return hurray_plugin_call_result(plugin->table.name, "copy_to_device",
-                                   plugin->table.copy_to_device(plugin->state, &buffer->allocation,
+                                   plugin->table.copy_to_device(plugin->state, &body->allocation,
                                                                 offset, src, bytes, &call_err),
                                    &call_err, err);
 }
@@ -259,15 +561,23 @@ hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint
     err = &local_error;
   }
   hurray_status status = check_range(buffer, offset, dst, bytes, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  if (body == NULL) { /* PL-LIFE-3 */
+    return slot_misuse(buffer, slot_of(buffer), "hurray_plugin_buffer_read", err);
+  }
+  status = check_body_range(body, offset, bytes, err);
   if (status != HURRAY_OK || bytes == 0u) {
     return status;
   }
-  hurray_plugin *plugin = buffer->plugin;
+  hurray_plugin *plugin = body->plugin;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   return hurray_plugin_call_result(plugin->table.name, "copy_to_host",
                                    plugin->table.copy_to_host(plugin->state, dst,
-                                                              &buffer->allocation, offset, bytes,
+                                                              &body->allocation, offset, bytes,
                                                               &call_err),
                                    &call_err, err);
 }

@@ -11,12 +11,13 @@
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
+#include "hurray/plugin_support.h"
 
 void hurray_plugin_call_prepare(hurray_error *call_err) {
   /* The fields and an empty reason; the rest of detail is only ever read up
    * to its terminator. Not a memset of the whole struct: this runs on every
    * allocation (PL-ALLOC overhead, bench_plugin_alloc). */
-  call_err->status = HURRAY_OK;
+  call_err->status = HURRAY_OK; /* PL-ERR-1: not a fill (PL-CALL-3) */
   call_err->value = 0;
   call_err->expected = 0;
   call_err->index = 0;
@@ -45,7 +46,7 @@ hurray_status hurray_plugin_call_result(const char *who, const char *entry, hurr
                               who != NULL ? who : "", who != NULL ? ": " : "", entry,
                               hurray_status_name(returned), (unsigned)raw);
   }
-  call_err->status = returned;
+  call_err->status = returned; /* PL-ERR-1: not a fill, the plugin's error */
   if (err != NULL) {
     *err = *call_err;
   }
@@ -100,25 +101,12 @@ void hurray_plugin_name_file(hurray_error *err, const char *path) {
   memcpy(err->detail, detail, sizeof detail);
 }
 
-/* The one place the plugin code fills an error from a format. */
-static void fill_error(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
-                       size_t index, const char *format, va_list args)
-    __attribute__((format(printf, 6, 0)));
-static void fill_error(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
-                       size_t index, const char *format, va_list args) {
-  err->status = status;
-  err->value = value;
-  err->expected = expected;
-  err->index = index;
-  vsnprintf(err->detail, sizeof err->detail, format, args);
-}
-
 hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
                                  uint64_t expected, size_t index, const char *format, ...) {
   if (err != NULL) {
     va_list args;
     va_start(args, format);
-    fill_error(err, status, value, expected, index, format, args);
+    (void)!hurray_support_vfail(err, status, value, expected, index, format, args);
     va_end(args);
   }
   return status;
@@ -130,7 +118,7 @@ hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uin
   if (err != NULL) {
     va_list args;
     va_start(args, format);
-    fill_error(err, status, value, expected, index, format, args);
+    (void)!hurray_support_vfail(err, status, value, expected, index, format, args);
     va_end(args);
     hurray_plugin_name_file(err, path);
   }

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "hurray/version.h"
+#include "hurray/plugin_support.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,20 +15,12 @@ uint32_t hurray_version_number(void) { return (uint32_t)HURRAY_VERSION_NUMBER; }
 
 static hurray_status refuse(hurray_error *err, size_t index, uint32_t got, uint32_t have,
                             uint32_t major, uint32_t minor, uint32_t c_abi_version) {
-  if (err != NULL) {
-    err->status = HURRAY_ERR_UNSUPPORTED;
-    err->value = got;
-    err->expected = have;
-    err->index = index;
-    /* snprintf truncates and terminates; the numbers are at most 10 digits
-     * each, well inside the detail buffer. */
-    (void)snprintf(err->detail, sizeof err->detail,
-                   "compiled against libhurray %u.%u (C ABI %u), running with %u.%u (C ABI %u)",
-                   (unsigned)major, (unsigned)minor, (unsigned)c_abi_version,
-                   (unsigned)HURRAY_VERSION_MAJOR, (unsigned)HURRAY_VERSION_MINOR,
-                   (unsigned)HURRAY_C_ABI_VERSION);
-  }
-  return HURRAY_ERR_UNSUPPORTED;
+  /* The numbers are at most 10 digits each, well inside the detail. */
+  return hurray_support_fail(
+      err, HURRAY_ERR_UNSUPPORTED, got, have, index,
+      "compiled against libhurray %u.%u (C ABI %u), running with %u.%u (C ABI %u)",
+      (unsigned)major, (unsigned)minor, (unsigned)c_abi_version, (unsigned)HURRAY_VERSION_MAJOR,
+      (unsigned)HURRAY_VERSION_MINOR, (unsigned)HURRAY_C_ABI_VERSION);
 }
 
 /* VER-CHK-1: one major (an incompatible change makes a new major and a new

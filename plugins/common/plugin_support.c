@@ -4,9 +4,10 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +15,11 @@
 
 hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
                           uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
+  va_list args;
+  va_start(args, format);
+  hurray_status result = hurray_support_vfail(err, status, value, expected, 0, format, args);
+  va_end(args);
+  return result;
 }
 
 void *plugin_open_runtime(const char *override_env, const char *const *default_names,
@@ -56,30 +51,28 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
   return NULL;
 }
 
-bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
+hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
                             size_t symbol_count, char *reason, size_t reason_size) {
   for (size_t i = 0; i < symbol_count; i++) {
     void *address = dlsym(library, symbols[i].name);
     if (address == NULL && symbols[i].required) {
       snprintf(reason, reason_size, "dlsym %s in %s: symbol not found", symbols[i].name,
                library_name);
-      return false;
+      return HURRAY_FALSE;
     }
     /* dlsym returns void *; POSIX guarantees it converts to a function
      * pointer, and the memcpy does so without a cast -Wpedantic rejects. */
     memcpy(symbols[i].slot, &address, sizeof address);
   }
-  return true;
+  return HURRAY_TRUE;
 }
 
 uint64_t plugin_alignment_of_address(uint64_t address) {
-  /* The lowest set bit (two's complement). */
-  return address == 0u ? (uint64_t)1 << 63 : address & (~address + 1u);
+  return hurray_support_lowest_set_bit(address);
 }
 
 uint32_t plugin_alignment_capped(uint64_t address, uint32_t cap) {
-  uint64_t measured = plugin_alignment_of_address(address);
-  return measured < cap ? (uint32_t)measured : cap;
+  return hurray_support_alignment_capped(address, cap);
 }
 
 hurray_status plugin_check_device(const char *plugin_name, uint32_t device_index,

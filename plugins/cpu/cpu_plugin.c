@@ -29,8 +29,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: plugin_fail, measured alignment */
+#include "hurray/plugin_vendor.h"
+#include "hurray/plugin_support.h" /* plugins/common: plugin_fail, measured alignment */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: none (the C library's own headers above)         */

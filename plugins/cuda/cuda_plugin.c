@@ -23,6 +23,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -30,8 +31,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_vendor.h"
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: the toolkit's own cuda.h (included above)        */

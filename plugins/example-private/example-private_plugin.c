@@ -22,18 +22,19 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 /* plugins/common: the steps every plugin takes the same way (plugin_fail,
  * plugin_open_runtime, plugin_resolve_symbols, plugin_alignment_capped, ...),
  * one static library linked into each plugin and never exported from it.
  * A vendor building outside this tree copies plugins/common/ too. */
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations                                                   */

@@ -34,14 +34,15 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 #include "metal_ops.h"
+#include "hurray/plugin_support.h"
 
 /* Sections 2 (vendor declarations) and 3 (the vendor symbol table): see
  * metal_objc.c and metal_ops.h. */
@@ -68,31 +69,6 @@ typedef struct metal_event {
    * one event is recorded and waited on by its owner in turn. */
   uint64_t target;
 } metal_event;
-
-/* Fills the host's error (status, offending values, the Metal call in
- * detail) and returns the status. */
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...)
-    __attribute__((format(printf, 5, 6)));
-static hurray_status fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
-  if (err != NULL) {
-    err->status = status;
-    err->value = value;
-    err->expected = expected;
-    err->index = 0;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err->detail, sizeof err->detail, format, args);
-    va_end(args);
-  }
-  return status;
-}
-
-/* The largest power of two dividing the address (BP-ALIGN-5: measured). */
-static uint64_t metal_alignment_of(uint64_t address) {
-  return address == 0 ? (uint64_t)1 << 63 : address & (~address + 1u);
-}
 
 static uint64_t metal_now_ns(void) {
   struct timespec now;
@@ -138,7 +114,7 @@ static void metal_open(metal_state *s) {
 static hurray_status metal_init(void **out_state, hurray_error *err) {
   metal_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
                 "metal: no memory for the plugin state");
   }
   metal_open(s);
@@ -189,7 +165,7 @@ static bool metal_storage_of(const metal_state *s, hurray_memory_class memory_cl
 static hurray_status metal_check_device(const metal_state *s, uint32_t device_index,
                                         hurray_error *err) {
   if (device_index >= s->device_count) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
                 "metal: no device %u", (unsigned)device_index);
   }
   return HURRAY_OK;
@@ -238,16 +214,16 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
     return status;
   }
   if (!metal_storage_of(s, memory_class, &options)) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_METAL,
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_METAL,
                 "metal: memory class 0x%02X is not offered by this %s device",
                 (unsigned)memory_class, s->unified_memory ? "unified-memory" : "discrete");
   }
   if (flags != 0u) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
                 "metal: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > METAL_MAX_ALIGNMENT) {
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, METAL_MAX_ALIGNMENT,
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, METAL_MAX_ALIGNMENT,
                 "metal: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
                 METAL_MAX_ALIGNMENT);
   }
@@ -258,7 +234,7 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   uint64_t gpu_address = buffer != NULL ? s->mtl.buffer_gpu_address(buffer) : 0u;
   s->mtl.pool_pop(pool);
   if (buffer == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
                 "[MTLDevice newBufferWithLength:%llu options:0x%llx] returned nil",
                 (unsigned long long)byte_size, (unsigned long long)options);
   }
@@ -275,12 +251,12 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   if (contents != NULL) {
     /* The base address of shared or managed storage is its contents pointer. */
     a.address = contents;
-    measured = metal_alignment_of((uint64_t)(uintptr_t)contents);
+    measured = plugin_alignment_of_address((uint64_t)(uintptr_t)contents);
     a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   } else if (gpu_address != 0) {
     /* Private storage: the GPU resource handle is the MTLBuffer (BP-DEV-5). */
     a.address = buffer;
-    measured = metal_alignment_of(gpu_address);
+    measured = plugin_alignment_of_address(gpu_address);
     a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   } else {
     a.address = buffer;
@@ -289,7 +265,7 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   }
   if (measured < alignment) {
     s->mtl.release(buffer);
-    return fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
                 "metal: the buffer is aligned to %llu bytes, %u were asked",
                 (unsigned long long)measured, (unsigned)alignment);
   }
@@ -321,7 +297,7 @@ static hurray_status metal_blit_through_staging(const metal_state *s, void *buff
       s->mtl.release(staging);
     }
     s->mtl.pool_pop(pool);
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0,
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0,
                 "metal: no staging buffer or command buffer for a %llu-byte copy",
                 (unsigned long long)bytes);
   }
@@ -375,7 +351,7 @@ static hurray_status metal_copy_to_host(void *state, void *dst, const hurray_plu
     void *command_buffer = s->mtl.command_buffer(s->queue);
     if (command_buffer == NULL) {
       s->mtl.pool_pop(pool);
-      return fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+      return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
                   "[MTLCommandQueue commandBuffer] returned nil");
     }
     s->mtl.blit_synchronize(command_buffer, src->plugin_data);
@@ -396,7 +372,7 @@ static hurray_status metal_new_shared_event(const metal_state *s, void **out_sha
                                             hurray_error *err) {
   *out_shared_event = s->mtl.new_shared_event(s->device);
   if (*out_shared_event == NULL) {
-    return fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLDevice newSharedEvent] returned nil");
+    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLDevice newSharedEvent] returned nil");
   }
   return HURRAY_OK;
 }
@@ -410,7 +386,7 @@ static hurray_status metal_create_event(void *state, uint32_t device_index, void
   }
   metal_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "metal: no memory for an event");
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "metal: no memory for an event");
   }
   status = metal_new_shared_event(s, &e->shared_event, err);
   if (status != HURRAY_OK) {
@@ -429,7 +405,7 @@ static hurray_status metal_encode_event(const metal_state *s, void *queue, void 
   void *command_buffer = s->mtl.command_buffer(queue != NULL ? queue : s->queue);
   if (command_buffer == NULL) {
     s->mtl.pool_pop(pool);
-    return fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLCommandQueue commandBuffer] returned nil");
+    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLCommandQueue commandBuffer] returned nil");
   }
   if (signal) {
     s->mtl.encode_signal_event(command_buffer, shared_event, value);
@@ -457,7 +433,7 @@ static hurray_status metal_poll_event(const metal_state *s, void *shared_event, 
   long pause_ns = 1000;
   while (s->mtl.signaled_value(shared_event) < target) {
     if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && metal_now_ns() - start >= timeout_ns) {
-      return fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
                   "MTLSharedEvent signaledValue still below %llu after %llu ns (not complete)",
                   (unsigned long long)target, (unsigned long long)timeout_ns);
     }

@@ -28,6 +28,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,8 @@
 /* ------------------------------------------------------------------------ */
 #include <CL/cl.h>
 
-#include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_vendor.h"
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
 #define OPENCL_LIBRARY_ENV "HURRAY_OPENCL_LIBRARY"

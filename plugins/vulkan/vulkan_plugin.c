@@ -35,6 +35,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stdbool.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -48,8 +49,8 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-#include "hurray/plugin.h"
-#include "plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "hurray/plugin_vendor.h"
+#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 
 #define VULKAN_DEFAULT_LIBRARY "libvulkan.so.1"
 #define VULKAN_LIBRARY_ENV "HURRAY_VULKAN_LIBRARY"

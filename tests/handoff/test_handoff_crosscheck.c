@@ -341,7 +341,9 @@ START_TEST(offer_arguments) {
   ck_assert_uint_eq(err.index, 2);
   offer.release = NULL;
   ck_assert_int_eq(hurray_handoff_offer(&ho, &h, &offer, &err), HURRAY_ERR_NULL_ARGUMENT);
-  ck_assert_uint_eq(err.index, 3);
+  /* HO-CHECK-1: the argument holding the NULL field (offer), not 3 (err). */
+  ck_assert_uint_eq(err.index, 2);
+  ck_assert_str_eq(err.detail, "offer->release is NULL");
   ck_assert_uint_eq(hurray_handoff_state_of(&ho), HURRAY_HANDOFF_EMPTY);
   ck_assert_int_eq(hurray_handoff_check(NULL, &offer, HURRAY_TRANSPORT_IN_PROCESS, 0, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
@@ -349,6 +351,8 @@ START_TEST(offer_arguments) {
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_int_eq(hurray_handoff_check(&h, &offer, HURRAY_TRANSPORT_IN_PROCESS, 0, &err),
                    HURRAY_ERR_NULL_ARGUMENT); /* release missing */
+  ck_assert_uint_eq(err.index, 1); /* the offer is argument 1 of the check */
+  ck_assert_str_eq(err.detail, "offer->release is NULL");
   /* A second offer on an offered object is an illegal transition; the first stands. */
   offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
   ck_assert_int_eq(hurray_handoff_offer(&ho, &h, &offer, NULL), HURRAY_OK);

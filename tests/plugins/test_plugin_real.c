@@ -104,9 +104,19 @@ START_TEST(allocation_alignment_is_measured) {
     ck_assert_int_eq(
         hurray_plugin_allocate(plugin, d, 64, 32, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+    /* buffer.h's payload: value the alignment, expected the minimum, index
+     * the handle (the buffer's one handle: 0; it was 3, "handle 3"). */
+    ck_assert_uint_eq(err.value, 32);
+    ck_assert_uint_eq(err.expected, 64);
+    ck_assert_uint_eq(err.index, 0);
     ck_assert_int_eq(
         hurray_plugin_allocate(plugin, d, 64, 96, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+    ck_assert_uint_eq(err.value, 96);
+    ck_assert_uint_eq(err.index, 0);
+    char message[256];
+    (void)hurray_error_format(&err, message, sizeof message);
+    ck_assert_msg(strstr(message, "handle 3") == NULL, "%s", message);
   }
   hurray_plugin_buffer *buffer = NULL;
   hurray_error err;
@@ -362,6 +372,139 @@ START_TEST(consumer_releases_after_producer_unloads) {
 }
 END_TEST
 
+/* PL-LIFE-3: a second free is refused with USE_AFTER_DESTROY naming the
+ * buffer, calls nothing and changes no count, even once the buffer's record
+ * was given to a new buffer; copies and accessors on the freed buffer are
+ * refused the same way. Before PL-LIFE-3 the second free ran the plugin's
+ * free on freed memory (ASan: heap-use-after-free). */
+START_TEST(double_free_is_reported) {
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 1);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_int_eq(err.status, HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(err.value, (uint64_t)(uintptr_t)buffer);
+  ck_assert_uint_eq(err.index, 0);
+  char named[32];
+  snprintf(named, sizeof named, "%p", (void *)buffer);
+  ck_assert_msg(strstr(err.detail, named) != NULL, "detail does not name %s: %s", named,
+                err.detail);
+  ck_assert_ptr_nonnull(strstr(err.detail, "already freed"));
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+  hurray_plugin_buffer_free(buffer); /* the void form: refused, no effect */
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+
+  /* The record is reused (this thread's cache gives it back first): the
+   * stale pointer still names no live buffer, the new one is untouched. */
+  hurray_plugin_buffer *next = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &next, &err),
+                   HURRAY_OK);
+  ck_assert_ptr_ne(next, buffer);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 1);
+  char bytes[4] = "abc";
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err),
+                   HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(err.value, (uint64_t)(uintptr_t)buffer);
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, bytes, sizeof bytes, &err),
+                   HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_ptr_null(hurray_plugin_buffer_handle(buffer));
+  ck_assert_ptr_null(hurray_plugin_buffer_allocation(buffer));
+  ck_assert_ptr_null(hurray_plugin_buffer_plugin(buffer));
+  ck_assert_ptr_nonnull(hurray_plugin_buffer_handle(next));
+  ck_assert_int_eq(hurray_plugin_buffer_write(next, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_release(next, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+
+  /* Not a buffer at all: an index past the host's table. */
+  hurray_plugin_buffer *foreign = (hurray_plugin_buffer *)(uintptr_t)0x7FFFFFF0u;
+  ck_assert_int_eq(hurray_plugin_buffer_release(foreign, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 0x7FFFFFF0u);
+  ck_assert_int_eq(hurray_plugin_buffer_release(NULL, &err), HURRAY_OK);
+}
+END_TEST
+
+/* PL-LIFE-3 after PL-LIFE-1: the legitimate release after the registry was
+ * destroyed closes the plugin; a second release then, with the plugin's
+ * code and state gone, is reported and touches neither. Likewise a buffer
+ * freed before the unload and freed again after it. */
+START_TEST(free_after_plugin_gone_is_reported) {
+  hurray_error err;
+  hurray_plugin_buffer *early = NULL;
+  hurray_plugin_buffer *held = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &early, &err),
+                   HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &held, &err),
+                   HURRAY_OK);
+  hurray_plugin_buffer_free(early);
+  char path[4096];
+  snprintf(path, sizeof path, "%s", hurray_plugin_path(plugin));
+  hurray_plugin_unload(plugin);
+  plugin = NULL;
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  ck_assert_int_eq(hurray_plugin_buffer_release(early, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(err.value, (uint64_t)(uintptr_t)early);
+  ck_assert_msg(file_is_mapped(path), "%s closed while a buffer is held", path);
+  ck_assert_int_eq(hurray_plugin_buffer_release(held, &err), HURRAY_OK);
+  ck_assert_msg(!file_is_mapped(path), "%s still mapped after the last release", path);
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_buffer_release(held, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  ck_assert_uint_eq(err.value, (uint64_t)(uintptr_t)held);
+  hurray_plugin_buffer_release_callback(NULL, held); /* the handoff's path: no effect */
+}
+END_TEST
+
+typedef struct racing_free {
+  hurray_plugin_buffer *buffer;
+  pthread_barrier_t *start;
+  hurray_status status;
+} racing_free;
+
+static void *free_racer(void *arg) {
+  racing_free *r = arg;
+  hurray_error err;
+  pthread_barrier_wait(r->start);
+  r->status = hurray_plugin_buffer_release(r->buffer, &err);
+  return NULL;
+}
+
+/* PL-LIFE-3: two threads free the same buffer at once; exactly one frees
+ * it, the other is told, the count ends at 0 (TSan runs this suite). */
+START_TEST(racing_double_free_frees_once) {
+  for (int round = 0; round < 200; round++) {
+    hurray_error err;
+    hurray_plugin_buffer *buffer = NULL;
+    ck_assert_int_eq(
+        hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        HURRAY_OK);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    racing_free racers[2] = {{buffer, &start, HURRAY_OK}, {buffer, &start, HURRAY_OK}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+      ck_assert_int_eq(pthread_create(&threads[i], NULL, free_racer, &racers[i]), 0);
+    }
+    for (int i = 0; i < 2; i++) {
+      pthread_join(threads[i], NULL);
+    }
+    pthread_barrier_destroy(&start);
+    int freed = (racers[0].status == HURRAY_OK) + (racers[1].status == HURRAY_OK);
+    ck_assert_int_eq(freed, 1);
+    ck_assert_int_eq(racers[0].status == HURRAY_OK ? racers[1].status : racers[0].status,
+                     HURRAY_ERR_USE_AFTER_DESTROY);
+    ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 0);
+  }
+}
+END_TEST
+
 /* Unload with nothing live closes the plugin at once (PL-LOAD-7). */
 START_TEST(unload_with_nothing_live_closes_at_once) {
   char path[4096];
@@ -421,6 +564,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, concurrent_calls);
   tcase_add_test(tc, consumer_releases_after_producer_unloads);
   tcase_add_test(tc, unload_with_nothing_live_closes_at_once);
+  tcase_add_test(tc, double_free_is_reported);
+  tcase_add_test(tc, free_after_plugin_gone_is_reported);
+  tcase_add_test(tc, racing_double_free_frees_once);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   /* No fork: a vendor runtime's threads and global state do not survive one. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hurray/buffer.h"
-#include "plugin_support.h"
+#include "hurray/plugin_support.h"
 
 static int failures = 0;
 

@@ -4,29 +4,63 @@
  * from a plugin .so: the plugins are built with hidden visibility, and so is
  * this library, so a plugin still exports only hurray_plugin_entry, PL-BUILD-1).
  *
- * What is here is vendor-neutral: filling the host's hurray_error, opening a
+ * What is here is vendor-neutral: filling the host's hurray_error (the one
+ * error-filling function of libhurray and its plugins, PL-ERR-1), opening a
  * vendor runtime with dlopen and resolving a plugin's X-macro symbol table
  * with dlsym (PL-AVAIL-1: a missing library or symbol is a reason, not an
  * error), measuring an alignment from an address (PL-ALLOC-3), checking a
  * device index, copying the unavailable reason out, and listing a memory
  * class in a device description. Everything that talks to a vendor stays in
- * the plugin's own file. A vendor writing a plugin outside this tree may copy
- * plugins/common/ along with plugins/example-private/ (docs/vendor-guide.md).
+ * the plugin's own file.
+ *
+ * Installed as include/hurray/plugin_support.h with the static library
+ * libhurray-plugin-support.a (sources: plugins/common/): a vendor building
+ * a plugin outside this tree links it with
+ * `pkg-config --cflags --libs hurray-plugin-support`, CMake's
+ * hurray::plugin_support or meson's dependency('hurray-plugin-support'),
+ * instead of copying it (docs/vendor-guide.md). Neither pulls in libhurray
+ * (PL-BUILD-1).
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifndef HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
-#define HURRAY_PLUGINS_COMMON_PLUGIN_SUPPORT_H
+#ifndef HURRAY_PLUGIN_SUPPORT_H
+#define HURRAY_PLUGIN_SUPPORT_H
 
-#include <stdbool.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hurray/plugin.h"
+#include "hurray/plugin_vendor.h"
 
-/* Fills *err (when err is not NULL): status, value, expected, index 0, and
- * detail formatted from `format` (truncated to the detail size). Returns
- * `status`, so a plugin writes `return plugin_fail(err, ...)`. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The one function that fills a hurray_error outside the proven core, for
+ * libhurray and every plugin alike (plugins/common/support_core.c): when err
+ * is not NULL, sets status, value, expected and index as buffer.h documents
+ * them for `status`, and detail formatted from `format` (truncated to the
+ * detail size; empty when format is NULL). Returns `status`, so a caller
+ * writes `return hurray_support_fail(err, ...)`. */
+hurray_status hurray_support_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                  uint64_t expected, size_t index, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
+/* hurray_support_fail with a va_list. */
+hurray_status hurray_support_vfail(hurray_error *err, hurray_status status, uint64_t value,
+                                   uint64_t expected, size_t index, const char *format,
+                                   va_list args) __attribute__((format(printf, 6, 0)));
+
+/* The one lowest-set-bit function (BP-ALIGN-5, PL-ALLOC-3): the largest
+ * power of two dividing `address`; address 0 has every bit clear and gets
+ * 2^63. */
+uint64_t hurray_support_lowest_set_bit(uint64_t address);
+/* hurray_support_lowest_set_bit capped at `cap` (a u32 alignment field
+ * carries at most HURRAY_PLUGIN_MAX_ALIGNMENT). */
+uint32_t hurray_support_alignment_capped(uint64_t address, uint32_t cap);
+
+/* hurray_support_fail with index 0, the form a plugin entry uses: its error
+ * names no argument position of the host's API (the host fills index where
+ * it has one). */
 hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
                           uint64_t expected, const char *format, ...)
     __attribute__((format(printf, 5, 6)));
@@ -46,7 +80,7 @@ hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t valu
 typedef struct plugin_symbol {
   const char *name;
   void *slot;
-  bool required;
+  hurray_bool32 required; /* HURRAY_TRUE / HURRAY_FALSE */
 } plugin_symbol;
 
 /* Opens the vendor runtime with dlopen(RTLD_NOW | RTLD_LOCAL | extra_flags).
@@ -65,16 +99,15 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
  * otherwise false at the first missing required one, with `reason` holding
  * "dlsym NAME in FILE: symbol not found". The library stays open either way:
  * closing it is the caller's choice. */
-bool plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
+hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
                             size_t symbol_count, char *reason, size_t reason_size);
 
-/* The largest power of two dividing `address` (BP-ALIGN-5, PL-ALLOC-3: the
- * alignment obtained is measured from the address, never assumed); address 0
- * has every bit clear and gets 2^63. */
+/* hurray_support_lowest_set_bit, under the name the plugins have used
+ * (BP-ALIGN-5, PL-ALLOC-3: the alignment obtained is measured from the
+ * address, never assumed). */
 uint64_t plugin_alignment_of_address(uint64_t address);
 
-/* plugin_alignment_of_address, capped at `cap` (what a plugin declares as
- * the most it guarantees, or HURRAY_PLUGIN_MAX_ALIGNMENT). */
+/* hurray_support_alignment_capped, under the name the plugins have used. */
 uint32_t plugin_alignment_capped(uint64_t address, uint32_t cap);
 
 /* HURRAY_OK when device_index < device_count; otherwise
@@ -95,4 +128,8 @@ size_t plugin_copy_reason(char *buf, size_t cap, const char *reason);
 void plugin_add_memory_class(hurray_plugin_device_info *info, hurray_memory_class memory_class,
                              uint32_t flags, uint32_t max_alignment);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* HURRAY_PLUGIN_SUPPORT_H */
