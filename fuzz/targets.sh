@@ -9,6 +9,8 @@ HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack error_format cli_input ha
 # core/meson.build lists, so the fuzzers build exactly what the library does.
 hurray_fuzz_library_sources() {
   grep -oE "'(proven|runtime)/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^|core/|'
+  # the shared support code (one error helper, PL-ERR-1) built into libhurray
+  grep -oE "'\.\./plugins/common/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^\.\./||'
 }
 
 # Sources a target needs besides libhurray.
