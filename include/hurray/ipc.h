@@ -25,6 +25,9 @@
  *
  * Linux only (built with the `ipc` feature).
  *
+ * Not yet part of ABI 1.0 (specs/handoff.md HO-ABI-9): the structs below may
+ * still change layout before the transport is complete.
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_IPC_H
