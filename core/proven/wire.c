@@ -347,6 +347,9 @@ static hurray_status check_table_handles(const uint8_t *in, size_t n, hurray_err
   if (status != HURRAY_OK) {
     //@ assert bp_wire_rejected{Here, Pre}(status, err, 0, bp_table_handle(in, 0));
     //@ assert !bp_table_handles_valid(in, n);
+    // The witness of invalid_handle's \exists, named on each return path.
+    /*@ assert \exists integer k; 0 <= k < n && bp_table_handles_valid(in, k) &&
+          bp_wire_rejected{Here, Pre}(status, err, k, bp_table_handle(in, k)); */
     return status;
   }
   //@ assert bp_valid_wire_handle(bp_table_handle(in, 0));
@@ -378,6 +381,8 @@ static hurray_status check_table_handles(const uint8_t *in, size_t n, hurray_err
       //@ assert bp_table_handles_valid(in, i);
       //@ assert bp_wire_rejected{Here, Pre}(status, err, i, bp_table_handle(in, i));
       //@ assert !bp_table_handles_valid(in, n);
+      /*@ assert \exists integer k; 0 <= k < n && bp_table_handles_valid(in, k) &&
+            bp_wire_rejected{Here, Pre}(status, err, k, bp_table_handle(in, k)); */
       return status;
     }
     //@ assert bp_valid_wire_handle(bp_table_handle(in, i));
