@@ -706,6 +706,79 @@ hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event) {
   return event->plugin;
 }
 
+/* PL-EVENT-5: the native types a device's runtime has; a plugin answering
+ * another type would make the consumer misread the handle. */
+static bool native_type_fits(hurray_device_tag tag, uint32_t type) {
+  switch (tag) {
+    case HURRAY_DEVICE_CUDA:
+      return type == HURRAY_NATIVE_EVENT_CU_EVENT;
+    case HURRAY_DEVICE_ROCM:
+      return type == HURRAY_NATIVE_EVENT_HIP_EVENT;
+    case HURRAY_DEVICE_METAL:
+      return type == HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
+    case HURRAY_DEVICE_VULKAN:
+      return type == HURRAY_NATIVE_EVENT_VK_TIMELINE_SEMAPHORE ||
+             type == HURRAY_NATIVE_EVENT_VK_FENCE;
+    case HURRAY_DEVICE_LEVEL_ZERO:
+      return type == HURRAY_NATIVE_EVENT_ZE_EVENT;
+    case HURRAY_DEVICE_OPENCL:
+      return type == HURRAY_NATIVE_EVENT_CL_EVENT;
+    default:
+      return tag >= HURRAY_DEVICE_PRIVATE_FIRST && tag <= HURRAY_DEVICE_PRIVATE_LAST &&
+             type >= HURRAY_NATIVE_EVENT_PRIVATE_FIRST;
+  }
+}
+
+hurray_status hurray_plugin_event_native(const hurray_plugin_event *event,
+                                         hurray_plugin_native_event *out, hurray_error *err) {
+  hurray_error local_error;
+  if (err == NULL) {
+    err = &local_error;
+  }
+  if (event == NULL || out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, event == NULL ? 0u : 1u,
+                              "hurray_plugin_event_native: NULL argument");
+  }
+  hurray_status status =
+      hurray_plugin_check_out_size(out, sizeof *out, 1, "hurray_plugin_native_event", err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const hurray_plugin *plugin = event->plugin;
+  hurray_device_tag tag = plugin->table.device_tag;
+  if (plugin->table.native_event == NULL) { /* PL-TABLE-8: ABI 1.0, or none */
+    bool table_1_0 = plugin->declared_struct_size <= HURRAY_PLUGIN_TABLE_SIZE_1_0;
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, tag, 0,
+                              "%s gives no native event handle%s", plugin->table.name,
+                              table_1_0 ? " (its table is plugin ABI 1.0)" : "");
+  }
+  hurray_plugin_native_event native;
+  memset(&native, 0, sizeof native);
+  native.struct_size = sizeof native;
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  status = hurray_plugin_call_result(
+      plugin->table.name, "native_event",
+      plugin->table.native_event(plugin->state, event->native, &native, &call_err), &call_err, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (!native_type_fits(tag, native.native_type) || native.handle == 0u) {
+    char name[24];
+    hurray_device_tag_display(tag, name, sizeof name);
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, native.native_type, tag, 0,
+                              "%s: native_event answered type %u, handle 0x%llx: not a native "
+                              "event of device %s (PL-EVENT-5)",
+                              plugin->table.name, (unsigned)native.native_type,
+                              (unsigned long long)native.handle, name);
+  }
+  native.struct_size = sizeof native;
+  native.device_index = event->device_index;
+  native.reserved = 0u;
+  hurray_plugin_copy_out(out, &native, sizeof native); /* PL-VER-5 */
+  return HURRAY_OK;
+}
+
 hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin, uint32_t device_index, void *stream,
                                         uint64_t timeout_ns, hurray_error *err) {
   hurray_error local_error;

@@ -154,6 +154,12 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
                               offsetof(hurray_plugin_table, stream_wait_event),
                               "stream_wait_event is set but the event entries are not");
   }
+  /* PL-TABLE-10: a native handle belongs to an event. */
+  if (events_set == 0u && !field_is_null(&table, offsetof(hurray_plugin_table, native_event))) {
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, 0, 0,
+                              offsetof(hurray_plugin_table, native_event),
+                              "native_event is set but the event entries are not");
+  }
   hurray_plugin_copy_out(out, &table, sizeof table); /* PL-VER-5 */
   return HURRAY_OK;
 }

@@ -54,6 +54,7 @@ extern "C" {
  *   9. create/record/wait/release_event all set or all NULL: PLUGIN_INVALID
  *      (index: the offset of the first NULL one).
  *  10. stream_wait_event set only with the event entries: PLUGIN_INVALID.
+ *  11. native_event set only with the event entries: PLUGIN_INVALID.
  * On failure *out is left untouched; `detail` names the field.
  * The caller sets out->struct_size to the size of the table it knows
  * (sizeof(hurray_plugin_table)); at most that many bytes are written and
@@ -319,6 +320,27 @@ HURRAY_API void hurray_plugin_event_release(hurray_plugin_event *event);
 HURRAY_API void hurray_plugin_event_release_callback(void *event, void *ctx);
 /** The plugin the event belongs to. */
 HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event);
+/**
+ * The runtime's own handle behind `event` (PL-EVENT-5), for a consumer that
+ * waits with its runtime's API (cuStreamWaitEvent, vkWaitSemaphores,
+ * clEnqueueBarrierWithWaitList…) rather than through the plugin. The caller
+ * sets out->struct_size (sizeof(hurray_plugin_native_event)); at most that
+ * many bytes are written, struct_size kept (PL-VER-5). The handle stays the
+ * event's: valid until the event is recorded again or released; do not
+ * destroy it. Errors:
+ *   - NULL_ARGUMENT: event (index 0) or out (index 1) is NULL;
+ *   - INVALID_ARGUMENT: out->struct_size below the 8-byte header (value: it,
+ *     expected: the library's sizeof, index 1); or the runtime has no handle
+ *     before the first record (OpenCL);
+ *   - UNSUPPORTED: the plugin gives no native handles (ABI 1.0 plugin, or a
+ *     runtime without an event object: cpu, webgpu, hexagon; expected: the tag);
+ *   - PLUGIN_INVALID: the plugin answered a type that is not its device's
+ *     (value: the type, expected: the tag), or a zero handle;
+ *   - any error of the plugin's call.
+ * On failure nothing is written to out.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_native(
+    const hurray_plugin_event *event, hurray_plugin_native_event *out, hurray_error *err);
 
 /** Blocks until the stream's work completes; UNSUPPORTED without wait_stream. */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin,

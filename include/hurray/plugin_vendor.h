@@ -50,8 +50,9 @@ extern "C" {
 
 /** Major of the plugin ABI: bumped only for incompatible changes. */
 #define HURRAY_PLUGIN_ABI_MAJOR 1u
-/** Minor of the plugin ABI: bumped when fields are appended to a struct. */
-#define HURRAY_PLUGIN_ABI_MINOR 0u
+/** Minor of the plugin ABI: bumped when fields are appended to a struct.
+ * 1.1 appended native_event to hurray_plugin_table (PL-EVENT-5). */
+#define HURRAY_PLUGIN_ABI_MINOR 1u
 /** One u32: major in the high 16 bits, minor in the low 16 bits. */
 #define HURRAY_PLUGIN_ABI_MAKE(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define HURRAY_PLUGIN_ABI_VERSION \
@@ -265,6 +266,65 @@ typedef hurray_status (*hurray_plugin_stream_wait_event_fn)(void *state, void *s
                                                             hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Native event handles (PL-EVENT-5, ABI 1.1)                               */
+/* ------------------------------------------------------------------------ */
+
+/* What hurray_plugin_native_event.native_type names: the runtime's own type
+ * of the handle, so a consumer can wait on it with that runtime's API. */
+/** No native handle (never returned with HURRAY_OK). */
+#define HURRAY_NATIVE_EVENT_NONE 0u
+/** CUDA driver API `CUevent` (handle: the pointer). */
+#define HURRAY_NATIVE_EVENT_CU_EVENT 1u
+/** ROCm HIP `hipEvent_t` (handle: the pointer). */
+#define HURRAY_NATIVE_EVENT_HIP_EVENT 2u
+/** Metal `id<MTLSharedEvent>` (handle: the object pointer; wait_value: the
+ * signaled value to wait for). */
+#define HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT 3u
+/** Vulkan timeline `VkSemaphore` (handle: the 64-bit non-dispatchable
+ * handle; wait_value: the counter value to wait for; device: the VkDevice). */
+#define HURRAY_NATIVE_EVENT_VK_TIMELINE_SEMAPHORE 4u
+/** Vulkan `VkFence` (handle: the 64-bit handle; device: the VkDevice). */
+#define HURRAY_NATIVE_EVENT_VK_FENCE 5u
+/** Level Zero `ze_event_handle_t` (handle: the pointer). */
+#define HURRAY_NATIVE_EVENT_ZE_EVENT 6u
+/** OpenCL `cl_event` (handle: the pointer). */
+#define HURRAY_NATIVE_EVENT_CL_EVENT 7u
+/** First value a plugin of a private tag (0xF0..0xFE) may use for its own
+ * runtime's type; the named types above are reserved to their devices. */
+#define HURRAY_NATIVE_EVENT_PRIVATE_FIRST 0x80000000u
+
+/**
+ * The runtime's own handle behind a plugin event (PL-EVENT-5). Growable: the
+ * caller sets struct_size; the library writes at most that many bytes.
+ */
+typedef struct hurray_plugin_native_event {
+  /** sizeof(hurray_plugin_native_event) as the caller was compiled. */
+  uint32_t struct_size;
+  /** HURRAY_NATIVE_EVENT_*. */
+  uint32_t native_type;
+  /** The handle: a pointer (as uintptr_t) or a 64-bit Vulkan handle. Never 0. */
+  uint64_t handle;
+  /** The value to wait for (timeline semaphores, shared events); else 0. */
+  uint64_t wait_value;
+  /** The runtime object the handle belongs to where its API needs one to
+   * wait (VkDevice, as uintptr_t); else 0. */
+  uint64_t device;
+  /** The plugin device index of the event. */
+  uint32_t device_index;
+  /** Zero. */
+  uint32_t reserved;
+} hurray_plugin_native_event;
+
+/** Optional (ABI 1.1; set only with the event entries, PL-TABLE-10). Fills
+ * `out` (the host has zeroed it and set struct_size) with the runtime's
+ * handle of the event's last record. UNSUPPORTED when the event has no
+ * native handle, INVALID_ARGUMENT when it was never recorded and the
+ * runtime has no handle before a record (OpenCL). */
+typedef hurray_status (*hurray_plugin_native_event_fn)(void *state, void *event,
+                                                       hurray_plugin_native_event *out,
+                                                       hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* The table (PL-TABLE-1..8)                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -303,12 +363,17 @@ typedef struct hurray_plugin_table {
   hurray_plugin_release_event_fn release_event;
   hurray_plugin_wait_stream_fn wait_stream;
   hurray_plugin_stream_wait_event_fn stream_wait_event;
-  /* ABI 1.1 and later append here. */
+  /* ABI 1.1 (optional, PL-VER-3). */
+  hurray_plugin_native_event_fn native_event;
+  /* ABI 1.2 and later append here. */
 } hurray_plugin_table;
 
 /** The smallest struct_size accepted: the header and every required entry (PL-NEG-3). */
 #define HURRAY_PLUGIN_TABLE_MIN_SIZE \
   ((uint32_t)(offsetof(hurray_plugin_table, copy_to_host) + sizeof(hurray_plugin_copy_to_host_fn)))
+
+/** The size of a table built against plugin ABI 1.0 (no native_event). */
+#define HURRAY_PLUGIN_TABLE_SIZE_1_0 ((uint32_t)offsetof(hurray_plugin_table, native_event))
 
 /** The name of the one symbol a plugin exports (PL-ENTRY-1). */
 #define HURRAY_PLUGIN_ENTRY_SYMBOL "hurray_plugin_entry"

@@ -686,6 +686,23 @@ static hurray_status ze_plugin_stream_wait_event(void *state, void *stream, void
 /* 8. The entry table and the single exported entry symbol                  */
 /* ------------------------------------------------------------------------ */
 
+/* PL-EVENT-5: the ze_event_handle_t itself. An event never recorded is
+ * never signalled in Level Zero, so a consumer's zeEventHostSynchronize
+ * would wait forever: refused until the first record. */
+static hurray_status ze_plugin_native_event(void *state, void *event,
+                                            hurray_plugin_native_event *out, hurray_error *err) {
+  (void)state;
+  const ze_plugin_event *e = event;
+  if (!e->recorded) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+                       "level_zero: the event was never recorded; its ze_event_handle_t would "
+                       "never signal");
+  }
+  out->native_type = HURRAY_NATIVE_EVENT_ZE_EVENT;
+  out->handle = (uint64_t)(uintptr_t)e->event;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table ze_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -707,6 +724,7 @@ static const hurray_plugin_table ze_table = {
     .release_event = ze_plugin_release_event,
     .wait_stream = ze_plugin_wait_stream,
     .stream_wait_event = ze_plugin_stream_wait_event,
+    .native_event = ze_plugin_native_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

@@ -492,6 +492,19 @@ static hurray_status metal_wait_stream(void *state, uint32_t device_index, void 
 /* 8. The entry table and the single exported entry symbol                  */
 /* ------------------------------------------------------------------------ */
 
+/* PL-EVENT-5: the MTLSharedEvent and the value its last record signals (0:
+ * never recorded, already reached). */
+static hurray_status metal_native_event(void *state, void *event, hurray_plugin_native_event *out,
+                                        hurray_error *err) {
+  (void)state;
+  (void)err;
+  const metal_event *e = event;
+  out->native_type = HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
+  out->handle = (uint64_t)(uintptr_t)e->shared_event;
+  out->wait_value = e->target;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table metal_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -513,6 +526,7 @@ static const hurray_plugin_table metal_table = {
     .release_event = metal_release_event,
     .wait_stream = metal_wait_stream,
     .stream_wait_event = metal_stream_wait_event,
+    .native_event = metal_native_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

@@ -655,6 +655,21 @@ static hurray_status opencl_stream_wait_event(void *opaque, void *stream, void *
 /* 8. The entry table and the single exported entry symbol                  */
 /* ------------------------------------------------------------------------ */
 
+/* PL-EVENT-5: the marker of the last record. Before the first record there
+ * is no cl_event at all. */
+static hurray_status opencl_native_event(void *opaque, void *opaque_event,
+                                         hurray_plugin_native_event *out, hurray_error *err) {
+  (void)opaque;
+  const opencl_event *event = opaque_event;
+  if (event->marker == NULL) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+                       "opencl: the event was never recorded; there is no cl_event yet");
+  }
+  out->native_type = HURRAY_NATIVE_EVENT_CL_EVENT;
+  out->handle = (uint64_t)(uintptr_t)event->marker;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table opencl_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -676,6 +691,7 @@ static const hurray_plugin_table opencl_table = {
     .release_event = opencl_release_event,
     .wait_stream = opencl_wait_stream,
     .stream_wait_event = opencl_stream_wait_event,
+    .native_event = opencl_native_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

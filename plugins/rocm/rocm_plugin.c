@@ -620,6 +620,18 @@ static hurray_status rocm_stream_wait_event(void *state, void *stream, void *eve
 /* 8. The entry table and the single exported entry symbol                  */
 /* ------------------------------------------------------------------------ */
 
+/* PL-EVENT-5: the hipEvent_t itself; never recorded, it is complete for
+ * hipStreamWaitEvent as for us (PL-EVENT-1). */
+static hurray_status rocm_native_event(void *state, void *event, hurray_plugin_native_event *out,
+                                       hurray_error *err) {
+  (void)state;
+  (void)err;
+  const rocm_event *e = event;
+  out->native_type = HURRAY_NATIVE_EVENT_HIP_EVENT;
+  out->handle = (uint64_t)(uintptr_t)e->event;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table rocm_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -641,6 +653,7 @@ static const hurray_plugin_table rocm_table = {
     .release_event = rocm_release_event,
     .wait_stream = rocm_wait_stream,
     .stream_wait_event = rocm_stream_wait_event,
+    .native_event = rocm_native_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

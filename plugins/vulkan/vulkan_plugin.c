@@ -1054,6 +1054,30 @@ static hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *
 /* 8. The entry table and the single exported entry symbol                  */
 /* ------------------------------------------------------------------------ */
 
+/* PL-EVENT-5: the timeline semaphore and the value its last record signals
+ * (0 before the first: already reached), or the fence once submitted (an
+ * unsubmitted fence never signals, so a vkWaitForFences would hang). */
+static hurray_status vulkan_native_event(void *opaque, void *opaque_event,
+                                         hurray_plugin_native_event *out, hurray_error *err) {
+  const vulkan_state *state = opaque;
+  const vulkan_event *event = opaque_event;
+  const vulkan_device *d = &state->devices[event->device_index];
+  if (event->semaphore != VK_NULL_HANDLE) {
+    out->native_type = HURRAY_NATIVE_EVENT_VK_TIMELINE_SEMAPHORE;
+    out->handle = (uint64_t)event->semaphore;
+    out->wait_value = event->value;
+  } else {
+    if (!event->submitted) {
+      return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+                         "vulkan: the event was never recorded; its VkFence would never signal");
+    }
+    out->native_type = HURRAY_NATIVE_EVENT_VK_FENCE;
+    out->handle = (uint64_t)event->fence;
+  }
+  out->device = (uint64_t)(uintptr_t)d->device;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table vulkan_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -1075,6 +1099,7 @@ static const hurray_plugin_table vulkan_table = {
     .release_event = vulkan_release_event,
     .wait_stream = vulkan_wait_stream,
     .stream_wait_event = vulkan_stream_wait_event,
+    .native_event = vulkan_native_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

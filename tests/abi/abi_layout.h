@@ -140,7 +140,7 @@ ABI_AT(hurray_plugin_allocation, memory_class, 52);
 ABI_AT(hurray_plugin_allocation, alignment_basis, 53);
 ABI_AT(hurray_plugin_allocation, reserved, 54);
 
-ABI_SIZE(hurray_plugin_table, 32 + 8 * 15);
+ABI_SIZE(hurray_plugin_table, 32 + 8 * 16);
 ABI_AT(hurray_plugin_table, struct_size, 0);
 ABI_AT(hurray_plugin_table, abi_version, 4);
 ABI_AT(hurray_plugin_table, name, 8);
@@ -150,6 +150,15 @@ ABI_AT(hurray_plugin_table, reserved, 25);
 ABI_AT(hurray_plugin_table, init, 32);
 ABI_AT(hurray_plugin_table, copy_to_host, 32 + 8 * 7);
 ABI_AT(hurray_plugin_table, stream_wait_event, 32 + 8 * 14);
+ABI_AT(hurray_plugin_table, native_event, 32 + 8 * 15); /* ABI 1.1 */
+ABI_SIZE(hurray_plugin_native_event, 40);
+ABI_AT(hurray_plugin_native_event, struct_size, 0);
+ABI_AT(hurray_plugin_native_event, native_type, 4);
+ABI_AT(hurray_plugin_native_event, handle, 8);
+ABI_AT(hurray_plugin_native_event, wait_value, 16);
+ABI_AT(hurray_plugin_native_event, device, 24);
+ABI_AT(hurray_plugin_native_event, device_index, 32);
+ABI_AT(hurray_plugin_native_event, reserved, 36);
 
 /* ipc.h, ipc_wire.h */
 ABI_SIZE(hurray_ipc_event, 64);

@@ -50,14 +50,14 @@ START_TEST(host_memory_handles_are_producer_synced) {
 END_TEST
 
 /* PL-VER-1: one u32, major in the high 16 bits, minor in the low 16; this
- * specification is 1.0. */
+ * specification is 1.1 (PL-EVENT-5 appended native_event). */
 START_TEST(plugin_abi_version_packing) {
   ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MAKE(1u, 0u), 0x00010000u);
   ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MAKE(0x1234u, 0x5678u), 0x12345678u);
   ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MAKE(0xFFFFu, 0xFFFFu), 0xFFFFFFFFu);
   ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MAJOR, 1u);
-  ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MINOR, 0u);
-  ck_assert_uint_eq(HURRAY_PLUGIN_ABI_VERSION, 0x00010000u);
+  ck_assert_uint_eq(HURRAY_PLUGIN_ABI_MINOR, 1u);
+  ck_assert_uint_eq(HURRAY_PLUGIN_ABI_VERSION, 0x00010001u);
   ck_assert_uint_eq(sizeof(uint32_t), sizeof HURRAY_PLUGIN_ABI_VERSION);
 }
 END_TEST

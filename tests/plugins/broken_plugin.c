@@ -165,6 +165,20 @@ static void t_release(void *state, void *event) {
   (void)state;
   free(event);
 }
+/* PL-EVENT-5: a private runtime's own type; the event's address stands for
+ * its handle. BROKEN_NATIVE_TYPE answers a named runtime's type instead. */
+static hurray_status t_native(void *state, void *event, hurray_plugin_native_event *out,
+                              hurray_error *err) {
+  (void)state;
+  (void)err;
+#ifdef BROKEN_NATIVE_TYPE
+  out->native_type = HURRAY_NATIVE_EVENT_CL_EVENT;
+#else
+  out->native_type = HURRAY_NATIVE_EVENT_PRIVATE_FIRST + 7u;
+#endif
+  out->handle = (uint64_t)(uintptr_t)event;
+  return HURRAY_OK;
+}
 
 static const struct {
   hurray_plugin_table table;
@@ -186,6 +200,7 @@ static const struct {
     .record_event = t_record,
     .wait_event = t_wait,
     .release_event = t_release,
+    .native_event = t_native,
 }};
 
 #ifdef VARIANT_NEWER_MINOR
@@ -236,6 +251,18 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
 #endif
 #ifdef BROKEN_PARTIAL_EVENTS
   patched.wait_event = NULL;
+#endif
+#ifdef BROKEN_NATIVE_WITHOUT_EVENTS
+  patched.create_event = NULL;
+  patched.record_event = NULL;
+  patched.wait_event = NULL;
+  patched.release_event = NULL;
+#endif
+#ifdef VARIANT_ABI_1_0
+  /* Built against the 1.0 header: its table ends before native_event, and
+   * whatever lies past it (here: the entry) is not the host's to read. */
+  patched.abi_version = HURRAY_PLUGIN_ABI_MAKE(1u, 0u);
+  patched.struct_size = HURRAY_PLUGIN_TABLE_SIZE_1_0;
 #endif
 #ifdef BROKEN_BAD_NAME
   patched.name = "Bad Name";

@@ -258,6 +258,58 @@ START_TEST(minor_versions_negotiate) {
 }
 END_TEST
 
+/* PL-EVENT-5, PL-TABLE-10, PL-VER-2, PL-VER-4: a plugin of this ABI gives its native
+ * handle; a plugin built against 1.0 (table ending before native_event)
+ * keeps loading and says UNSUPPORTED, whatever lies past its table; a type
+ * that is not its device's is refused; native_event without events is a
+ * load failure. */
+START_TEST(native_event_negotiates) {
+  hurray_error err;
+  hurray_plugin *current = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("newer-minor"), 0, &current, &err),
+                   HURRAY_OK);
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(current, 0, &event, &err), HURRAY_OK);
+  hurray_plugin_native_event native;
+  memset(&native, 0, sizeof native);
+  native.struct_size = sizeof native;
+  ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_OK);
+  ck_assert_uint_eq(native.native_type, HURRAY_NATIVE_EVENT_PRIVATE_FIRST + 7u);
+  ck_assert_uint_ne(native.handle, 0u);
+  hurray_plugin_event_release(event);
+
+  hurray_plugin *old = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("abi-1-0"), 0, &old, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_plugin_abi_version(old), HURRAY_PLUGIN_ABI_MAKE(1u, 0u));
+  ck_assert(hurray_plugin_supports_events(old));
+  ck_assert_int_eq(hurray_plugin_event_create(old, 0, &event, &err), HURRAY_OK);
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.expected, 0xFAu);
+  ck_assert_msg(strstr(err.detail, "abi-1-0") != NULL && strstr(err.detail, "1.0") != NULL,
+                "detail: %s", err.detail);
+  hurray_plugin_event_release(event);
+
+  hurray_plugin *liar = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("native-type"), 0, &liar, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_create(liar, 0, &event, &err), HURRAY_OK);
+  memset(&native, 0xEE, sizeof native);
+  native.struct_size = sizeof native;
+  ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.value, HURRAY_NATIVE_EVENT_CL_EVENT);
+  ck_assert_uint_eq(err.expected, 0xFBu);
+  ck_assert_msg(strstr(err.detail, "native-type") != NULL, "detail: %s", err.detail);
+  ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu); /* nothing written */
+  hurray_plugin_event_release(event);
+
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("native-without-events"),
+                                      HURRAY_PLUGIN_LOAD_REPLACE_TAG, NULL, &err),
+                   HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, native_event));
+  ck_assert_msg(strstr(err.detail, "native_event") != NULL, "detail: %s", err.detail);
+}
+END_TEST
+
 /* PL-DEV-4: 256 devices are read (each described once, at load); 257 are
  * refused as PLUGIN_INVALID, value the count, expected the limit. */
 START_TEST(device_count_limit) {
@@ -566,6 +618,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, duplicate_tag_refused_unless_chosen);
   tcase_add_test(tc, unsafe_paths_refused);
   tcase_add_test(tc, minor_versions_negotiate);
+  tcase_add_test(tc, native_event_negotiates);
   tcase_add_test(tc, table_bytes_validation);
   tcase_add_test(tc, device_count_limit);
   tcase_add_test(tc, example_private_end_to_end);

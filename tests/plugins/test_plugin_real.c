@@ -10,6 +10,7 @@
  */
 #define _DEFAULT_SOURCE /* realpath */
 #include <check.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,98 @@ START_TEST(event_record_and_wait) {
     ck_assert(s == HURRAY_OK || s == HURRAY_ERR_UNSUPPORTED);
     hurray_plugin_event_release(event);
     hurray_plugin_buffer_free(buffer);
+  }
+}
+END_TEST
+
+/* PL-EVENT-5: the native handle of a recorded event is a live object of
+ * the runtime, checked with that runtime's own query (clGetEventInfo,
+ * vkGetSemaphoreCounterValue / vkGetFenceStatus, resolved from the system's
+ * loader); cpu and the template have none and say UNSUPPORTED. */
+typedef int32_t (*cl_get_event_info_fn)(void *event, uint32_t name, size_t size, void *value,
+                                        size_t *size_ret);
+typedef void (*vk_void_fn)(void);
+typedef vk_void_fn (*vk_get_device_proc_addr_fn)(void *device, const char *name);
+typedef int32_t (*vk_get_semaphore_counter_value_fn)(void *device, uint64_t semaphore,
+                                                     uint64_t *value);
+typedef int32_t (*vk_get_fence_status_fn)(void *device, uint64_t fence);
+
+static void *runtime_symbol(void *library, const char *name) {
+  void *symbol = dlsym(library, name);
+  ck_assert_msg(symbol != NULL, "%s: %s", name, dlerror());
+  return symbol;
+}
+
+static void check_native_is_live(const hurray_plugin_native_event *native) {
+  if (native->native_type == HURRAY_NATIVE_EVENT_CL_EVENT) {
+    void *cl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(cl != NULL, "%s", dlerror());
+    cl_get_event_info_fn get_info;
+    void *symbol = runtime_symbol(cl, "clGetEventInfo");
+    memcpy(&get_info, &symbol, sizeof symbol);
+    int32_t execution_status = -1;
+    /* CL_EVENT_COMMAND_EXECUTION_STATUS 0x11D3; CL_COMPLETE 0 */
+    ck_assert_int_eq(get_info((void *)(uintptr_t)native->handle, 0x11D3u,
+                              sizeof execution_status, &execution_status, NULL),
+                     0);
+    ck_assert_int_eq(execution_status, 0);
+    dlclose(cl);
+    return;
+  }
+  void *vk = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  ck_assert_msg(vk != NULL, "%s", dlerror());
+  vk_get_device_proc_addr_fn get_proc;
+  void *symbol = runtime_symbol(vk, "vkGetDeviceProcAddr");
+  memcpy(&get_proc, &symbol, sizeof symbol);
+  void *device = (void *)(uintptr_t)native->device;
+  ck_assert_ptr_nonnull(device);
+  if (native->native_type == HURRAY_NATIVE_EVENT_VK_TIMELINE_SEMAPHORE) {
+    vk_void_fn fn = get_proc(device, "vkGetSemaphoreCounterValue");
+    if (fn == NULL) {
+      fn = get_proc(device, "vkGetSemaphoreCounterValueKHR");
+    }
+    ck_assert(fn != NULL);
+    vk_get_semaphore_counter_value_fn counter;
+    memcpy(&counter, &fn, sizeof fn);
+    uint64_t value = 0;
+    ck_assert_int_eq(counter(device, native->handle, &value), 0);
+    ck_assert_uint_ge(value, native->wait_value); /* waited for: reached */
+    ck_assert_uint_gt(native->wait_value, 0u);
+  } else {
+    ck_assert_uint_eq(native->native_type, HURRAY_NATIVE_EVENT_VK_FENCE);
+    vk_void_fn fn = get_proc(device, "vkGetFenceStatus");
+    ck_assert(fn != NULL);
+    vk_get_fence_status_fn fence_status;
+    memcpy(&fence_status, &fn, sizeof fn);
+    ck_assert_int_eq(fence_status(device, native->handle), 0); /* VK_SUCCESS: signalled */
+  }
+  dlclose(vk);
+}
+
+START_TEST(native_event_handle_is_live) {
+  hurray_device_tag tag = hurray_plugin_device_tag(plugin);
+  for (uint32_t d = 0; d < hurray_plugin_device_count(plugin); d++) {
+    hurray_error err;
+    hurray_plugin_event *event = NULL;
+    ck_assert_int_eq(hurray_plugin_event_create(plugin, d, &event, &err), HURRAY_OK);
+    hurray_plugin_native_event native;
+    memset(&native, 0xEE, sizeof native);
+    native.struct_size = sizeof native;
+    if (tag != HURRAY_DEVICE_OPENCL && tag != HURRAY_DEVICE_VULKAN) {
+      ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_UNSUPPORTED);
+      ck_assert_uint_eq(err.expected, tag);
+      ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu);
+      hurray_plugin_event_release(event);
+      continue;
+    }
+    ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
+    hurray_status s = hurray_plugin_event_native(event, &native, &err);
+    ck_assert_msg(s == HURRAY_OK, "%s %s", hurray_status_name(s), err.detail);
+    ck_assert_uint_ne(native.handle, 0u);
+    ck_assert_uint_eq(native.device_index, d);
+    check_native_is_live(&native);
+    hurray_plugin_event_release(event);
   }
 }
 END_TEST
@@ -560,6 +653,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, allocation_alignment_is_measured);
   tcase_add_test(tc, copy_round_trip);
   tcase_add_test(tc, event_record_and_wait);
+  tcase_add_test(tc, native_event_handle_is_live);
   tcase_add_test(tc, handoff_offer_wait_release);
   tcase_add_test(tc, concurrent_calls);
   tcase_add_test(tc, consumer_releases_after_producer_unloads);

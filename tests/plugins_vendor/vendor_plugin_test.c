@@ -497,6 +497,108 @@ START_TEST(events_complete_and_time_out) {
 }
 END_TEST
 
+/* PL-EVENT-5: the native handle is the runtime's own object (queried
+ * through the stand-in's own entry point where it has one), of the type
+ * the device's runtime has; a runtime without event objects says
+ * UNSUPPORTED; the caller's struct_size is honoured. */
+static uint32_t expected_native_type(hurray_device_tag tag) {
+  switch (tag) {
+    case HURRAY_DEVICE_CUDA:
+      return HURRAY_NATIVE_EVENT_CU_EVENT;
+    case HURRAY_DEVICE_ROCM:
+      return HURRAY_NATIVE_EVENT_HIP_EVENT;
+    case HURRAY_DEVICE_LEVEL_ZERO:
+      return HURRAY_NATIVE_EVENT_ZE_EVENT;
+    case HURRAY_DEVICE_METAL:
+      return HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
+    default:
+      return HURRAY_NATIVE_EVENT_NONE;
+  }
+}
+
+/* The stand-in's "is this event complete" call (cuEventQuery,
+ * hipEventQuery: 0 when complete), NULL where the runtime's query is not a
+ * plain exported function of the stand-in. */
+static const char *native_query_symbol(hurray_device_tag tag) {
+  return tag == HURRAY_DEVICE_CUDA ? "cuEventQuery"
+         : tag == HURRAY_DEVICE_ROCM ? "hipEventQuery"
+                                     : NULL;
+}
+
+START_TEST(native_event_is_the_runtimes) {
+  if (!the_case->has_events) {
+    return; /* no events at all: events_complete_and_time_out checks it */
+  }
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  hurray_plugin_native_event native;
+  memset(&native, 0xEE, sizeof native);
+  native.struct_size = sizeof native;
+  uint32_t expected = expected_native_type(the_case->tag);
+  if (expected == HURRAY_NATIVE_EVENT_NONE) {
+    ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(err.expected, the_case->tag);
+    ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu); /* nothing written */
+    hurray_plugin_event_release(event);
+    hurray_plugin_registry_destroy(registry);
+    return;
+  }
+  if (the_case->tag == HURRAY_DEVICE_LEVEL_ZERO) {
+    /* Never recorded, a ze event never signals: no handle to wait on yet. */
+    ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err),
+                     HURRAY_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.detail, "never recorded") != NULL, "detail: %s", err.detail);
+    ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu);
+  }
+  ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
+  hurray_status status = hurray_plugin_event_native(event, &native, &err);
+  ck_assert_msg(status == HURRAY_OK, "%s: %s", hurray_status_name(status), err.detail);
+  ck_assert_uint_eq(native.struct_size, sizeof native);
+  ck_assert_uint_eq(native.native_type, expected);
+  ck_assert_uint_ne(native.handle, 0u);
+  ck_assert_uint_eq(native.device_index, 0u);
+  ck_assert_uint_eq(native.reserved, 0u);
+  if (the_case->tag == HURRAY_DEVICE_METAL) {
+    ck_assert_uint_gt(native.wait_value, 0u); /* the value the record signals */
+  }
+  const char *query_name = native_query_symbol(the_case->tag);
+  if (query_name != NULL) {
+    void *stand_in = hold_stand_in();
+    int (*query)(void *);
+    void *symbol = dlsym(stand_in, query_name);
+    ck_assert_msg(symbol != NULL, "%s: %s", query_name, dlerror());
+    memcpy(&query, &symbol, sizeof symbol);
+    ck_assert_int_eq(query((void *)(uintptr_t)native.handle), 0); /* complete, and a live event */
+    dlclose(stand_in);
+  }
+  /* A caller built with only the 8-byte header gets nothing past it. */
+  hurray_plugin_native_event small;
+  memset(&small, 0xEE, sizeof small);
+  small.struct_size = 8u;
+  ck_assert_int_eq(hurray_plugin_event_native(event, &small, &err), HURRAY_OK);
+  ck_assert_uint_eq(small.struct_size, 8u);
+  ck_assert_uint_eq(small.handle, 0xEEEEEEEEEEEEEEEEu);
+  small.struct_size = 16u;
+  ck_assert_int_eq(hurray_plugin_event_native(event, &small, &err), HURRAY_OK);
+  ck_assert_uint_eq(small.handle, native.handle);
+  ck_assert_uint_eq(small.wait_value, 0xEEEEEEEEEEEEEEEEu);
+  small.struct_size = 4u;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_event_native(event, &small, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 4u);
+  ck_assert_uint_eq(err.index, 1u);
+  ck_assert_int_eq(hurray_plugin_event_native(NULL, &native, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 0u);
+  ck_assert_int_eq(hurray_plugin_event_native(event, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 1u);
+  hurray_plugin_event_release(event);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
 START_TEST(registry_destroy_leaves_live_objects_to_their_holders) {
   setenv("HURRAY_FAKE_DEVICES", "2", 1);
   void *stand_in = hold_stand_in();
@@ -761,6 +863,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, alignment_is_measured_not_the_request);
   tcase_add_test(tc, vendor_out_of_memory_maps_to_out_of_memory);
   tcase_add_test(tc, events_complete_and_time_out);
+  tcase_add_test(tc, native_event_is_the_runtimes);
   tcase_add_test(tc, registry_destroy_leaves_live_objects_to_their_holders);
   tcase_add_test(tc, free_and_release_return_every_object);
   if (the_case->has_events) {
