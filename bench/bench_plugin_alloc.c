@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <CL/cl.h>
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,27 @@ static double direct_cpu(size_t size, int iterations) {
     }
     /* Touch one byte so the allocation cannot be elided. */
     ((volatile unsigned char *)p)[0] = 1;
+    free(p);
+  }
+  return (now_ns() - t0) / iterations;
+}
+
+/* The floor under any path that refuses a racing double free (PL-LIFE-3):
+ * the direct calls plus one uncontended compare-and-swap per buffer, the
+ * one atomic read-modify-write the plugin path keeps. */
+static _Atomic(unsigned) floor_word;
+static double direct_cpu_with_cas(size_t size, int iterations) {
+  double t0 = now_ns();
+  for (int i = 0; i < iterations; i++) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size) != 0) {
+      fprintf(stderr, "posix_memalign failed\n");
+      exit(2);
+    }
+    ((volatile unsigned char *)p)[0] = 1;
+    unsigned expected = atomic_load_explicit(&floor_word, memory_order_relaxed);
+    (void)atomic_compare_exchange_strong_explicit(&floor_word, &expected, expected + 1u,
+                                                  memory_order_acq_rel, memory_order_acquire);
     free(p);
   }
   return (now_ns() - t0) / iterations;
@@ -176,6 +198,10 @@ static double measure_direct_cpu(const void *ctx, size_t size, int iterations) {
   (void)ctx;
   return direct_cpu(size, iterations);
 }
+static double measure_direct_cpu_with_cas(const void *ctx, size_t size, int iterations) {
+  (void)ctx;
+  return direct_cpu_with_cas(size, iterations);
+}
 static double measure_plugin(const void *ctx, size_t size, int iterations) {
   const pair_ctx *p = ctx;
   return through_plugin(p->plugin, size, iterations, p->touch);
@@ -257,6 +283,11 @@ int main(int argc, char **argv) {
     pair_ctx ctx = {cpu, NULL, true};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
       compare("cpu", sizes[i], &config, measure_direct_cpu, measure_plugin, &ctx);
+    }
+    printf("floor: the direct calls plus the one compare-and-swap per buffer that refusing a "
+           "racing double free needs (PL-LIFE-3), in the \"plugin\" column\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      compare("floor", sizes[i], &config, measure_direct_cpu, measure_direct_cpu_with_cas, &ctx);
     }
   }
   hurray_plugin *opencl = load(registry, argv[1], "opencl");

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,14 +25,25 @@
  * never returned to malloc, so a stale hurray_plugin_buffer * never points
  * at freed memory. The pointer the caller holds is a token, not an address:
  * the slot's index + 1 in the low TOKEN_INDEX_BITS, the low bits of the
- * slot's generation above them. The generation is odd while the buffer is
- * live; the free that wins the compare-and-swap makes it even, so a second
- * free, a free after the slot was reused (another generation), a free after
- * the plugin was unloaded or the registry destroyed, and two racing frees
- * are all told apart from the one legitimate free without reading anything
- * but the table. Free slots are cached per thread (no lock, no atomic
- * read-modify-write on the allocation path) and moved to or from one
- * locked list in batches.
+ * slot's cycle above them. The slot's generation word holds the cycle (one
+ * per buffer the slot has held), the state (free, live, retiring) and the
+ * orphan mark. The free that wins the compare-and-swap live -> retiring is
+ * the one legitimate free, so a second free, a free after the slot was
+ * reused (another cycle), a free after the plugin was unloaded or the
+ * registry destroyed, and two racing frees are all told apart without
+ * reading anything but the table. Free slots are cached per thread and
+ * moved to or from one locked list in batches.
+ *
+ * PL-LIFE-1 without a count on the allocation path: a live buffer holds no
+ * reference to its plugin. When the registry lets go of a plugin, the
+ * unload marks each of the plugin's live slots orphan (a compare-and-swap
+ * on the same word as the free's, so each buffer is either freed before the
+ * mark or marked before its free, never both or neither) and counts them;
+ * the free of an orphan gives its count back, and the last one closes the
+ * plugin. A free that is not an orphan's never touches the plugin after its
+ * slot leaves the retiring state, which the unload waits out. Allocation
+ * then costs no atomic read-modify-write and the free one (the CAS that
+ * PL-LIFE-3 needs anyway); bench_plugin_alloc measures the rest.
  */
 #if UINTPTR_MAX > 0xFFFFFFFFu
 #define TOKEN_INDEX_BITS 32u
@@ -46,12 +58,25 @@
 #define SLOT_CACHE_SIZE 64u
 #define SLOT_BATCH (SLOT_CACHE_SIZE / 2u)
 
+/* The generation word: state in bits 0-1, orphan mark in bit 2, cycle above. */
+#define SLOT_STATE_MASK 3u
+#define SLOT_FREE 0u     /* in a cache or the free list, or being filled */
+#define SLOT_LIVE 1u     /* a buffer the caller holds */
+#define SLOT_RETIRING 2u /* its winning free is calling the plugin's free */
+#define SLOT_ORPHAN 4u   /* live when its plugin was unloaded: its free closes the plugin */
+#define SLOT_CYCLE_SHIFT 3u
+
 typedef struct buffer_slot {
   struct hurray_plugin_buffer body; /* first: a body pointer is a slot pointer */
-  _Atomic(uint32_t) generation;     /* odd: live */
+  _Atomic(hurray_plugin *) owner;   /* body.plugin, readable by the unload scan */
+  _Atomic(uint32_t) generation;
   uint32_t index;
   uint32_t next_free; /* index + 1 in the shared free list; 0 ends it */
 } buffer_slot;
+
+static uint32_t slot_cycle(uint32_t generation) {
+  return (generation >> SLOT_CYCLE_SHIFT) & TOKEN_GENERATION_MASK;
+}
 
 static _Atomic(buffer_slot *) slot_chunks[SLOT_MAX_CHUNKS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -70,6 +95,7 @@ typedef struct slot_cache {
 static pthread_key_t slot_cache_key;
 static pthread_once_t slot_cache_once = PTHREAD_ONCE_INIT;
 static bool slot_cache_key_made;
+static _Atomic(bool) slot_cache_key_ready; /* slot_cache_key_made, seen by this thread */
 
 static buffer_slot *slot_at(uint32_t index) {
   buffer_slot *chunk =
@@ -94,6 +120,7 @@ static void slot_refill_locked(slot_cache *cache, uint32_t n) {
       chunk[i].index = index;
       chunk[i].next_free = i + 1u < SLOT_CHUNK_SIZE ? index + 2u : 0u;
       atomic_init(&chunk[i].generation, 0u);
+      atomic_init(&chunk[i].owner, NULL);
     }
     atomic_store_explicit(&slot_chunks[chunk_index], chunk, memory_order_release);
     slot_free_head = slot_created + 1u;
@@ -131,9 +158,13 @@ static void slot_cache_key_create(void) {
 /* The calling thread's cache, made on first use; NULL when out of memory
  * (the callers then use the shared list directly). */
 static slot_cache *thread_cache(void) {
-  (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
-  if (!slot_cache_key_made) {
-    return NULL;
+  /* The once-call only until the key exists: this runs twice per buffer. */
+  if (!atomic_load_explicit(&slot_cache_key_ready, memory_order_acquire)) {
+    (void)!pthread_once(&slot_cache_once, slot_cache_key_create);
+    if (!slot_cache_key_made) {
+      return NULL;
+    }
+    atomic_store_explicit(&slot_cache_key_ready, true, memory_order_release);
   }
   slot_cache *cache = pthread_getspecific(slot_cache_key);
   if (cache == NULL) {
@@ -163,6 +194,7 @@ __attribute__((destructor)) static void slot_table_free(void) {
     (void)!pthread_setspecific(slot_cache_key, NULL);
     (void)!pthread_key_delete(slot_cache_key);
     slot_cache_key_made = false;
+    atomic_store_explicit(&slot_cache_key_ready, false, memory_order_relaxed);
   }
 }
 
@@ -182,19 +214,22 @@ static hurray_plugin_buffer *slot_take(hurray_plugin_buffer **token) {
     }
   }
   buffer_slot *slot = slot_at(cache->index[--cache->count]);
-  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed) + 1u;
-  *token = (hurray_plugin_buffer *)(((uintptr_t)(generation & TOKEN_GENERATION_MASK)
-                                     << TOKEN_INDEX_BITS) |
+  uint32_t cycle = slot_cycle(
+      atomic_load_explicit(&slot->generation, memory_order_relaxed) + (1u << SLOT_CYCLE_SHIFT));
+  *token = (hurray_plugin_buffer *)(((uintptr_t)cycle << TOKEN_INDEX_BITS) |
                                     ((uintptr_t)slot->index + 1u));
   return &slot->body;
 }
 
-/* Makes the filled body live (odd generation), visible to any thread the
+/* Makes the filled body live in the next cycle, visible to any thread the
  * token reaches. */
 static void slot_publish(hurray_plugin_buffer *body) {
   buffer_slot *slot = (buffer_slot *)body;
-  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed) + 1u;
-  atomic_store_explicit(&slot->generation, generation, memory_order_release);
+  atomic_store_explicit(&slot->owner, body->plugin, memory_order_relaxed);
+  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed);
+  uint32_t live = ((generation & ~(SLOT_STATE_MASK | SLOT_ORPHAN)) + (1u << SLOT_CYCLE_SHIFT)) |
+                  SLOT_LIVE;
+  atomic_store_explicit(&slot->generation, live, memory_order_release);
 }
 
 /* The slot a token names, or NULL when it names none of the table's. */
@@ -215,8 +250,8 @@ static uint32_t token_generation(const hurray_plugin_buffer *buffer) {
 }
 
 static bool generation_is(uint32_t generation, const hurray_plugin_buffer *buffer) {
-  return (generation & 1u) != 0u &&
-         (generation & TOKEN_GENERATION_MASK) == token_generation(buffer);
+  return (generation & SLOT_STATE_MASK) == SLOT_LIVE &&
+         slot_cycle(generation) == token_generation(buffer);
 }
 
 /* The live body behind a token, or NULL (freed, reused, never made). */
@@ -243,24 +278,105 @@ static hurray_status slot_misuse(const hurray_plugin_buffer *buffer, const buffe
 }
 
 /* Ends the buffer's life: exactly one caller of all that race with the
- * same token gets the body; every other one gets NULL, *status set to the
- * PL-LIFE-3 error, and changes nothing. */
+ * same token gets the body (the slot now retiring) and learns whether it
+ * was orphaned; every other one gets NULL, *status set to the PL-LIFE-3
+ * error, and changes nothing. */
 static hurray_plugin_buffer *slot_retire(const hurray_plugin_buffer *buffer, const char *who,
-                                         hurray_status *status, hurray_error *err) {
+                                         bool *orphan, hurray_status *status, hurray_error *err) {
   buffer_slot *slot = slot_of(buffer);
   if (slot == NULL) {
     *status = slot_misuse(buffer, NULL, who, err);
     return NULL;
   }
   uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_acquire);
-  if (!generation_is(generation, buffer) ||
-      !atomic_compare_exchange_strong_explicit(&slot->generation, &generation, generation + 1u,
-                                               memory_order_acq_rel, memory_order_acquire)) {
-    *status = slot_misuse(buffer, slot, who, err);
-    return NULL;
+  for (;;) {
+    if (!generation_is(generation, buffer)) {
+      *status = slot_misuse(buffer, slot, who, err);
+      return NULL;
+    }
+    uint32_t retiring = (generation & ~SLOT_STATE_MASK) | SLOT_RETIRING;
+    /* A failure reloads `generation`: another free won (the check above
+     * then refuses), or the unload has just marked the slot orphan. */
+    if (atomic_compare_exchange_weak_explicit(&slot->generation, &generation, retiring,
+                                              memory_order_acq_rel, memory_order_acquire)) {
+      break;
+    }
   }
+  *orphan = (generation & SLOT_ORPHAN) != 0u;
   *status = HURRAY_OK;
   return &slot->body;
+}
+
+/* The plugin's free has returned: the slot is free again (same cycle, no
+ * mark). Release: an unload waiting on this slot sees the free complete. */
+static void slot_finish(hurray_plugin_buffer *body) {
+  buffer_slot *slot = (buffer_slot *)body;
+  uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed);
+  atomic_store_explicit(&slot->generation,
+                        (generation & ~(SLOT_STATE_MASK | SLOT_ORPHAN)) | SLOT_FREE,
+                        memory_order_release);
+}
+
+/* The slots made so far; every one of them below this count is in a chunk. */
+static uint32_t slot_count(void) {
+  pthread_mutex_lock(&slot_lock);
+  uint32_t count = slot_created;
+  pthread_mutex_unlock(&slot_lock);
+  return count;
+}
+
+void hurray_plugin_orphan_buffers(hurray_plugin *plugin) {
+  /* The unload's own hold, so no orphan's free closes the plugin before
+   * every live buffer has been counted. */
+  atomic_store_explicit(&plugin->orphans, 1u, memory_order_relaxed);
+  uint32_t count = slot_count();
+  for (uint32_t i = 0; i < count; i++) {
+    buffer_slot *slot = slot_at(i);
+    for (;;) {
+      uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_acquire);
+      uint32_t state = generation & SLOT_STATE_MASK;
+      if (state == SLOT_FREE ||
+          atomic_load_explicit(&slot->owner, memory_order_relaxed) != plugin) {
+        break;
+      }
+      if (state == SLOT_RETIRING) {
+        /* Its free is inside the plugin now and will not tell us when it
+         * returns: wait until the slot is free. */
+        sched_yield();
+        continue;
+      }
+      atomic_fetch_add_explicit(&plugin->orphans, 1u, memory_order_relaxed);
+      if (atomic_compare_exchange_strong_explicit(&slot->generation, &generation,
+                                                  generation | SLOT_ORPHAN, memory_order_acq_rel,
+                                                  memory_order_relaxed)) {
+        break;
+      }
+      atomic_fetch_sub_explicit(&plugin->orphans, 1u, memory_order_relaxed);
+    }
+  }
+  hurray_plugin_drop_orphan(plugin);
+}
+
+void hurray_plugin_drop_orphan(hurray_plugin *plugin) {
+  /* acq_rel: whoever closes the plugin sees every orphan's free done. */
+  if (atomic_fetch_sub_explicit(&plugin->orphans, 1u, memory_order_acq_rel) == 1u) {
+    hurray_plugin_drop_reference(plugin); /* the registry's, held for the orphans */
+  }
+}
+
+size_t hurray_plugin_live_buffers(const hurray_plugin *plugin) {
+  size_t live = 0;
+  uint32_t count = slot_count();
+  for (uint32_t i = 0; i < count; i++) {
+    buffer_slot *slot = slot_at(i);
+    uint32_t state = atomic_load_explicit(&slot->generation, memory_order_acquire) &
+                     SLOT_STATE_MASK;
+    if (state != SLOT_FREE &&
+        atomic_load_explicit(&slot->owner, memory_order_relaxed) == plugin) {
+      live++;
+    }
+  }
+  return live;
 }
 
 /* Puts a retired slot back into this thread's cache. */
@@ -403,47 +519,46 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               plugin->table.name, (unsigned)device_index,
                               (unsigned)class_info->max_alignment, (unsigned)memory_class);
   }
-  hurray_plugin_allocation allocation;
-  memset(&allocation, 0, sizeof allocation);
-  allocation.struct_size = sizeof allocation;
+  /* PL-LIFE-3: the record is a slot of the process-wide table, never
+   * returned to malloc, and *out is its token (index + cycle). The plugin
+   * fills the slot's allocation in place: a copy of a struct just written
+   * field by field stalls on store forwarding (bench_plugin_alloc). */
+  hurray_plugin_buffer *token = NULL;
+  hurray_plugin_buffer *buffer = slot_take(&token);
+  if (buffer == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
+                              0, 0, "buffer record table");
+  }
+  hurray_plugin_allocation *allocation = &buffer->allocation;
+  memset(allocation, 0, sizeof *allocation);
+  allocation->struct_size = sizeof *allocation;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   hurray_status status = hurray_plugin_call_result(
       plugin->table.name, "allocate",
       plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class, 0u,
-                             &allocation, &call_err),
+                             allocation, &call_err),
       &call_err, err);
+  if (status == HURRAY_OK) {
+    allocation->struct_size = sizeof *allocation;
+    status = check_allocation(plugin, allocation, class_info, device_index, byte_size, alignment,
+                              memory_class, err);
+    if (status != HURRAY_OK) {
+      plugin->table.free(plugin->state, allocation);
+    }
+  }
   if (status != HURRAY_OK) {
+    slot_give_back(buffer); /* never published: still free, same cycle */
     return status;
   }
-  allocation.struct_size = sizeof allocation;
-  status = check_allocation(plugin, &allocation, class_info, device_index, byte_size, alignment,
-                            memory_class, err);
-  if (status != HURRAY_OK) {
-    plugin->table.free(plugin->state, &allocation);
-    return status;
-  }
-  /* PL-LIFE-3: the record is a slot of the process-wide table, never
-   * returned to malloc, and *out is its token (index + generation). */
-  hurray_plugin_buffer *token = NULL;
-  hurray_plugin_buffer *buffer = slot_take(&token);
-  if (buffer == NULL) {
-    plugin->table.free(plugin->state, &allocation);
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
-                              0, 0, "buffer record table");
-  }
-  /* PL-LIFE-1: the buffer keeps its plugin loaded. Relaxed: the caller
-   * holds a reference already (the registry's), so the count cannot reach
-   * zero meanwhile; the release order comes with the drop. */
-  atomic_fetch_add_explicit(&plugin->references, 1u, memory_order_relaxed);
+  /* PL-LIFE-1: no count here; an unload finds this buffer in the table. */
   buffer->plugin = plugin;
-  buffer->allocation = allocation;
   /* PL-ALLOC-5: the handle declares what the plugin obtained, checked above:
    * the pair PL-DEV-1 (the class is one the device declared), the alignment
    * is a power of two >= the requested one, itself >= 64, and producer_synced
    * suits every device (BP-SYNC-2). */
   buffer->handle.byte_size = byte_size;
-  buffer->handle.alignment = allocation.alignment;
+  buffer->handle.alignment = allocation->alignment;
   buffer->handle.device_tag = plugin->table.device_tag;
   buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
   buffer->handle.memory_class = memory_class;
@@ -457,15 +572,21 @@ hurray_status hurray_plugin_buffer_release(hurray_plugin_buffer *buffer, hurray_
     return HURRAY_OK;
   }
   hurray_status status = HURRAY_OK;
-  hurray_plugin_buffer *body = slot_retire(buffer, "hurray_plugin_buffer_release", &status, err);
+  bool orphan = false;
+  hurray_plugin_buffer *body =
+      slot_retire(buffer, "hurray_plugin_buffer_release", &orphan, &status, err);
   if (body == NULL) {
     return status; /* PL-LIFE-3: nothing is freed, no count changes */
   }
   hurray_plugin *plugin = body->plugin;
   plugin->table.free(plugin->state, &body->allocation);
+  /* From here an unload may close the plugin, unless this buffer is one of
+   * its orphans: only then is `plugin` touched again, last. */
+  slot_finish(body);
   slot_give_back(body);
-  /* Last: this may be what unloads the plugin (PL-LIFE-1). */
-  hurray_plugin_drop_reference(plugin);
+  if (orphan) {
+    hurray_plugin_drop_orphan(plugin); /* may close the plugin (PL-LIFE-1) */
+  }
   return HURRAY_OK;
 }
 

@@ -18,7 +18,7 @@
 #endif
 
 struct hurray_plugin_buffer {
-  hurray_plugin *plugin; /* holds one of its references (PL-LIFE-1) */
+  hurray_plugin *plugin; /* kept loaded by the unload's orphan count (PL-LIFE-1) */
   hurray_plugin_allocation allocation;
   hurray_buffer_handle handle;
 };
@@ -40,10 +40,14 @@ struct hurray_plugin {
   bool serves_tag;
   uint32_t device_count;
   hurray_plugin_device_info *devices; /* validated, device_count entries */
-  /* PL-LIFE-1: one reference while loaded, one per live buffer and event;
-   * whoever drops the last one shuts the plugin down and closes it. */
+  /* PL-LIFE-1: one reference while loaded (dropped, once unloaded, by the
+   * last orphaned buffer's free), one per live event; whoever drops the
+   * last one shuts the plugin down and closes it. */
   _Atomic(size_t) references;
   _Atomic(size_t) live_events;
+  /* Buffers live when the plugin was unloaded, plus one while the unload
+   * counts them (hurray_plugin_orphan_buffers). */
+  _Atomic(size_t) orphans;
   char path[PATH_MAX];
 };
 
@@ -99,6 +103,20 @@ void hurray_plugin_retire_unlinked(hurray_plugin *plugin);
 /* Drops one reference; the last one shuts the plugin down, closes the
  * library and frees the plugin (PL-LIFE-1). */
 void hurray_plugin_drop_reference(hurray_plugin *plugin);
+
+/* PL-LIFE-1, once, when the registry lets go of `plugin`: marks each of its
+ * live buffers orphan and hands the registry's reference to them; it is
+ * dropped now when there is none, else by the last one's free. Waits out a
+ * free that is inside the plugin's free entry. */
+void hurray_plugin_orphan_buffers(hurray_plugin *plugin);
+
+/* One orphan is gone (or the unload's own hold); the last drops the
+ * registry's reference. */
+void hurray_plugin_drop_orphan(hurray_plugin *plugin);
+
+/* The buffers of `plugin` that are live (allocated, not yet freed): a scan
+ * of the buffer table. */
+size_t hurray_plugin_live_buffers(const hurray_plugin *plugin);
 
 /* Loads and initialises the plugin at `path` into the registry; the caller
  * holds the registry lock. */

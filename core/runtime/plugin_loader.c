@@ -322,6 +322,7 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   }
   atomic_init(&plugin->references, 1u); /* the registry's (PL-LIFE-1) */
   atomic_init(&plugin->live_events, 0u);
+  atomic_init(&plugin->orphans, 0u);
   if (server != NULL) {
     server->serves_tag = false;
   }

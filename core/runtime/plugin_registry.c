@@ -52,7 +52,7 @@ void hurray_plugin_retire_unlinked(hurray_plugin *plugin) {
   /* PL-LIFE-1: buffers and events a consumer still holds keep the plugin's
    * code and state alive; only the registry lets go of it here. */
   plugin->registry = NULL;
-  hurray_plugin_drop_reference(plugin);
+  hurray_plugin_orphan_buffers(plugin);
 }
 
 /* Unlinks `plugin`; if it served its tag, the most recently loaded plugin
@@ -183,11 +183,10 @@ size_t hurray_plugin_outstanding(const hurray_plugin *plugin, size_t *buffers, s
     return 0u;
   }
   /* Counts, not a snapshot under a lock: other threads may be allocating or
-   * freeing. A loaded plugin holds one reference of its own. */
-  size_t references = atomic_load_explicit(&plugin->references, memory_order_relaxed);
+   * freeing. Buffers hold no count (PL-LIFE-1 is kept by the unload's scan),
+   * so they are counted in the buffer table. */
   size_t live_events = atomic_load_explicit(&plugin->live_events, memory_order_relaxed);
-  size_t held = references > 0u ? references - 1u : 0u;
-  size_t live_buffers = held > live_events ? held - live_events : 0u;
+  size_t live_buffers = hurray_plugin_live_buffers(plugin);
   if (buffers != NULL) {
     *buffers = live_buffers;
   }

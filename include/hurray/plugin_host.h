@@ -189,7 +189,8 @@ HURRAY_API void hurray_plugin_unload(hurray_plugin *plugin);
  * holds a plugin it is about to unload (PL-LIFE-2). Returns their sum and
  * writes each count to `buffers` and `events` when non-NULL. The counts are
  * read without a lock: concurrent allocations and releases may change them
- * at once. 0 for NULL.
+ * at once. Buffers are counted by one pass over the library's buffer table
+ * (they carry no count of their own, PL-LIFE-1). 0 for NULL.
  */
 HURRAY_API size_t hurray_plugin_outstanding(const hurray_plugin *plugin, size_t *buffers,
                                             size_t *events);

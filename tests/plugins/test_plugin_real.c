@@ -598,6 +598,71 @@ START_TEST(racing_double_free_frees_once) {
 }
 END_TEST
 
+/* PL-LIFE-1 under races: while two threads free a plugin's buffers, the
+ * producer destroys the registry. Every free succeeds exactly once, the
+ * plugin is closed exactly once, after the last free (it is mapped until
+ * then and not after), whichever order the unload's scan and each free
+ * take. ASan and TSan runs catch a close under a running free. */
+enum { RACING_BUFFERS = 64, RACING_ROUNDS = 20 };
+typedef struct unload_racer {
+  hurray_plugin_buffer **buffers;
+  size_t count;
+  pthread_barrier_t *start;
+  int failures;
+} unload_racer;
+
+static void *free_during_unload(void *arg) {
+  unload_racer *racer = arg;
+  pthread_barrier_wait(racer->start);
+  for (size_t i = 0; i < racer->count; i++) {
+    hurray_error err;
+    if (hurray_plugin_buffer_release(racer->buffers[i], &err) != HURRAY_OK) {
+      racer->failures++;
+    }
+  }
+  return NULL;
+}
+
+START_TEST(frees_racing_the_unload_close_once) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", hurray_plugin_path(plugin));
+  unload(); /* this test loads its own registry each round */
+  for (int round = 0; round < RACING_ROUNDS; round++) {
+    hurray_error err;
+    hurray_plugin_registry *own = NULL;
+    hurray_plugin *loaded = NULL;
+    ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
+    hurray_plugin_buffer *buffers[RACING_BUFFERS];
+    for (size_t i = 0; i < RACING_BUFFERS; i++) {
+      ck_assert_int_eq(hurray_plugin_allocate(loaded, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
+                                              &buffers[i], &err),
+                       HURRAY_OK);
+    }
+    ck_assert_uint_eq(hurray_plugin_outstanding(loaded, NULL, NULL), RACING_BUFFERS);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 3);
+    unload_racer racers[2] = {{buffers, RACING_BUFFERS / 2, &start, 0},
+                              {buffers + RACING_BUFFERS / 2, RACING_BUFFERS / 2, &start, 0}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) {
+      ck_assert_int_eq(pthread_create(&threads[i], NULL, free_during_unload, &racers[i]), 0);
+    }
+    pthread_barrier_wait(&start);
+    hurray_plugin_registry_destroy(own); /* races the frees */
+    for (int i = 0; i < 2; i++) {
+      pthread_join(threads[i], NULL);
+    }
+    pthread_barrier_destroy(&start);
+    ck_assert_int_eq(racers[0].failures + racers[1].failures, 0);
+    ck_assert_msg(!file_is_mapped(path), "round %d: %s still mapped after the last free", round,
+                  path);
+    /* Every token is dead now: a late free is refused, nothing reopened. */
+    ck_assert_int_eq(hurray_plugin_buffer_release(buffers[0], &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  }
+}
+END_TEST
+
 /* Unload with nothing live closes the plugin at once (PL-LOAD-7). */
 START_TEST(unload_with_nothing_live_closes_at_once) {
   char path[4096];
@@ -661,6 +726,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, double_free_is_reported);
   tcase_add_test(tc, free_after_plugin_gone_is_reported);
   tcase_add_test(tc, racing_double_free_frees_once);
+  tcase_add_test(tc, frees_racing_the_unload_close_once);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   /* No fork: a vendor runtime's threads and global state do not survive one. */
