@@ -168,6 +168,60 @@ def dlpack_seeds():
     return seeds
 
 
+def dlpack_import_tensor(mode=0, device=1, ndim=1, code=1, bits=8, lanes=1, misalign=0,
+                         offset=0, big_offset=0, major=1, minor=0, flags=0, dims=(), strides=()):
+    """One input of fuzz_dlpack_import.c (its header comment gives the layout)."""
+    head = struct.pack("<BbbBBHHB", mode, device, ndim, code, bits, lanes, misalign, offset)
+    head += struct.pack("<QBBQ", big_offset, major, minor, flags)
+    body = b"".join(struct.pack("<H", d) for d in dims)
+    body += b"".join(struct.pack("<H", st) for st in strides)
+    return head + body
+
+
+COMPACT = 0x4000  # a stride pair with bit 6 of its second byte: the compact stride
+SPECIAL = 0x8000  # a pair with bit 7: special value (low byte % 6)
+
+
+def dlpack_import_seeds():
+    t = dlpack_import_tensor
+    seeds = {
+        "cpu-1d-4096": t(dims=(4096,)),
+        "cpu-2d-float32": t(ndim=2, code=2, bits=32, dims=(16, 16)),
+        "cpu-2d-strided-compact": t(mode=2, ndim=2, code=2, bits=32, dims=(16, 16),
+                                    strides=(COMPACT, COMPACT)),
+        "cpu-2d-strided-transposed": t(mode=2, ndim=2, bits=8, dims=(8, 8), strides=(1, 8)),
+        "cpu-extent-one-any-stride": t(mode=2, ndim=2, dims=(1, 64), strides=(999, COMPACT)),
+        "cpu-empty-null-data": t(mode=4, dims=(0,)),
+        "cpu-scalar": t(ndim=0, code=2, bits=64),
+        "cpu-misaligned": t(misalign=8, dims=(64,)),
+        "cpu-offset-64": t(offset=64, dims=(64,)),
+        "cpu-offset-huge": t(offset=255, big_offset=0xFFFFFFFFFFFFFFF0, dims=(64,)),
+        "cpu-null-data": t(mode=4, dims=(64,)),
+        "cpu-no-deleter": t(mode=8, dims=(64,)),
+        "cpu-bits-4": t(bits=4, dims=(64,)),
+        "cpu-bits-4-lanes-2": t(bits=4, lanes=2, dims=(64,)),
+        "cpu-lanes-0": t(lanes=0, dims=(64,)),
+        "cpu-ndim-64": t(ndim=64, dims=(1,) * 64),
+        "cpu-ndim-65": t(ndim=65, dims=(1,) * 65),
+        "cpu-ndim-negative": t(ndim=-1),
+        "cpu-extent-negative": t(dims=(SPECIAL | 2,)),
+        "cpu-count-overflow": t(ndim=3, dims=(SPECIAL | 4, SPECIAL | 4, 16)),
+        "cpu-size-overflow": t(code=2, bits=64, dims=(SPECIAL | 4,)),
+        "cuda": t(device=2, dims=(256,)),
+        "cuda-host": t(device=3, dims=(256,)),
+        "cuda-managed": t(device=13, dims=(256,)),
+        "rocm": t(device=10, dims=(256,)),
+        "opencl-object-handle": t(device=4, dims=(256,)),
+        "vulkan-object-handle": t(device=7, dims=(256,)),
+        "unknown-device": t(device=99, dims=(256,)),
+        "versioned-1-0": t(mode=1, dims=(128,), flags=1),
+        "versioned-1-3-all-flags": t(mode=1, minor=3, dims=(128,), flags=0xFFFFFFFFFFFFFFFF),
+        "versioned-major-2": t(mode=1, major=2, dims=(128,)),
+        "versioned-major-0": t(mode=1, major=0, dims=(128,)),
+    }
+    return seeds
+
+
 def error_format_seeds():
     seeds = {}
     for status in range(35):
@@ -388,6 +442,7 @@ GENERATORS = {
     "handle_decode": handle_decode_seeds,
     "table_decode": table_decode_seeds,
     "dlpack": dlpack_seeds,
+    "dlpack_import": dlpack_import_seeds,
     "error_format": error_format_seeds,
     "cli_input": cli_input_seeds,
     "handoff": handoff_seeds,

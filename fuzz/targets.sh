@@ -3,7 +3,7 @@
 # with every source of libhurray (core/) and the extra sources listed below.
 # SPDX-License-Identifier: Apache-2.0
 
-HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack error_format cli_input handoff plugin_table ipc_message ipc_api)
+HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import error_format cli_input handoff plugin_table ipc_message ipc_api)
 
 # The sources of libhurray, relative to the repository root: the ones
 # core/meson.build lists, so the fuzzers build exactly what the library does.
