@@ -42,7 +42,12 @@ typedef struct bench_config {
 
 /* ---- CPU ---------------------------------------------------------------- */
 
-static double direct_cpu(size_t size, int iterations) {
+/* The floor under any path that refuses a racing double free (PL-LIFE-3):
+ * with `with_cas`, one uncontended compare-and-swap per buffer on top of the
+ * direct calls, the one atomic read-modify-write the plugin path keeps. */
+static _Atomic(unsigned) floor_word;
+
+static double direct_cpu(size_t size, int iterations, bool with_cas) {
   double t0 = now_ns();
   for (int i = 0; i < iterations; i++) {
     void *p = NULL;
@@ -52,27 +57,11 @@ static double direct_cpu(size_t size, int iterations) {
     }
     /* Touch one byte so the allocation cannot be elided. */
     ((volatile unsigned char *)p)[0] = 1;
-    free(p);
-  }
-  return (now_ns() - t0) / iterations;
-}
-
-/* The floor under any path that refuses a racing double free (PL-LIFE-3):
- * the direct calls plus one uncontended compare-and-swap per buffer, the
- * one atomic read-modify-write the plugin path keeps. */
-static _Atomic(unsigned) floor_word;
-static double direct_cpu_with_cas(size_t size, int iterations) {
-  double t0 = now_ns();
-  for (int i = 0; i < iterations; i++) {
-    void *p = NULL;
-    if (posix_memalign(&p, 64, size) != 0) {
-      fprintf(stderr, "posix_memalign failed\n");
-      exit(2);
+    if (with_cas) {
+      unsigned expected = atomic_load_explicit(&floor_word, memory_order_relaxed);
+      (void)atomic_compare_exchange_strong_explicit(&floor_word, &expected, expected + 1u,
+                                                    memory_order_acq_rel, memory_order_acquire);
     }
-    ((volatile unsigned char *)p)[0] = 1;
-    unsigned expected = atomic_load_explicit(&floor_word, memory_order_relaxed);
-    (void)atomic_compare_exchange_strong_explicit(&floor_word, &expected, expected + 1u,
-                                                  memory_order_acq_rel, memory_order_acquire);
     free(p);
   }
   return (now_ns() - t0) / iterations;
@@ -196,11 +185,11 @@ typedef struct pair_ctx {
 
 static double measure_direct_cpu(const void *ctx, size_t size, int iterations) {
   (void)ctx;
-  return direct_cpu(size, iterations);
+  return direct_cpu(size, iterations, false);
 }
 static double measure_direct_cpu_with_cas(const void *ctx, size_t size, int iterations) {
   (void)ctx;
-  return direct_cpu_with_cas(size, iterations);
+  return direct_cpu(size, iterations, true);
 }
 static double measure_plugin(const void *ctx, size_t size, int iterations) {
   const pair_ctx *p = ctx;
