@@ -9,7 +9,7 @@
  * that follow; the rest is the table (or description) as the plugin's memory
  * would hold it: sizes, versions, tag, reserved bytes, pointers, NULLs.
  *
- * Oracle: the checks of PL-NEG-1..5, PL-TABLE-1..7 and PL-TABLE-10, transcribed here in
+ * Oracle: the checks of PL-NEG-1..5, PL-TABLE-1..7, PL-TABLE-10 and PL-IPC-5, transcribed here in
  * the spec's order, decide the status and payload of
  * hurray_plugin_table_validate; an accepted table is normalised exactly
  * (min(struct_size, sizeof) bytes, the rest zero) and a refused one leaves
@@ -125,6 +125,12 @@ static table_verdict ref_validate(const uint8_t *bytes, size_t len, uint32_t hos
   /* PL-TABLE-10 (ABI 1.1): a native handle belongs to an event. */
   if (events_set == 0 && normalised->native_event != NULL) {
     return verdict(HURRAY_ERR_PLUGIN_INVALID, 0, 0, OFFSET(native_event), MATCH_INDEX);
+  }
+  /* PL-IPC-5: export and import together. */
+  if ((normalised->export_memory == NULL) != (normalised->import_memory == NULL)) {
+    return verdict(HURRAY_ERR_PLUGIN_INVALID, 0, 0,
+                   normalised->export_memory == NULL ? OFFSET(export_memory) : OFFSET(import_memory),
+                   MATCH_INDEX);
   }
   return verdict(HURRAY_OK, 0, 0, 0, 0);
 }

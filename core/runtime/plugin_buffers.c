@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hurray/plugin.h"
 #include "plugin_internal.h"
@@ -468,19 +469,14 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
   return HURRAY_OK;
 }
 
-hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_index,
-                                     uint64_t byte_size, uint32_t alignment,
-                                     hurray_memory_class memory_class, hurray_plugin_buffer **out,
-                                     hurray_error *err) {
-  hurray_error local_error;
-  if (err == NULL) {
-    err = &local_error;
-  }
-  if (plugin == NULL || out == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 5u,
-                              "hurray_plugin_allocate: NULL argument");
-  }
-  /* PL-ALLOC-1: the request is checked before the plugin sees it. */
+/* PL-ALLOC-1 (and PL-IPC-3 for an import): the device, size, alignment and
+ * class of a request, checked before the plugin sees it. `who` names the
+ * caller in the detail. */
+static hurray_status check_request(const hurray_plugin *plugin, uint32_t device_index,
+                                   uint64_t byte_size, uint32_t alignment,
+                                   hurray_memory_class memory_class, const char *who,
+                                   const hurray_plugin_memory_class_info **out_class,
+                                   hurray_error *err) {
   if (device_index >= plugin->device_count) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
                               1, "%s has %u devices", plugin->table.name,
@@ -488,20 +484,20 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   }
   if (byte_size == 0u) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1, 2,
-                              "byte_size 0: an empty buffer needs no allocation "
-                              "(hurray_buffer_handle_empty, BP-ALIGN-3)");
+                              "%s: byte_size 0: an empty buffer needs no allocation "
+                              "(hurray_buffer_handle_empty, BP-ALIGN-3)",
+                              who);
   }
   if (alignment == 0u || (alignment & (alignment - 1u)) != 0u) {
     /* buffer.h: the BP-ALIGN errors' index is a handle position; this is
      * the buffer's one handle, 0 (not the argument position 3). */
     return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, alignment, 0, 0,
-                              "hurray_plugin_allocate: alignment %u requested",
-                              (unsigned)alignment);
+                              "%s: alignment %u requested", who, (unsigned)alignment);
   }
   if (alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
     return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, alignment,
                               HURRAY_MIN_BUFFER_ALIGNMENT, 0,
-                              "hurray_plugin_allocate: alignment %u requested, below 64 (BP-ALIGN-2)",
+                              "%s: alignment %u requested, below 64 (BP-ALIGN-2)", who,
                               (unsigned)alignment);
   }
   const hurray_plugin_device_info *device = &plugin->devices[device_index];
@@ -519,6 +515,61 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
                               plugin->table.name, (unsigned)device_index,
                               (unsigned)class_info->max_alignment, (unsigned)memory_class);
   }
+  *out_class = class_info;
+  return HURRAY_OK;
+}
+
+/* PL-ALLOC-5, PL-IPC-4: a checked allocation becomes a live buffer. The
+ * handle declares what the plugin obtained, checked by check_allocation:
+ * the pair PL-DEV-1 (the class is one the device declared), the alignment a
+ * power of two >= the requested one, itself >= 64, and producer_synced,
+ * which suits every device (BP-SYNC-2). */
+static void publish_buffer(hurray_plugin *plugin, hurray_plugin_buffer *buffer,
+                           uint64_t byte_size, uint32_t alignment,
+                           hurray_memory_class memory_class) {
+  /* PL-LIFE-1: no count here; an unload finds this buffer in the table. */
+  buffer->plugin = plugin;
+  buffer->handle.byte_size = byte_size;
+  buffer->handle.alignment = alignment;
+  buffer->handle.device_tag = plugin->table.device_tag;
+  buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
+  buffer->handle.memory_class = memory_class;
+  slot_publish(buffer);
+}
+
+hurray_status hurray_plugin_allocate_flags(hurray_plugin *plugin, uint32_t device_index,
+                                           uint64_t byte_size, uint32_t alignment,
+                                           hurray_memory_class memory_class, uint32_t flags,
+                                           hurray_plugin_buffer **out, hurray_error *err) {
+  hurray_error local_error;
+  if (err == NULL) {
+    err = &local_error;
+  }
+  if (plugin == NULL || out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 6u,
+                              "hurray_plugin_allocate_flags: NULL argument");
+  }
+  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_KNOWN_FLAGS) != 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags,
+                              HURRAY_PLUGIN_ALLOCATE_KNOWN_FLAGS, 5,
+                              "hurray_plugin_allocate_flags: flags 0x%X has bits this version "
+                              "does not define",
+                              (unsigned)flags);
+  }
+  /* PL-IPC-1: a plugin that cannot export is never asked for exportable
+   * memory (a 1.0 plugin would refuse any flag). */
+  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && plugin->table.export_memory == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, plugin->table.device_tag, 5,
+                              "%s cannot export memory to another process (no export_memory "
+                              "entry, PL-IPC-1)",
+                              plugin->table.name);
+  }
+  const hurray_plugin_memory_class_info *class_info = NULL;
+  hurray_status status = check_request(plugin, device_index, byte_size, alignment, memory_class,
+                                       "hurray_plugin_allocate", &class_info, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
   /* PL-LIFE-3: the record is a slot of the process-wide table, never
    * returned to malloc, and *out is its token (index + cycle). The plugin
    * fills the slot's allocation in place: a copy of a struct just written
@@ -534,10 +585,10 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
   allocation->struct_size = sizeof *allocation;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
-  hurray_status status = hurray_plugin_call_result(
+  status = hurray_plugin_call_result(
       plugin->table.name, "allocate",
-      plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class, 0u,
-                             allocation, &call_err),
+      plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class,
+                             flags, allocation, &call_err),
       &call_err, err);
   if (status == HURRAY_OK) {
     allocation->struct_size = sizeof *allocation;
@@ -551,18 +602,209 @@ hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_inde
     slot_give_back(buffer); /* never published: still free, same cycle */
     return status;
   }
-  /* PL-LIFE-1: no count here; an unload finds this buffer in the table. */
-  buffer->plugin = plugin;
-  /* PL-ALLOC-5: the handle declares what the plugin obtained, checked above:
-   * the pair PL-DEV-1 (the class is one the device declared), the alignment
-   * is a power of two >= the requested one, itself >= 64, and producer_synced
-   * suits every device (BP-SYNC-2). */
-  buffer->handle.byte_size = byte_size;
-  buffer->handle.alignment = allocation->alignment;
-  buffer->handle.device_tag = plugin->table.device_tag;
-  buffer->handle.sync_mode = HURRAY_SYNC_PRODUCER_SYNCED;
-  buffer->handle.memory_class = memory_class;
-  slot_publish(buffer);
+  publish_buffer(plugin, buffer, byte_size, allocation->alignment, memory_class);
+  *out = token;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_plugin_allocate(hurray_plugin *plugin, uint32_t device_index,
+                                     uint64_t byte_size, uint32_t alignment,
+                                     hurray_memory_class memory_class, hurray_plugin_buffer **out,
+                                     hurray_error *err) {
+  if (plugin != NULL && out == NULL) { /* out is argument 5 here */
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5u,
+                              "hurray_plugin_allocate: NULL argument");
+  }
+  return hurray_plugin_allocate_flags(plugin, device_index, byte_size, alignment, memory_class, 0u,
+                                      out, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory shared with another process (PL-IPC-1..6)                         */
+/* ------------------------------------------------------------------------ */
+
+static bool ipc_kind_known(uint32_t kind) {
+  return kind == HURRAY_PLUGIN_IPC_MEMORY_FD || kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
+}
+
+/* PL-IPC-2: what the plugin wrote must describe this buffer; a descriptor
+ * it gave is closed when it does not. */
+static hurray_status check_export(const hurray_plugin *plugin, const hurray_plugin_buffer *body,
+                                  hurray_plugin_ipc_memory *memory, hurray_error *err) {
+  const char *name = plugin->table.name;
+  bool fd_ok = memory->kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory->fd >= 0 : memory->fd == -1;
+  bool handle_ok = memory->kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE
+                       ? memory->handle_size > 0u &&
+                             memory->handle_size <= HURRAY_PLUGIN_IPC_HANDLE_SIZE
+                       : memory->handle_size == 0u;
+  bool inside = memory->offset <= memory->segment_size &&
+                body->handle.byte_size <= memory->segment_size - memory->offset;
+  if (!ipc_kind_known(memory->kind) || !fd_ok || !handle_ok || !inside) {
+    if (memory->kind == HURRAY_PLUGIN_IPC_MEMORY_FD && memory->fd >= 0) {
+      close(memory->fd);
+    }
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, memory->kind, 0, 0,
+                              "%s: export_memory wrote kind %u, fd %d, handle_size %u, segment "
+                              "of %llu bytes at offset %llu for a %llu-byte buffer",
+                              name, (unsigned)memory->kind, (int)memory->fd,
+                              (unsigned)memory->handle_size,
+                              (unsigned long long)memory->segment_size,
+                              (unsigned long long)memory->offset,
+                              (unsigned long long)body->handle.byte_size);
+  }
+  /* What the host knows better than the plugin: the handle's own fields. */
+  memory->struct_size = sizeof *memory;
+  memory->byte_size = body->handle.byte_size;
+  memory->alignment = body->handle.alignment;
+  memory->device_tag = body->handle.device_tag;
+  memory->memory_class = body->handle.memory_class;
+  memset(memory->reserved, 0, sizeof memory->reserved);
+  return HURRAY_OK;
+}
+
+hurray_status hurray_plugin_buffer_export(const hurray_plugin_buffer *buffer,
+                                          hurray_plugin_ipc_memory *out, hurray_error *err) {
+  hurray_error local_error;
+  if (err == NULL) {
+    err = &local_error;
+  }
+  if (buffer == NULL || out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, buffer == NULL ? 0u : 1u,
+                              "hurray_plugin_buffer_export: NULL argument");
+  }
+  hurray_status status =
+      hurray_plugin_check_out_size(out, sizeof *out, 1, "hurray_plugin_ipc_memory", err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const hurray_plugin_buffer *body = slot_live(buffer);
+  if (body == NULL) { /* PL-LIFE-3 */
+    return slot_misuse(buffer, slot_of(buffer), "hurray_plugin_buffer_export", err);
+  }
+  const hurray_plugin *plugin = body->plugin;
+  if (plugin->table.export_memory == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, plugin->table.device_tag, 0,
+                              "%s cannot export memory to another process (PL-IPC-6)",
+                              plugin->table.name);
+  }
+  hurray_plugin_ipc_memory memory;
+  memset(&memory, 0, sizeof memory);
+  memory.struct_size = sizeof memory;
+  memory.fd = -1;
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  status = hurray_plugin_call_result(
+      plugin->table.name, "export_memory",
+      plugin->table.export_memory(plugin->state, &body->allocation, &memory, &call_err), &call_err,
+      err);
+  if (status != HURRAY_OK) {
+    if (memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD && memory.fd >= 0) {
+      close(memory.fd); /* PL-IPC-2: no descriptor left open on failure */
+    }
+    return status;
+  }
+  status = check_export(plugin, body, &memory, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hurray_plugin_copy_out(out, &memory, sizeof memory); /* PL-VER-5 */
+  return HURRAY_OK;
+}
+
+/* PL-IPC-3: what the host can judge of an import before the plugin maps
+ * anything. */
+static hurray_status check_import(const hurray_plugin *plugin, const hurray_plugin_ipc_memory *in,
+                                  hurray_error *err) {
+  if (in->struct_size < sizeof *in) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->struct_size, sizeof *in, 2,
+                              "hurray_plugin_import: memory->struct_size %u, the fields need %zu",
+                              (unsigned)in->struct_size, sizeof *in);
+  }
+  if (in->device_tag != plugin->table.device_tag) {
+    return hurray_plugin_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, in->device_tag,
+                              plugin->table.device_tag, 2,
+                              "hurray_plugin_import: memory of device tag 0x%02X offered to %s "
+                              "(tag 0x%02X)",
+                              (unsigned)in->device_tag, plugin->table.name,
+                              (unsigned)plugin->table.device_tag);
+  }
+  if (!ipc_kind_known(in->kind) || in->reserved[0] != 0u || in->reserved[1] != 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, 0, 2,
+                              "hurray_plugin_import: memory kind %u (reserved 0x%02X 0x%02X): "
+                              "not a kind this version defines, or reserved bytes set",
+                              (unsigned)in->kind, (unsigned)in->reserved[0],
+                              (unsigned)in->reserved[1]);
+  }
+  if (in->offset > in->segment_size || in->byte_size > in->segment_size - in->offset) {
+    return hurray_plugin_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT,
+                              in->offset > UINT64_MAX - in->byte_size ? UINT64_MAX
+                                                                      : in->offset + in->byte_size,
+                              in->segment_size, 2,
+                              "hurray_plugin_import: %llu bytes at offset %llu do not fit a "
+                              "%llu-byte segment",
+                              (unsigned long long)in->byte_size, (unsigned long long)in->offset,
+                              (unsigned long long)in->segment_size);
+  }
+  if (plugin->table.import_memory == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, plugin->table.device_tag, 0,
+                              "%s cannot import memory from another process (PL-IPC-6)",
+                              plugin->table.name);
+  }
+  return HURRAY_OK;
+}
+
+hurray_status hurray_plugin_import(hurray_plugin *plugin, uint32_t device_index,
+                                   const hurray_plugin_ipc_memory *memory,
+                                   hurray_plugin_buffer **out, hurray_error *err) {
+  hurray_error local_error;
+  if (err == NULL) {
+    err = &local_error;
+  }
+  if (plugin == NULL || memory == NULL || out == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
+                              plugin == NULL ? 0u : (memory == NULL ? 2u : 3u),
+                              "hurray_plugin_import: NULL argument");
+  }
+  hurray_status status = check_import(plugin, memory, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  const hurray_plugin_memory_class_info *class_info = NULL;
+  status = check_request(plugin, device_index, memory->byte_size, memory->alignment,
+                         memory->memory_class, "hurray_plugin_import", &class_info, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hurray_plugin_buffer *token = NULL;
+  hurray_plugin_buffer *buffer = slot_take(&token);
+  if (buffer == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
+                              0, 0, "buffer record table");
+  }
+  hurray_plugin_allocation *allocation = &buffer->allocation;
+  memset(allocation, 0, sizeof *allocation);
+  allocation->struct_size = sizeof *allocation;
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  status = hurray_plugin_call_result(
+      plugin->table.name, "import_memory",
+      plugin->table.import_memory(plugin->state, device_index, memory, allocation, &call_err),
+      &call_err, err);
+  if (status == HURRAY_OK) {
+    allocation->struct_size = sizeof *allocation;
+    /* PL-IPC-3: the importer's mapping must show the declared alignment. */
+    status = check_allocation(plugin, allocation, class_info, device_index, memory->byte_size,
+                              memory->alignment, memory->memory_class, err);
+    if (status != HURRAY_OK) {
+      plugin->table.free(plugin->state, allocation);
+    }
+  }
+  if (status != HURRAY_OK) {
+    slot_give_back(buffer);
+    return status;
+  }
+  /* PL-IPC-4: the exporter's declaration, which the mapping was checked to meet. */
+  publish_buffer(plugin, buffer, memory->byte_size, memory->alignment, memory->memory_class);
   *out = token;
   return HURRAY_OK;
 }

@@ -160,6 +160,17 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
                               offsetof(hurray_plugin_table, native_event),
                               "native_event is set but the event entries are not");
   }
+  /* PL-IPC-5: what one process exports another must be able to import. */
+  bool exports = !field_is_null(&table, offsetof(hurray_plugin_table, export_memory));
+  bool imports = !field_is_null(&table, offsetof(hurray_plugin_table, import_memory));
+  if (exports != imports) {
+    size_t missing = exports ? offsetof(hurray_plugin_table, import_memory)
+                             : offsetof(hurray_plugin_table, export_memory);
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, 0, 0, missing,
+                              "export_memory and import_memory are both set or both NULL: %s is "
+                              "NULL",
+                              exports ? "import_memory" : "export_memory");
+  }
   hurray_plugin_copy_out(out, &table, sizeof table); /* PL-VER-5 */
   return HURRAY_OK;
 }

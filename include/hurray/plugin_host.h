@@ -55,6 +55,8 @@ extern "C" {
  *      (index: the offset of the first NULL one).
  *  10. stream_wait_event set only with the event entries: PLUGIN_INVALID.
  *  11. native_event set only with the event entries: PLUGIN_INVALID.
+ *  12. export_memory and import_memory both set or both NULL: PLUGIN_INVALID
+ *      (index: the offset of the NULL one, PL-IPC-5).
  * On failure *out is left untouched; `detail` names the field.
  * The caller sets out->struct_size to the size of the table it knows
  * (sizeof(hurray_plugin_table)); at most that many bytes are written and
@@ -321,6 +323,55 @@ HURRAY_API void hurray_plugin_event_release(hurray_plugin_event *event);
 HURRAY_API void hurray_plugin_event_release_callback(void *event, void *ctx);
 /** The plugin the event belongs to. */
 HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event);
+/**
+ * As hurray_plugin_allocate with allocate() flags (PL-IPC-1): 0, or
+ * HURRAY_PLUGIN_ALLOCATE_EXPORTABLE for memory another process can import
+ * (hurray_plugin_buffer_export). Unknown bits: INVALID_ARGUMENT (value: the
+ * flags, index 5), before anything else; EXPORTABLE on a plugin without
+ * export: UNSUPPORTED (value: the flags, expected: the tag). The other
+ * errors are hurray_plugin_allocate's.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_allocate_flags(
+    hurray_plugin *plugin, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+    hurray_memory_class memory_class, uint32_t flags, hurray_plugin_buffer **out,
+    hurray_error *err);
+
+/**
+ * Describes a live exportable buffer for another process (PL-IPC-2). The
+ * caller sets out->struct_size (sizeof(hurray_plugin_ipc_memory)); at most
+ * that many bytes are written. A descriptor in out->fd is new, close-on-exec
+ * and the caller's to close (after sending it with SCM_RIGHTS). Errors:
+ * NULL_ARGUMENT (index 0 buffer, 1 out); INVALID_ARGUMENT (struct_size below
+ * 8, index 1); USE_AFTER_DESTROY for a freed buffer (PL-LIFE-3); UNSUPPORTED
+ * for a plugin without export or a buffer not allocated exportable; any
+ * error of the plugin's call. On failure nothing is written, no descriptor
+ * is left open.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_buffer_export(
+    const hurray_plugin_buffer *buffer, hurray_plugin_ipc_memory *out, hurray_error *err);
+
+/**
+ * Makes a buffer of memory another process exported (PL-IPC-3, PL-IPC-4):
+ * on `plugin`'s device `device_index`, from `memory` as the exporter's
+ * hurray_plugin_buffer_export wrote it (with fd replaced by this process's
+ * descriptor). The buffer's handle declares what the exporter declared; free
+ * it like any other (the import is undone, the exporter's memory is not
+ * touched). The caller keeps memory->fd and closes it after the call.
+ * Errors, in order: NULL_ARGUMENT (index 0 plugin, 2 memory, 3 out);
+ * INVALID_ARGUMENT (device index, value/expected as hurray_plugin_allocate;
+ * memory->struct_size too small, index 2; kind undefined, value: the kind;
+ * byte_size 0; reserved bytes not zero); DEVICE_TAG_MISMATCH (value: the
+ * memory's tag, expected: the plugin's); IPC_BAD_SEGMENT (value: offset +
+ * byte_size, expected: the segment size, or the descriptor's real size);
+ * ALIGNMENT_NOT_POWER_OF_TWO / ALIGNMENT_BELOW_MINIMUM (value: the
+ * alignment); UNSUPPORTED (plugin without import; class not offered);
+ * PLUGIN_INVALID when the mapping measures less alignment than declared;
+ * any error of the plugin's call.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_import(
+    hurray_plugin *plugin, uint32_t device_index, const hurray_plugin_ipc_memory *memory,
+    hurray_plugin_buffer **out, hurray_error *err);
+
 /**
  * The runtime's own handle behind `event` (PL-EVENT-5), for a consumer that
  * waits with its runtime's API (cuStreamWaitEvent, vkWaitSemaphores,

@@ -9,8 +9,9 @@
  * vendor runtime with dlopen and resolving a plugin's X-macro symbol table
  * with dlsym (PL-AVAIL-1: a missing library or symbol is a reason, not an
  * error), measuring an alignment from an address (PL-ALLOC-3), checking a
- * device index, copying the unavailable reason out, and listing a memory
- * class in a device description. Everything that talks to a vendor stays in
+ * device index, copying the unavailable reason out, listing a memory
+ * class in a device description, and host memory shared with another
+ * process through a memfd (PL-IPC-1..4). Everything that talks to a vendor stays in
  * the plugin's own file.
  *
  * Installed as include/hurray/plugin_support.h with the static library
@@ -127,6 +128,41 @@ size_t plugin_copy_reason(char *buf, size_t cap, const char *reason);
  * HURRAY_PLUGIN_MAX_MEMORY_CLASSES classes. */
 void plugin_add_memory_class(hurray_plugin_device_info *info, hurray_memory_class memory_class,
                              uint32_t flags, uint32_t max_alignment);
+
+/* Host memory shared with another process through a memfd (PL-IPC-1..4),
+ * for plugins whose device reads host memory in place (cpu, OpenCL with
+ * CL_MEM_USE_HOST_PTR). Linux only: elsewhere the functions answer
+ * UNSUPPORTED. */
+typedef struct plugin_shared_memory {
+  /** The memfd (ours, or our duplicate of an imported one); -1 when none. */
+  int32_t fd;
+  /** HURRAY_TRUE when mapped read-only (its writer sealed writes). */
+  hurray_bool32 read_only;
+  /** Where it is mapped, and how many bytes (whole pages). */
+  void *address;
+  uint64_t length;
+} plugin_shared_memory;
+
+/* A new memfd of byte_size rounded up to pages, mapped shared read-write
+ * at an address aligned to `alignment`. */
+hurray_status plugin_shared_create(const char *plugin_name, uint64_t byte_size, uint32_t alignment,
+                                   plugin_shared_memory *out, hurray_error *err);
+
+/* Maps an exported segment (PL-IPC-3): `in` of kind FD, its descriptor a
+ * regular file of at least offset + byte_size bytes (IPC_BAD_SEGMENT
+ * otherwise, naming both sizes), offset a multiple of the page; mapped at
+ * `in->alignment`, read-only when the file is sealed against writes
+ * (PL-IPC-4). The caller keeps in->fd. */
+hurray_status plugin_shared_import(const char *plugin_name, const hurray_plugin_ipc_memory *in,
+                                   plugin_shared_memory *out, hurray_error *err);
+
+/* PL-IPC-2: a new close-on-exec descriptor of the segment in `out` (kind
+ * FD, segment size, offset 0). */
+hurray_status plugin_shared_export(const char *plugin_name, const plugin_shared_memory *memory,
+                                   hurray_plugin_ipc_memory *out, hurray_error *err);
+
+/* Unmaps and closes; the record is then empty. */
+void plugin_shared_release(plugin_shared_memory *memory);
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,8 @@ extern "C" {
 /** Major of the plugin ABI: bumped only for incompatible changes. */
 #define HURRAY_PLUGIN_ABI_MAJOR 1u
 /** Minor of the plugin ABI: bumped when fields are appended to a struct.
- * 1.1 appended native_event to hurray_plugin_table (PL-EVENT-5). */
+ * 1.1 appended native_event (PL-EVENT-5), export_memory and import_memory
+ * (PL-IPC-1..6) to hurray_plugin_table. */
 #define HURRAY_PLUGIN_ABI_MINOR 1u
 /** One u32: major in the high 16 bits, minor in the low 16 bits. */
 #define HURRAY_PLUGIN_ABI_MAKE(major, minor) ((uint32_t)(((major) << 16) | (minor)))
@@ -81,6 +82,11 @@ extern "C" {
 
 /** hurray_plugin_memory_class_info.flags: the host may dereference the memory. */
 #define HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE 0x1u
+
+/** allocate() flags (ABI 1.1): memory another process can import (PL-IPC-1). */
+#define HURRAY_PLUGIN_ALLOCATE_EXPORTABLE 0x1u
+/** Every allocate() flag this version defines. */
+#define HURRAY_PLUGIN_ALLOCATE_KNOWN_FLAGS HURRAY_PLUGIN_ALLOCATE_EXPORTABLE
 
 /**
  * How hurray_plugin_allocation.alignment was obtained (PL-ALLOC-3). A plugin
@@ -212,7 +218,8 @@ typedef hurray_status (*hurray_plugin_describe_device_fn)(void *state, uint32_t 
                                                           hurray_error *err);
 /**
  * Allocates byte_size (> 0) bytes of memory_class on the device with at
- * least `alignment` (a power of two, >= 64). `flags` is 0 in ABI 1.x. A class
+ * least `alignment` (a power of two, >= 64). `flags`: 0, or (ABI 1.1, only
+ * to a plugin with export_memory) HURRAY_PLUGIN_ALLOCATE_EXPORTABLE. A class
  * the device does not offer, or an alignment it cannot obtain, is
  * HURRAY_ERR_UNSUPPORTED — never a silent downgrade (PL-ALLOC-2). Out of
  * memory is HURRAY_ERR_OUT_OF_MEMORY (value: byte_size). *out's struct_size
@@ -325,6 +332,64 @@ typedef hurray_status (*hurray_plugin_native_event_fn)(void *state, void *event,
                                                        hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Memory shared with another process (PL-IPC-1..6, ABI 1.1)                */
+/* ------------------------------------------------------------------------ */
+
+/** hurray_plugin_ipc_memory.kind: `fd` is a descriptor to map or import. */
+#define HURRAY_PLUGIN_IPC_MEMORY_FD 1u
+/** hurray_plugin_ipc_memory.kind: `handle` holds a runtime's opaque IPC handle. */
+#define HURRAY_PLUGIN_IPC_MEMORY_HANDLE 2u
+/** Bytes of the largest runtime IPC handle (cuIpcMemHandle, hipIpcMemHandle_t). */
+#define HURRAY_PLUGIN_IPC_HANDLE_SIZE 64u
+
+/**
+ * An exported buffer as another process imports it (PL-IPC-2, PL-IPC-3).
+ * Growable: struct_size first. 128 bytes, no implicit padding.
+ */
+typedef struct hurray_plugin_ipc_memory {
+  /** sizeof(hurray_plugin_ipc_memory) as the writer was compiled. */
+  uint32_t struct_size;
+  /** HURRAY_PLUGIN_IPC_MEMORY_*. */
+  uint32_t kind;
+  /** kind FD: the descriptor (the receiver's own, after SCM_RIGHTS); -1 otherwise. */
+  int32_t fd;
+  /** kind HANDLE: bytes of `handle` used; 0 otherwise. */
+  uint32_t handle_size;
+  /** kind HANDLE: the runtime's IPC handle. */
+  uint8_t handle[HURRAY_PLUGIN_IPC_HANDLE_SIZE];
+  /** The exporting device's identity (a UUID) where the runtime has one; zeros otherwise. */
+  uint8_t device_uuid[16];
+  /** Bytes of the shared object (the memfd, the runtime's allocation). */
+  uint64_t segment_size;
+  /** Where the buffer starts in it. */
+  uint64_t offset;
+  /** The buffer's size, as its handle declares. */
+  uint64_t byte_size;
+  /** The alignment the exporter measured (its handle's). */
+  uint32_t alignment;
+  hurray_device_tag device_tag;
+  hurray_memory_class memory_class;
+  /** Zero. */
+  uint8_t reserved[2];
+} hurray_plugin_ipc_memory;
+
+/** Optional (ABI 1.1, with import_memory, PL-IPC-5). Fills `out` (zeroed by
+ * the host, struct_size set, fd -1) for an allocation made with
+ * HURRAY_PLUGIN_ALLOCATE_EXPORTABLE; a descriptor it returns is new and
+ * becomes the caller's. UNSUPPORTED for any other allocation. */
+typedef hurray_status (*hurray_plugin_export_memory_fn)(void *state,
+                                                        const hurray_plugin_allocation *allocation,
+                                                        hurray_plugin_ipc_memory *out,
+                                                        hurray_error *err);
+/** Optional (ABI 1.1, with export_memory). Maps or imports `in` (checked by
+ * the host, PL-IPC-3) on the device and fills *out like allocate() does;
+ * free() later undoes the import only. The caller keeps in->fd. */
+typedef hurray_status (*hurray_plugin_import_memory_fn)(void *state, uint32_t device_index,
+                                                        const hurray_plugin_ipc_memory *in,
+                                                        hurray_plugin_allocation *out,
+                                                        hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* The table (PL-TABLE-1..8)                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -365,6 +430,8 @@ typedef struct hurray_plugin_table {
   hurray_plugin_stream_wait_event_fn stream_wait_event;
   /* ABI 1.1 (optional, PL-VER-3). */
   hurray_plugin_native_event_fn native_event;
+  hurray_plugin_export_memory_fn export_memory;
+  hurray_plugin_import_memory_fn import_memory;
   /* ABI 1.2 and later append here. */
 } hurray_plugin_table;
 

@@ -128,14 +128,77 @@ static void *map_shared_aligned(size_t length, size_t alignment, size_t page_siz
   return (void *)start;
 }
 
+/* PL-IPC-1..4: memory another process can map is a memfd mapped shared
+ * (plugins/common). The allocation's plugin_data says so; without it the
+ * memory is private. */
+typedef struct cpu_shared {
+  plugin_shared_memory memory;
+  bool locked; /* host_pinned: mlock'ed */
+} cpu_shared;
+
+/* Fills the allocation record of host memory the host may read directly. */
+static void fill_host_allocation(hurray_plugin_allocation *out, void *memory, uint64_t byte_size,
+                                 hurray_memory_class memory_class, void *plugin_data) {
+  /* Filled in place when the host's view holds all of ours (always, from a
+   * host of this ABI or later): building it on the stack and copying it out
+   * costs a store-forwarding stall per allocation (bench_plugin_alloc). */
+  hurray_plugin_allocation local;
+  bool in_place = out->struct_size >= sizeof local;
+  hurray_plugin_allocation *result = in_place ? out : &local;
+  uint32_t host_size = out->struct_size;
+  memset(result, 0, sizeof *result);
+  result->struct_size = in_place ? host_size : (uint32_t)sizeof local;
+  result->alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
+  result->byte_size = byte_size;
+  result->address = memory;
+  result->host_address = memory;
+  result->device_index = 0u;
+  result->memory_class = memory_class;
+  result->plugin_data = plugin_data;
+  if (!in_place) {
+    hurray_plugin_copy_out(out, &local, sizeof local);
+  }
+}
+
+/* PL-IPC-1: an exportable allocation, in any class: a memfd the size of
+ * whole pages, mapped shared (pinned: and locked). */
+static hurray_status cpu_allocate_shared(uint64_t byte_size, uint32_t alignment,
+                                         hurray_memory_class memory_class,
+                                         hurray_plugin_allocation *out, hurray_error *err) {
+  cpu_shared *shared = calloc(1, sizeof *shared);
+  if (shared == NULL) {
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "cpu: shared record");
+  }
+  hurray_status status = plugin_shared_create("cpu", byte_size, alignment, &shared->memory, err);
+  if (status != HURRAY_OK) {
+    free(shared);
+    return status;
+  }
+  if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
+    if (mlock(shared->memory.address, (size_t)shared->memory.length) != 0) {
+      int e = errno;
+      plugin_shared_release(&shared->memory);
+      free(shared);
+      return plugin_fail(err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY
+                                                        : HURRAY_ERR_DEVICE_ERROR,
+                         byte_size, 0, "cpu: mlock of a shared segment refused (%s)",
+                         strerror(e));
+    }
+    shared->locked = true;
+  }
+  fill_host_allocation(out, shared->memory.address, byte_size, memory_class, shared);
+  return HURRAY_OK;
+}
+
 static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
                                   uint32_t alignment, hurray_memory_class memory_class,
                                   uint32_t flags, hurray_plugin_allocation *out,
                                   hurray_error *err) {
   const cpu_state *state = opaque;
-  if (device_index != 0u || flags != 0u) {
+  if (device_index != 0u || (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
     return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags,
-                       0, "cpu: device %u / flags 0x%X: only device 0 and flags 0 exist",
+                       0, "cpu: device %u / flags 0x%X: only device 0 and the exportable flag exist",
                        (unsigned)device_index, (unsigned)flags);
   }
   if (alignment > CPU_MAX_ALIGNMENT) {
@@ -148,6 +211,11 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
                        (unsigned long long)byte_size);
   }
   size_t size = (size_t)byte_size;
+  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u &&
+      (memory_class == HURRAY_MEMORY_STANDARD || memory_class == HURRAY_MEMORY_HOST_PINNED ||
+       memory_class == HURRAY_MEMORY_UNIFIED)) {
+    return cpu_allocate_shared(byte_size, alignment, memory_class, out, err);
+  }
   void *memory = NULL;
   switch (memory_class) {
     case HURRAY_MEMORY_STANDARD:
@@ -187,31 +255,22 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
       return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
                          "cpu: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
-  /* Filled in place when the host's view holds all of ours (always, from a
-   * host of this ABI or later): building it on the stack and copying it out
-   * costs a store-forwarding stall per allocation (bench_plugin_alloc). */
-  hurray_plugin_allocation local;
-  bool in_place = out->struct_size >= sizeof local;
-  hurray_plugin_allocation *result = in_place ? out : &local;
-  uint32_t host_size = out->struct_size;
-  memset(result, 0, sizeof *result);
-  result->struct_size = in_place ? host_size : (uint32_t)sizeof local;
-  result->alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
-  result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-  result->byte_size = byte_size;
-  result->address = memory;
-  result->host_address = memory;
-  result->device_index = 0u;
-  result->memory_class = memory_class;
-  if (!in_place) {
-    hurray_plugin_copy_out(out, &local, sizeof local);
-  }
+  fill_host_allocation(out, memory, byte_size, memory_class, NULL);
   return HURRAY_OK;
 }
 
 static void cpu_free(void *opaque, const hurray_plugin_allocation *allocation) {
   const cpu_state *state = opaque;
   size_t size = (size_t)allocation->byte_size;
+  cpu_shared *shared = allocation->plugin_data;
+  if (shared != NULL) { /* PL-IPC-4: only our mapping and our descriptor go */
+    if (shared->locked) {
+      munlock(shared->memory.address, (size_t)shared->memory.length);
+    }
+    plugin_shared_release(&shared->memory);
+    free(shared);
+    return;
+  }
   switch (allocation->memory_class) {
     case HURRAY_MEMORY_HOST_PINNED:
       munlock(allocation->address, size);
@@ -226,6 +285,42 @@ static void cpu_free(void *opaque, const hurray_plugin_allocation *allocation) {
   }
 }
 
+/* PL-IPC-2: a new descriptor of the memfd, the caller's. */
+static hurray_status cpu_export_memory(void *opaque, const hurray_plugin_allocation *allocation,
+                                       hurray_plugin_ipc_memory *out, hurray_error *err) {
+  (void)opaque;
+  const cpu_shared *shared = allocation->plugin_data;
+  if (shared == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CPU,
+                       "cpu: this buffer is private memory; allocate it with "
+                       "HURRAY_PLUGIN_ALLOCATE_EXPORTABLE to share it (PL-IPC-1)");
+  }
+  return plugin_shared_export("cpu", &shared->memory, out, err);
+}
+
+/* PL-IPC-3: the segment mapped shared; read-only when its writer sealed
+ * writes (IPC-SEG-1), and then a copy into it is refused. */
+static hurray_status cpu_import_memory(void *opaque, uint32_t device_index,
+                                       const hurray_plugin_ipc_memory *in,
+                                       hurray_plugin_allocation *out, hurray_error *err) {
+  (void)opaque;
+  hurray_status status = plugin_check_device("cpu", device_index, 1u, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  cpu_shared *shared = calloc(1, sizeof *shared);
+  if (shared == NULL) {
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "cpu: shared record");
+  }
+  status = plugin_shared_import("cpu", in, &shared->memory, err);
+  if (status != HURRAY_OK) {
+    free(shared);
+    return status;
+  }
+  fill_host_allocation(out, shared->memory.address, in->byte_size, in->memory_class, shared);
+  return HURRAY_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* 6. Copies host<->device                                                  */
 /* ------------------------------------------------------------------------ */
@@ -234,7 +329,11 @@ static hurray_status cpu_copy_to_device(void *state, const hurray_plugin_allocat
                                         uint64_t dst_offset, const void *src, uint64_t bytes,
                                         hurray_error *err) {
   (void)state;
-  (void)err;
+  const cpu_shared *shared = dst->plugin_data;
+  if (shared != NULL && shared->memory.read_only == HURRAY_TRUE) { /* PL-IPC-4 */
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
+                       "cpu: read-only import: its writer sealed the segment against writes");
+  }
   memcpy((unsigned char *)dst->address + dst_offset, src, (size_t)bytes);
   return HURRAY_OK;
 }
@@ -330,6 +429,8 @@ static const hurray_plugin_table cpu_table = {
     .wait_event = cpu_wait_event,
     .release_event = cpu_release_event,
     .wait_stream = cpu_wait_stream,
+    .export_memory = cpu_export_memory,
+    .import_memory = cpu_import_memory,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

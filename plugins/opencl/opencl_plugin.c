@@ -20,7 +20,10 @@
  *                  fine-grained buffer sharing (host-accessible, alignment
  *                  measured from the pointer, at most the largest data type,
  *                  CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, as clSVMAlloc allows).
- * IPC: nothing (OpenCL has no cross-process events or queues).
+ * IPC: no events or queues cross processes (OpenCL has none). Memory does,
+ * for the standard class allocated exportable (PL-IPC-1..6): a memfd mapped
+ * shared and wrapped with CL_MEM_USE_HOST_PTR, which PoCL uses in place, so
+ * the importer's cl_mem wraps the same pages.
  * Events: markers (clEnqueueMarkerWithWaitList) on the device's queue or on
  * the cl_command_queue given as stream; waits are clWaitForEvents, or polling
  * CL_EVENT_COMMAND_EXECUTION_STATUS when a timeout is given.
@@ -341,15 +344,50 @@ static hurray_status opencl_describe_device(void *opaque, uint32_t device_index,
 /* 5. Memory                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* PL-IPC-1..4: a standard buffer shared with another process: the memfd
+ * segment behind its CL_MEM_USE_HOST_PTR cl_mem (plugins/common). */
+typedef struct opencl_shared {
+  plugin_shared_memory memory;
+} opencl_shared;
+
+/* A cl_mem over a shared segment (ours or imported): the standard class's
+ * record, with the segment in plugin_data. Read-only segments get a
+ * read-only cl_mem. */
+static hurray_status wrap_shared(const opencl_state *state, uint32_t device_index,
+                                 opencl_shared *shared, uint64_t byte_size,
+                                 hurray_plugin_allocation *result, hurray_error *err) {
+  const opencl_device *d = &state->devices[device_index];
+  cl_int rc = CL_SUCCESS;
+  cl_mem_flags access =
+      shared->memory.read_only == HURRAY_TRUE ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+  cl_mem mem = state->cl.clCreateBuffer(d->context, access | CL_MEM_USE_HOST_PTR,
+                                        (size_t)byte_size, shared->memory.address, &rc);
+  if (mem == NULL) {
+    return fail_cl(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)", rc);
+  }
+  result->address = mem;
+  result->plugin_data = shared;
+  result->alignment = d->base_alignment;
+  result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
+  return HURRAY_OK;
+}
+
 static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
                                      uint32_t alignment, hurray_memory_class memory_class,
                                      uint32_t flags, hurray_plugin_allocation *out,
                                      hurray_error *err) {
   const opencl_state *state = opaque;
   const opencl_api *cl = &state->cl;
-  if (device_index >= state->device_count || flags != 0u) {
+  if (device_index >= state->device_count ||
+      (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
     return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
                        "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+  }
+  const bool exportable = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u;
+  if (exportable && memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+                       "opencl: only the standard class is exported (PL-IPC-6), not class 0x%02X",
+                       (unsigned)memory_class);
   }
   const opencl_device *d = &state->devices[device_index];
   if (byte_size > SIZE_MAX) {
@@ -369,6 +407,27 @@ static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64
         return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
                            "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
                            (unsigned)d->base_alignment, (unsigned)alignment);
+      }
+      if (exportable) {
+        opencl_shared *shared = calloc(1, sizeof *shared);
+        if (shared == NULL) {
+          return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
+        }
+        /* PoCL uses a host pointer in place from 128-byte alignment on; a page
+         * is more. */
+        hurray_status status =
+            plugin_shared_create("opencl", byte_size, alignment, &shared->memory, err);
+        if (status == HURRAY_OK) {
+          status = wrap_shared(state, device_index, shared, byte_size, &result, err);
+          if (status != HURRAY_OK) {
+            plugin_shared_release(&shared->memory);
+          }
+        }
+        if (status != HURRAY_OK) {
+          free(shared);
+          return status;
+        }
+        break;
       }
       cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE, size, NULL, &rc);
       if (mem == NULL) {
@@ -455,9 +514,69 @@ static void opencl_free(void *opaque, const hurray_plugin_allocation *allocation
       cl->clSVMFree(d->context, allocation->address);
       break;
     default:
+      if (allocation->plugin_data != NULL) { /* PL-IPC-4: our cl_mem and mapping only */
+        opencl_shared *shared = allocation->plugin_data;
+        cl->clFinish(d->queue); /* nothing may still use the host pointer */
+        cl->clReleaseMemObject(allocation->address);
+        plugin_shared_release(&shared->memory);
+        free(shared);
+        break;
+      }
       cl->clReleaseMemObject(allocation->address);
       break;
   }
+}
+
+/* PL-IPC-2: the segment's descriptor, for a buffer allocated exportable. */
+static hurray_status opencl_export_memory(void *opaque, const hurray_plugin_allocation *allocation,
+                                          hurray_plugin_ipc_memory *out, hurray_error *err) {
+  (void)opaque;
+  if (allocation->memory_class != HURRAY_MEMORY_STANDARD || allocation->plugin_data == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class,
+                       HURRAY_DEVICE_OPENCL,
+                       "opencl: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE in "
+                       "the standard class to share it (PL-IPC-1)");
+  }
+  const opencl_shared *shared = allocation->plugin_data;
+  return plugin_shared_export("opencl", &shared->memory, out, err);
+}
+
+/* PL-IPC-3: maps the segment and wraps it in a cl_mem of this process. */
+static hurray_status opencl_import_memory(void *opaque, uint32_t device_index,
+                                          const hurray_plugin_ipc_memory *in,
+                                          hurray_plugin_allocation *out, hurray_error *err) {
+  const opencl_state *state = opaque;
+  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (in->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, in->memory_class, HURRAY_DEVICE_OPENCL,
+                       "opencl: only standard buffers are imported (PL-IPC-6)");
+  }
+  opencl_shared *shared = calloc(1, sizeof *shared);
+  if (shared == NULL) {
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
+  }
+  status = plugin_shared_import("opencl", in, &shared->memory, err);
+  if (status != HURRAY_OK) {
+    free(shared);
+    return status;
+  }
+  hurray_plugin_allocation result;
+  memset(&result, 0, sizeof result);
+  result.struct_size = sizeof result;
+  result.byte_size = in->byte_size;
+  result.device_index = device_index;
+  result.memory_class = HURRAY_MEMORY_STANDARD;
+  status = wrap_shared(state, device_index, shared, in->byte_size, &result, err);
+  if (status != HURRAY_OK) {
+    plugin_shared_release(&shared->memory);
+    free(shared);
+    return status;
+  }
+  hurray_plugin_copy_out(out, &result, sizeof result);
+  return HURRAY_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -482,6 +601,12 @@ static hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_all
                                         (size_t)bytes, 0, NULL, NULL);
       return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
     default:
+      if (dst->plugin_data != NULL &&
+          ((const opencl_shared *)dst->plugin_data)->memory.read_only == HURRAY_TRUE) {
+        return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
+                           "opencl: read-only import: its writer sealed the segment against "
+                           "writes (PL-IPC-4)");
+      }
       rc = state->cl.clEnqueueWriteBuffer(d->queue, dst->address, CL_TRUE, (size_t)dst_offset,
                                           (size_t)bytes, src, 0, NULL, NULL);
       return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueWriteBuffer", rc);
@@ -692,6 +817,8 @@ static const hurray_plugin_table opencl_table = {
     .wait_stream = opencl_wait_stream,
     .stream_wait_event = opencl_stream_wait_event,
     .native_event = opencl_native_event,
+    .export_memory = opencl_export_memory,
+    .import_memory = opencl_import_memory,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

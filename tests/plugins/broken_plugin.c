@@ -165,6 +165,16 @@ static void t_release(void *state, void *event) {
   (void)state;
   free(event);
 }
+#ifdef BROKEN_EXPORT_WITHOUT_IMPORT
+static hurray_status t_export(void *state, const hurray_plugin_allocation *allocation,
+                              hurray_plugin_ipc_memory *out, hurray_error *err) {
+  (void)state;
+  (void)allocation;
+  (void)out;
+  (void)err;
+  return HURRAY_ERR_UNSUPPORTED; /* never called: the table is refused (PL-IPC-5) */
+}
+#endif
 /* PL-EVENT-5: a private runtime's own type; the event's address stands for
  * its handle. BROKEN_NATIVE_TYPE answers a named runtime's type instead. */
 static hurray_status t_native(void *state, void *event, hurray_plugin_native_event *out,
@@ -257,6 +267,9 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
   patched.record_event = NULL;
   patched.wait_event = NULL;
   patched.release_event = NULL;
+#endif
+#ifdef BROKEN_EXPORT_WITHOUT_IMPORT
+  patched.export_memory = t_export;
 #endif
 #ifdef VARIANT_ABI_1_0
   /* Built against the 1.0 header: its table ends before native_event, and

@@ -258,7 +258,7 @@ START_TEST(minor_versions_negotiate) {
 }
 END_TEST
 
-/* PL-EVENT-5, PL-TABLE-10, PL-VER-2, PL-VER-4: a plugin of this ABI gives its native
+/* PL-EVENT-5, PL-TABLE-10, PL-IPC-5, PL-VER-2, PL-VER-4: a plugin of this ABI gives its native
  * handle; a plugin built against 1.0 (table ending before native_event)
  * keeps loading and says UNSUPPORTED, whatever lies past its table; a type
  * that is not its device's is refused; native_event without events is a
@@ -307,6 +307,13 @@ START_TEST(native_event_negotiates) {
                    HURRAY_ERR_PLUGIN_INVALID);
   ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, native_event));
   ck_assert_msg(strstr(err.detail, "native_event") != NULL, "detail: %s", err.detail);
+
+  /* PL-IPC-5: export without import is a load failure naming the NULL one. */
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("export-without-import"),
+                                      HURRAY_PLUGIN_LOAD_REPLACE_TAG, NULL, &err),
+                   HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, import_memory));
+  ck_assert_msg(strstr(err.detail, "import_memory") != NULL, "detail: %s", err.detail);
 }
 END_TEST
 

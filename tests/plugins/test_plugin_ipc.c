@@ -1,0 +1,459 @@
+/*
+ * Plugin memory shared with another process (PL-IPC-1..6): a buffer
+ * allocated exportable, exported, its descriptor sent over a Unix socket
+ * (SCM_RIGHTS) to a second process that imports it through its own loaded
+ * plugin, reads the producer's bytes, writes its own, frees its import; the
+ * producer then reads the consumer's bytes from its own buffer: one memory,
+ * no copy. Then the refusals, in this process: what the host checks before
+ * the plugin (PL-IPC-3), what the plugin checks (a pipe, a short file), a
+ * sealed segment imported read-only (PL-IPC-4), a plugin without export
+ * (PL-IPC-1), the descriptors left open before and after.
+ *
+ * Usage: test_plugin_ipc PLUGIN_FILE [--require-devices]
+ *        test_plugin_ipc --consumer PLUGIN_FILE SOCKET_FD   (run by the test)
+ * Without a device it prints SKIP and exits 77 unless --require-devices.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hurray/plugin.h"
+
+extern char **environ;
+
+enum { SHARED_BYTES = 1 << 20 };
+
+static const char *plugin_file;
+static hurray_plugin_registry *registry;
+static hurray_plugin *plugin;
+
+static void load(void) {
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
+  ck_assert_msg(s == HURRAY_OK, "load %s: %s", plugin_file, err.detail);
+}
+
+static void unload(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  plugin = NULL;
+}
+
+static size_t open_descriptors(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  ck_assert_ptr_nonnull(dir);
+  size_t n = 0;
+  for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) {
+    n += e->d_name[0] != '.';
+  }
+  closedir(dir);
+  return n;
+}
+
+static unsigned char pattern(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
+
+/* One message: the descriptor record, with the descriptor as SCM_RIGHTS. */
+static void send_memory(int socket_fd, const hurray_plugin_ipc_memory *memory) {
+  struct iovec iov = {(void *)(uintptr_t)memory, sizeof *memory};
+  union {
+    struct cmsghdr header;
+    char bytes[CMSG_SPACE(sizeof(int))];
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.bytes;
+  msg.msg_controllen = sizeof control.bytes;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &memory->fd, sizeof(int));
+  ck_assert_int_eq(sendmsg(socket_fd, &msg, 0), (ssize_t)sizeof *memory);
+}
+
+static int receive_memory(int socket_fd, hurray_plugin_ipc_memory *memory) {
+  struct iovec iov = {memory, sizeof *memory};
+  union {
+    struct cmsghdr header;
+    char bytes[CMSG_SPACE(sizeof(int))];
+  } control;
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.bytes;
+  msg.msg_controllen = sizeof control.bytes;
+  if (recvmsg(socket_fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof *memory) {
+    return -1;
+  }
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  if (c == NULL || c->cmsg_type != SCM_RIGHTS) {
+    return -1;
+  }
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  memory->fd = fd; /* the sender's number means nothing here */
+  return 0;
+}
+
+/* The second process: imports, checks the producer's bytes, writes its own,
+ * frees the import, says "done" (one byte: 0 OK, else the step that failed). */
+static int run_consumer(const char *file, int socket_fd) {
+  hurray_error err;
+  hurray_plugin_registry *own = NULL;
+  hurray_plugin *loaded = NULL;
+  unsigned char verdict = 0;
+  hurray_plugin_ipc_memory memory;
+  if (receive_memory(socket_fd, &memory) != 0) {
+    verdict = 1;
+  } else if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
+             hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
+    verdict = 2;
+  } else {
+    hurray_plugin_buffer *imported = NULL;
+    static unsigned char bytes[SHARED_BYTES];
+    if (hurray_plugin_import(loaded, 0, &memory, &imported, &err) != HURRAY_OK) {
+      fprintf(stderr, "consumer: import: %s\n", err.detail);
+      verdict = 3;
+    } else if (hurray_plugin_buffer_read(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+      verdict = 4;
+    } else {
+      for (size_t i = 0; i < sizeof bytes && verdict == 0; i++) {
+        verdict = bytes[i] == pattern(i, 1u) ? 0 : 5;
+      }
+      const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(imported);
+      if (verdict == 0 && (handle->byte_size != SHARED_BYTES || handle->alignment != memory.alignment)) {
+        verdict = 6;
+      }
+      for (size_t i = 0; i < sizeof bytes; i++) {
+        bytes[i] = pattern(i, 2u);
+      }
+      if (verdict == 0 &&
+          hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+        verdict = 7;
+      }
+      if (hurray_plugin_buffer_release(imported, &err) != HURRAY_OK && verdict == 0) {
+        verdict = 8;
+      }
+    }
+  }
+  close(memory.fd);
+  hurray_plugin_registry_destroy(own);
+  (void)!write(socket_fd, &verdict, 1);
+  close(socket_fd);
+  return verdict;
+}
+
+static bool exports(void) {
+  return hurray_plugin_device_tag(plugin) == HURRAY_DEVICE_CPU ||
+         hurray_plugin_device_tag(plugin) == HURRAY_DEVICE_OPENCL;
+}
+
+/* PL-IPC-1..4 across two processes, on the plugins that export (PL-IPC-6). */
+START_TEST(another_process_reads_and_writes_the_same_memory) {
+  if (!exports()) {
+    return; /* refusals_without_export covers plugins that do not export */
+  }
+  size_t descriptors_before = open_descriptors();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, SHARED_BYTES, 64,
+                                                HURRAY_MEMORY_STANDARD,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                   HURRAY_OK);
+  static unsigned char bytes[SHARED_BYTES];
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    bytes[i] = pattern(i, 1u);
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  hurray_plugin_ipc_memory memory;
+  memset(&memory, 0xEE, sizeof memory);
+  memory.struct_size = sizeof memory;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
+  ck_assert_uint_eq(memory.kind, HURRAY_PLUGIN_IPC_MEMORY_FD);
+  ck_assert_int_ge(memory.fd, 0);
+  ck_assert_int_ne(fcntl(memory.fd, F_GETFD) & FD_CLOEXEC, 0);
+  ck_assert_uint_eq(memory.byte_size, SHARED_BYTES);
+  ck_assert_uint_ge(memory.segment_size, memory.offset + SHARED_BYTES);
+  ck_assert_uint_eq(memory.alignment, hurray_plugin_buffer_handle(buffer)->alignment);
+  ck_assert_uint_eq(memory.device_tag, hurray_plugin_device_tag(plugin));
+  ck_assert_uint_eq(memory.memory_class, HURRAY_MEMORY_STANDARD);
+  ck_assert_uint_eq(memory.reserved[0] | memory.reserved[1], 0u);
+
+  int pair[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  /* The child's end survives exec as descriptor 100 (dup2 clears CLOEXEC;
+   * 100 is never pair[1] here, where dup2 would do nothing). */
+  ck_assert_int_ne(pair[1], 100);
+  posix_spawn_file_actions_adddup2(&actions, pair[1], 100);
+  char program[] = "/proc/self/exe";
+  char consumer[] = "--consumer";
+  char descriptor[] = "100";
+  char *file = strdup(plugin_file);
+  ck_assert_ptr_nonnull(file);
+  char *argv[] = {program, consumer, file, descriptor, NULL};
+  pid_t child;
+  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  free(file);
+  close(pair[1]);
+  send_memory(pair[0], &memory);
+  close(memory.fd); /* PL-IPC-2: sent, so ours to close */
+  unsigned char verdict = 0xFF;
+  ck_assert_int_eq(read(pair[0], &verdict, 1), 1);
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  close(pair[0]);
+  ck_assert_msg(verdict == 0, "the consumer failed at step %u", (unsigned)verdict);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  /* The consumer's bytes, read through the producer's own buffer. */
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    ck_assert_uint_eq(bytes[i], pattern(i, 2u));
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_uint_eq(open_descriptors(), descriptors_before);
+}
+END_TEST
+
+/* PL-IPC-3: the host's checks, in order, before the plugin maps anything;
+ * then the plugin's own (not a file; shorter than declared); nothing left
+ * open by any refusal. */
+START_TEST(imports_are_checked) {
+  if (!exports()) {
+    return;
+  }
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 8192, 64, HURRAY_MEMORY_STANDARD,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                   HURRAY_OK);
+  hurray_plugin_ipc_memory good;
+  memset(&good, 0, sizeof good);
+  good.struct_size = sizeof good;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &good, &err), HURRAY_OK);
+  size_t descriptors_before = open_descriptors();
+  hurray_plugin_buffer *imported = (hurray_plugin_buffer *)&err; /* must stay as it is */
+  hurray_plugin_buffer *const untouched = imported;
+  hurray_plugin_ipc_memory m;
+
+  m = good;
+  m.struct_size = 64;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.index, 2);
+  m = good;
+  m.device_tag = HURRAY_DEVICE_ROCM;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_DEVICE_TAG_MISMATCH);
+  ck_assert_uint_eq(err.value, HURRAY_DEVICE_ROCM);
+  m = good;
+  m.kind = 9;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 9);
+  m = good;
+  m.reserved[1] = 1;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  m = good;
+  m.byte_size = m.segment_size + 1u;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(err.value, m.segment_size + 1u);
+  ck_assert_uint_eq(err.expected, m.segment_size);
+  m = good;
+  m.offset = UINT64_MAX;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_IPC_BAD_SEGMENT);
+  m = good;
+  m.byte_size = 0;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  m = good;
+  m.alignment = 96;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+  m = good;
+  m.alignment = 32;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+  m = good;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 7, &m, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 7);
+  ck_assert_int_eq(hurray_plugin_import(NULL, 0, &m, &imported, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 0);
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, NULL, &imported, &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 2);
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 3);
+
+  /* The plugin's checks: a pipe is no segment; a file shorter than declared. */
+  int pipe_fds[2];
+  ck_assert_int_eq(pipe(pipe_fds), 0);
+  m = good;
+  m.fd = pipe_fds[0];
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_msg(strstr(err.detail, "not a regular file") != NULL, "detail: %s", err.detail);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  int small = memfd_create("hurray-test-small", MFD_CLOEXEC);
+  ck_assert_int_ge(small, 0);
+  ck_assert_int_eq(ftruncate(small, 4096), 0);
+  m = good;
+  m.fd = small;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err),
+                   HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(err.value, 8192);
+  ck_assert_uint_eq(err.expected, 4096);
+  close(small);
+  ck_assert_ptr_eq(imported, untouched);
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, NULL, NULL), 1u); /* only `buffer` */
+  ck_assert_uint_eq(open_descriptors(), descriptors_before);
+
+  /* The good one, in this same process: a second view of the same bytes. */
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 100, "shared", 7, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &good, &imported, &err), HURRAY_OK);
+  char back[7];
+  ck_assert_int_eq(hurray_plugin_buffer_read(imported, 100, back, sizeof back, &err), HURRAY_OK);
+  ck_assert_str_eq(back, "shared");
+  ck_assert_int_eq(hurray_plugin_buffer_release(imported, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_release(imported, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  close(good.fd);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+}
+END_TEST
+
+/* PL-IPC-4: a segment its writer sealed (as the IPC transport does,
+ * IPC-SEG-1) is imported read-only: reads work, a copy into it is refused. */
+START_TEST(sealed_segment_is_imported_read_only) {
+  if (!exports()) {
+    return;
+  }
+  int fd = memfd_create("hurray-test-sealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(ftruncate(fd, 4096), 0);
+  ck_assert_int_eq(pwrite(fd, "sealed", 7, 0), 7);
+  ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE), 0);
+  hurray_plugin_ipc_memory m;
+  memset(&m, 0, sizeof m);
+  m.struct_size = sizeof m;
+  m.kind = HURRAY_PLUGIN_IPC_MEMORY_FD;
+  m.fd = fd;
+  m.segment_size = 4096;
+  m.byte_size = 4096;
+  m.alignment = 128; /* at most what every plugin here guarantees in the standard class */
+  m.device_tag = hurray_plugin_device_tag(plugin);
+  m.memory_class = HURRAY_MEMORY_STANDARD;
+  hurray_error err;
+  hurray_plugin_buffer *imported = NULL;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &m, &imported, &err), HURRAY_OK);
+  close(fd); /* the caller's: the import keeps its own */
+  char back[7];
+  ck_assert_int_eq(hurray_plugin_buffer_read(imported, 0, back, sizeof back, &err), HURRAY_OK);
+  ck_assert_str_eq(back, "sealed");
+  ck_assert_int_eq(hurray_plugin_buffer_write(imported, 0, "x", 1, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(strstr(err.detail, "read-only import") != NULL, "detail: %s", err.detail);
+  ck_assert_int_eq(hurray_plugin_buffer_release(imported, &err), HURRAY_OK);
+}
+END_TEST
+
+/* PL-IPC-1, PL-IPC-2, PL-IPC-6: flags checked first; private memory is not
+ * exported; a plugin without export is never asked for exportable memory. */
+START_TEST(refusals_without_export) {
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, 0x6u,
+                                                &buffer, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 0x6u);
+  ck_assert_uint_eq(err.index, 5);
+  ck_assert_ptr_null(buffer);
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, 0u,
+                                                &buffer, &err),
+                   HURRAY_OK);
+  hurray_plugin_ipc_memory m;
+  memset(&m, 0xEE, sizeof m);
+  m.struct_size = sizeof m;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &m, &err), HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(m.kind, 0xEEEEEEEEu); /* nothing written */
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &m, &err), HURRAY_ERR_USE_AFTER_DESTROY);
+  if (!exports()) {
+    ck_assert_int_eq(
+        hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
+                                     HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+        HURRAY_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(err.expected, hurray_plugin_device_tag(plugin));
+    ck_assert_msg(strstr(err.detail, "PL-IPC-1") != NULL, "detail: %s", err.detail);
+  }
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
+    return run_consumer(argv[2], atoi(argv[3]));
+  }
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_plugin_ipc PLUGIN_FILE [--require-devices]\n");
+    return 2;
+  }
+  plugin_file = argv[1];
+  bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
+  /* Whether the plugin has a device here, outside the suite (no asserts). */
+  hurray_error err;
+  hurray_plugin_registry *probe = NULL;
+  hurray_plugin *probed = NULL;
+  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
+      hurray_plugin_load(probe, plugin_file, 0, &probed, &err) != HURRAY_OK) {
+    fprintf(stderr, "load %s: %s\n", plugin_file, err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
+  if (hurray_plugin_device_count(probed) == 0) {
+    char reason[512];
+    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
+    hurray_plugin_registry_destroy(probe);
+    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
+    return require ? 1 : 77;
+  }
+  hurray_plugin_registry_destroy(probe);
+  Suite *suite = suite_create("plugin_ipc");
+  TCase *tc = tcase_create("ipc");
+  tcase_add_checked_fixture(tc, load, unload);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, another_process_reads_and_writes_the_same_memory);
+  tcase_add_test(tc, imports_are_checked);
+  tcase_add_test(tc, sealed_segment_is_imported_read_only);
+  tcase_add_test(tc, refusals_without_export);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_set_fork_status(runner, CK_NOFORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
