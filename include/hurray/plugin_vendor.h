@@ -344,7 +344,7 @@ typedef hurray_status (*hurray_plugin_native_event_fn)(void *state, void *event,
 
 /**
  * An exported buffer as another process imports it (PL-IPC-2, PL-IPC-3).
- * Growable: struct_size first. 128 bytes, no implicit padding.
+ * Growable: struct_size first. 144 bytes, no implicit padding.
  */
 typedef struct hurray_plugin_ipc_memory {
   /** sizeof(hurray_plugin_ipc_memory) as the writer was compiled. */
@@ -357,8 +357,11 @@ typedef struct hurray_plugin_ipc_memory {
   uint32_t handle_size;
   /** kind HANDLE: the runtime's IPC handle. */
   uint8_t handle[HURRAY_PLUGIN_IPC_HANDLE_SIZE];
-  /** The exporting device's identity (a UUID) where the runtime has one; zeros otherwise. */
+  /** The exporting device's identity (Vulkan deviceUUID, …) where the runtime has one; zeros otherwise. */
   uint8_t device_uuid[16];
+  /** The exporting driver's identity (Vulkan driverUUID) where the runtime has one; zeros
+   * otherwise. An importer refuses memory whose identities are not its own. */
+  uint8_t driver_uuid[16];
   /** Bytes of the shared object (the memfd, the runtime's allocation). */
   uint64_t segment_size;
   /** Where the buffer starts in it. */
