@@ -72,6 +72,9 @@
   X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))    \
   X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))        \
   X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))              \
+  X(CUresult, cuIpcGetMemHandle, (CUipcMemHandle *, CUdeviceptr))         \
+  X(CUresult, cuIpcOpenMemHandle_v2, (CUdeviceptr *, CUipcMemHandle, unsigned int)) \
+  X(CUresult, cuIpcCloseMemHandle, (CUdeviceptr))                          \
   X(CUresult, cuEventCreate, (CUevent *, unsigned int))                    \
   X(CUresult, cuEventRecord, (CUevent, CUstream))                          \
   X(CUresult, cuEventQuery, (CUevent))                                     \
@@ -384,6 +387,11 @@ static hurray_status cuda_describe_device(void *state, uint32_t device_index,
   return HURRAY_OK;
 }
 
+/* plugin_data holds an allocation's base; bit 0 (free: driver bases are at
+ * least 256-byte aligned) marks memory imported from another process, which
+ * free() closes rather than frees (PL-IPC-4). */
+#define IMPORTED_MARK 1u
+
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
 /* ------------------------------------------------------------------------ */
@@ -434,9 +442,17 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
                        "cuda: memory class 0x%02X is not offered by device %u",
                        (unsigned)memory_class, (unsigned)device_index);
   }
-  if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "cuda: allocate flags must be 0 in ABI 1.x");
+  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
+                       "cuda: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists",
+                       (unsigned)flags);
+  }
+  /* PL-IPC-6: the runtime's IPC handles cover device memory only; every
+   * device allocation can be exported, so the flag changes nothing else. */
+  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
+                       "cuda: only standard (device) memory is exported, not class 0x%02X",
+                       (unsigned)memory_class);
   }
   if (alignment > CUDA_MAX_ALIGNMENT) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CUDA_MAX_ALIGNMENT,
@@ -496,8 +512,92 @@ static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
       cuda_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
     return;
   }
-  cuda_raw_free(s, allocation->memory_class, (uint64_t)(uintptr_t)allocation->plugin_data);
+  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data;
+  if ((base & IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
+    (void)s->cu.cuIpcCloseMemHandle((CUdeviceptr)(uintptr_t)(base & ~(uint64_t)IMPORTED_MARK));
+  } else {
+    cuda_raw_free(s, allocation->memory_class, base);
+  }
   cuda_leave(s);
+}
+
+/* PL-IPC-2: the runtime's IPC handle of the allocation's base (plugin_data)
+ * and the buffer's offset from it; the handle covers device memory only. */
+static hurray_status cuda_export_memory(void *state, const hurray_plugin_allocation *allocation,
+                                        hurray_plugin_ipc_memory *out, hurray_error *err) {
+  const cuda_state *s = state;
+  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)IMPORTED_MARK;
+  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_CUDA,
+                       "cuda: only standard (device) memory has an IPC handle");
+  }
+  hurray_status status = cuda_enter(s, allocation->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUipcMemHandle handle;
+  memset(&handle, 0, sizeof handle);
+  CUresult r = s->cu.cuIpcGetMemHandle(&handle, (CUdeviceptr)(uintptr_t)base);
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    return cuda_vendor_fail(s, err, "cuIpcGetMemHandle", r, 0);
+  }
+  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
+  out->handle_size = (uint32_t)sizeof handle.reserved;
+  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  out->offset = (uint64_t)(uintptr_t)allocation->address - base;
+  out->segment_size = out->offset + allocation->byte_size;
+  return HURRAY_OK;
+}
+
+/* PL-IPC-3: opens the handle on the device; the buffer sits at the
+ * exporter's offset from the mapped base. free() closes it (plugin_data
+ * carries the base with IMPORTED_MARK). */
+static hurray_status cuda_import_memory(void *state, uint32_t device_index,
+                                        const hurray_plugin_ipc_memory *in,
+                                        hurray_plugin_allocation *out, hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUipcMemHandle handle;
+  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.reserved ||
+      in->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
+                       "cuda: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
+                       "a %zu-byte IPC handle of standard memory",
+                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
+                       sizeof handle.reserved);
+  }
+  memcpy(handle.reserved, in->handle, sizeof handle.reserved);
+  status = cuda_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUdeviceptr mapped = 0;
+  CUresult r = s->cu.cuIpcOpenMemHandle_v2(&mapped, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    return cuda_vendor_fail(s, err, "cuIpcOpenMemHandle_v2", r, 0);
+  }
+  uint64_t base = (uint64_t)(uintptr_t)mapped;
+  uint64_t address = base + in->offset;
+  uint64_t measured = plugin_alignment_of_address(address);
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < HURRAY_PLUGIN_MAX_ALIGNMENT ? measured
+                                                                  : HURRAY_PLUGIN_MAX_ALIGNMENT);
+  a.byte_size = in->byte_size;
+  a.address = (void *)(uintptr_t)address;
+  a.device_address = address;
+  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  a.plugin_data = (void *)(uintptr_t)(base | IMPORTED_MARK);
+  a.device_index = device_index;
+  a.memory_class = HURRAY_MEMORY_STANDARD;
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -701,6 +801,8 @@ static const hurray_plugin_table cuda_table = {
     .wait_stream = cuda_wait_stream,
     .stream_wait_event = cuda_stream_wait_event,
     .native_event = cuda_native_event,
+    .export_memory = cuda_export_memory,
+    .import_memory = cuda_import_memory,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

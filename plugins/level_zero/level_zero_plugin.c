@@ -77,6 +77,10 @@
     (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, const ze_host_mem_alloc_desc_t *,   \
      size_t, size_t, ze_device_handle_t, void **))                                                \
   X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                        \
+  X(ze_result_t, zeMemGetIpcHandle, (ze_context_handle_t, const void *, ze_ipc_mem_handle_t *))    \
+  X(ze_result_t, zeMemOpenIpcHandle,                                                              \
+    (ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, void **)) \
+  X(ze_result_t, zeMemCloseIpcHandle, (ze_context_handle_t, const void *))                        \
   X(ze_result_t, zeCommandListCreateImmediate,                                                    \
     (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,                    \
      ze_command_list_handle_t *))                                                                 \
@@ -416,9 +420,18 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                        "level_zero: memory class 0x%02X is not offered by device %u",
                        (unsigned)memory_class, (unsigned)device_index);
   }
-  if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "level_zero: allocate flags must be 0 in ABI 1.x");
+  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
+                       "level_zero: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE "
+                       "exists",
+                       (unsigned)flags);
+  }
+  /* PL-IPC-6: IPC handles cover device allocations only; every one can be
+   * exported, so the flag changes nothing else. */
+  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
+                       "level_zero: only standard (device) memory is exported, not class 0x%02X",
+                       (unsigned)memory_class);
   }
   if (alignment > ZE_MAX_ALIGNMENT) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
@@ -481,9 +494,83 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   return HURRAY_OK;
 }
 
+/* plugin_data of an allocation opened from another process's IPC handle:
+ * free() closes it rather than frees (PL-IPC-4). */
+static char imported_mark;
+
 static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocation) {
   ze_state *s = state;
+  if (allocation->plugin_data == &imported_mark) {
+    (void)s->ze.zeMemCloseIpcHandle(s->context, allocation->address);
+    return;
+  }
   (void)s->ze.zeMemFree(s->context, allocation->address);
+}
+
+/* PL-IPC-2: the IPC handle of a device allocation (the buffer is the whole
+ * allocation: offset 0). */
+static hurray_status ze_plugin_export_memory(void *state, const hurray_plugin_allocation *allocation,
+                                             hurray_plugin_ipc_memory *out, hurray_error *err) {
+  ze_state *s = state;
+  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class,
+                       HURRAY_DEVICE_LEVEL_ZERO,
+                       "level_zero: only standard (device) memory has an IPC handle");
+  }
+  ze_ipc_mem_handle_t handle;
+  memset(&handle, 0, sizeof handle);
+  ze_result_t r = s->ze.zeMemGetIpcHandle(s->context, allocation->address, &handle);
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, "zeMemGetIpcHandle", r, 0);
+  }
+  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
+  out->handle_size = (uint32_t)sizeof handle.data;
+  memcpy(out->handle, handle.data, sizeof handle.data);
+  out->offset = 0u;
+  out->segment_size = allocation->byte_size;
+  return HURRAY_OK;
+}
+
+/* PL-IPC-3: opens the handle on the device, in this plugin's context. */
+static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
+                                             const hurray_plugin_ipc_memory *in,
+                                             hurray_plugin_allocation *out, hurray_error *err) {
+  ze_state *s = state;
+  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  ze_ipc_mem_handle_t handle;
+  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.data ||
+      in->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
+                       "level_zero: memory kind %u with a %u-byte handle, class 0x%02X: an "
+                       "import is a %zu-byte IPC handle of standard memory",
+                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
+                       sizeof handle.data);
+  }
+  memcpy(handle.data, in->handle, sizeof handle.data);
+  void *base = NULL;
+  ze_result_t r = s->ze.zeMemOpenIpcHandle(s->context, s->devices[device_index].device, handle, 0,
+                                           &base);
+  if (r != ZE_RESULT_SUCCESS) {
+    return ze_vendor_fail(err, "zeMemOpenIpcHandle", r, 0);
+  }
+  unsigned char *p = (unsigned char *)base + in->offset;
+  uint64_t measured = plugin_alignment_of_address((uint64_t)(uintptr_t)p);
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < ZE_MAX_ALIGNMENT ? measured : ZE_MAX_ALIGNMENT);
+  a.byte_size = in->byte_size;
+  a.address = p;
+  a.device_address = (uint64_t)(uintptr_t)p;
+  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  a.plugin_data = &imported_mark;
+  a.device_index = device_index;
+  a.memory_class = HURRAY_MEMORY_STANDARD;
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -725,6 +812,8 @@ static const hurray_plugin_table ze_table = {
     .wait_stream = ze_plugin_wait_stream,
     .stream_wait_event = ze_plugin_stream_wait_event,
     .native_event = ze_plugin_native_event,
+    .export_memory = ze_plugin_export_memory,
+    .import_memory = ze_plugin_import_memory,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

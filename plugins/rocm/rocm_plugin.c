@@ -71,6 +71,9 @@
   X(hipError_t, hipHostFree, (void *))                                       \
   X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))           \
   X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))    \
+  X(hipError_t, hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))           \
+  X(hipError_t, hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned int)) \
+  X(hipError_t, hipIpcCloseMemHandle, (void *))                              \
   X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))           \
   X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                   \
   X(hipError_t, hipEventQuery, (hipEvent_t))                                 \
@@ -351,6 +354,11 @@ static hurray_status rocm_describe_device(void *state, uint32_t device_index,
   return HURRAY_OK;
 }
 
+/* plugin_data holds an allocation's base; bit 0 (free: driver bases are at
+ * least 256-byte aligned) marks memory imported from another process, which
+ * free() closes rather than frees (PL-IPC-4). */
+#define IMPORTED_MARK 1u
+
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
 /* ------------------------------------------------------------------------ */
@@ -397,9 +405,17 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
                        "rocm: memory class 0x%02X is not offered by device %u",
                        (unsigned)memory_class, (unsigned)device_index);
   }
-  if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "rocm: allocate flags must be 0 in ABI 1.x");
+  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
+                       "rocm: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists",
+                       (unsigned)flags);
+  }
+  /* PL-IPC-6: the runtime's IPC handles cover device memory only; every
+   * device allocation can be exported, so the flag changes nothing else. */
+  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
+                       "rocm: only standard (device) memory is exported, not class 0x%02X",
+                       (unsigned)memory_class);
   }
   if (alignment > ROCM_MAX_ALIGNMENT) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ROCM_MAX_ALIGNMENT,
@@ -458,7 +474,91 @@ static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
       rocm_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
     return;
   }
-  rocm_raw_free(s, allocation->memory_class, (uint64_t)(uintptr_t)allocation->plugin_data);
+  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data;
+  if ((base & IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
+    (void)s->hip.hipIpcCloseMemHandle((void *)(uintptr_t)(base & ~(uint64_t)IMPORTED_MARK));
+  } else {
+    rocm_raw_free(s, allocation->memory_class, base);
+  }
+}
+
+/* PL-IPC-2: the runtime's IPC handle of the allocation's base (plugin_data)
+ * and the buffer's offset from it; the handle covers device memory only. */
+static hurray_status rocm_export_memory(void *state, const hurray_plugin_allocation *allocation,
+                                        hurray_plugin_ipc_memory *out, hurray_error *err) {
+  const rocm_state *s = state;
+  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)IMPORTED_MARK;
+  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_ROCM,
+                       "rocm: only standard (device) memory has an IPC handle");
+  }
+  hurray_status status = rocm_enter(s, allocation->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipIpcMemHandle_t handle;
+  memset(&handle, 0, sizeof handle);
+  hipError_t r = s->hip.hipIpcGetMemHandle(&handle, (void *)(uintptr_t)base);
+  
+  if (r != hipSuccess) {
+    return rocm_vendor_fail(s, err, "hipIpcGetMemHandle", r, 0);
+  }
+  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
+  out->handle_size = (uint32_t)sizeof handle.reserved;
+  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  out->offset = (uint64_t)(uintptr_t)allocation->address - base;
+  out->segment_size = out->offset + allocation->byte_size;
+  return HURRAY_OK;
+}
+
+/* PL-IPC-3: opens the handle on the device; the buffer sits at the
+ * exporter's offset from the mapped base. free() closes it (plugin_data
+ * carries the base with IMPORTED_MARK). */
+static hurray_status rocm_import_memory(void *state, uint32_t device_index,
+                                        const hurray_plugin_ipc_memory *in,
+                                        hurray_plugin_allocation *out, hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipIpcMemHandle_t handle;
+  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.reserved ||
+      in->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
+                       "rocm: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
+                       "a %zu-byte IPC handle of standard memory",
+                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
+                       sizeof handle.reserved);
+  }
+  memcpy(handle.reserved, in->handle, sizeof handle.reserved);
+  status = rocm_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  void * mapped = 0;
+  hipError_t r = s->hip.hipIpcOpenMemHandle(&mapped, handle, hipIpcMemLazyEnablePeerAccess);
+  
+  if (r != hipSuccess) {
+    return rocm_vendor_fail(s, err, "hipIpcOpenMemHandle", r, 0);
+  }
+  uint64_t base = (uint64_t)(uintptr_t)mapped;
+  uint64_t address = base + in->offset;
+  uint64_t measured = plugin_alignment_of_address(address);
+  hurray_plugin_allocation a;
+  memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.alignment = (uint32_t)(measured < HURRAY_PLUGIN_MAX_ALIGNMENT ? measured
+                                                                  : HURRAY_PLUGIN_MAX_ALIGNMENT);
+  a.byte_size = in->byte_size;
+  a.address = (void *)(uintptr_t)address;
+  a.device_address = address;
+  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
+  a.plugin_data = (void *)(uintptr_t)(base | IMPORTED_MARK);
+  a.device_index = device_index;
+  a.memory_class = HURRAY_MEMORY_STANDARD;
+  hurray_plugin_copy_out(out, &a, sizeof a);
+  return HURRAY_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -654,6 +754,8 @@ static const hurray_plugin_table rocm_table = {
     .wait_stream = rocm_wait_stream,
     .stream_wait_event = rocm_stream_wait_event,
     .native_event = rocm_native_event,
+    .export_memory = rocm_export_memory,
+    .import_memory = rocm_import_memory,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

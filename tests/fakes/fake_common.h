@@ -146,6 +146,53 @@ static inline long fake_live_objects(fake_registry *registry) {
   return count;
 }
 
+/* A stand-in IPC memory handle (cuIpcGetMemHandle, hipIpcGetMemHandle):
+ * a magic, the allocation's address and size, in the runtime's 64 bytes.
+ * A stand-in has no memory shared between processes, so a handle opens in
+ * the process that made it only: the open gives back the same address and
+ * counts one object until it is closed, which is what the plugin tests
+ * check (every open closed once). */
+#define FAKE_IPC_MAGIC "hurray-fake-ipc"
+
+static inline bool fake_ipc_get(fake_registry *registry, const void *address, char handle[64]) {
+  size_t size = 0;
+  bool found = false;
+  pthread_mutex_lock(&registry->lock);
+  for (const fake_allocation *a = registry->allocations; a != NULL && !found; a = a->next) {
+    found = a->address == address;
+    size = found ? a->size : 0u;
+  }
+  pthread_mutex_unlock(&registry->lock);
+  if (!found) {
+    return false;
+  }
+  memset(handle, 0, 64);
+  memcpy(handle, FAKE_IPC_MAGIC, sizeof FAKE_IPC_MAGIC);
+  memcpy(handle + 16, &address, sizeof address);
+  memcpy(handle + 24, &size, sizeof size);
+  return true;
+}
+
+static inline void *fake_ipc_open(fake_registry *registry, const char handle[64]) {
+  if (memcmp(handle, FAKE_IPC_MAGIC, sizeof FAKE_IPC_MAGIC) != 0) {
+    return NULL;
+  }
+  void *address = NULL;
+  memcpy(&address, handle + 16, sizeof address);
+  bool live = false;
+  pthread_mutex_lock(&registry->lock);
+  for (const fake_allocation *a = registry->allocations; a != NULL && !live; a = a->next) {
+    live = a->address == address;
+  }
+  if (live) {
+    registry->other_objects++;
+  }
+  pthread_mutex_unlock(&registry->lock);
+  return live ? address : NULL;
+}
+
+static inline void fake_ipc_close(fake_registry *registry) { fake_count_object(registry, -1); }
+
 /* Sleeps a millisecond: what a stand-in does while "the device" never
  * finishes, so a plugin that blocks without a timeout hangs as it would on
  * real hardware (and its test fails on the harness timeout). */

@@ -251,6 +251,32 @@ CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteC
   return CUDA_SUCCESS;
 }
 
+/* IPC memory handles (fake_common.h: opened in the same process only). */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
+  if (pHandle == NULL || !fake_ipc_get(&registry, (void *)(uintptr_t)dptr, pHandle->reserved)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (pdptr == NULL || (Flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  void *p = fake_ipc_open(&registry, handle.reserved);
+  if (p == NULL) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *pdptr = (CUdeviceptr)(uintptr_t)p;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) {
+  (void)dptr;
+  fake_ipc_close(&registry);
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {
   if (current_context == NULL) {
     return CUDA_ERROR_INVALID_CONTEXT;

@@ -210,6 +210,32 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
   return hipSuccess;
 }
 
+/* IPC memory handles (fake_common.h: opened in the same process only). */
+hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr) {
+  if (handle == NULL || !fake_ipc_get(&registry, devPtr, handle->reserved)) {
+    return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
+hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags) {
+  if (devPtr == NULL || flags != hipIpcMemLazyEnablePeerAccess) {
+    return hipErrorInvalidValue;
+  }
+  void *p = fake_ipc_open(&registry, handle.reserved);
+  if (p == NULL) {
+    return hipErrorInvalidHandle;
+  }
+  *devPtr = p;
+  return hipSuccess;
+}
+
+hipError_t hipIpcCloseMemHandle(void *devPtr) {
+  (void)devPtr;
+  fake_ipc_close(&registry);
+  return hipSuccess;
+}
+
 hipError_t hipEventQuery(hipEvent_t event) {
   if (!valid_event(event)) {
     return hipErrorInvalidHandle;

@@ -210,6 +210,36 @@ static ze_result_t fake_mem_free(ze_context_handle_t context, void *ptr) {
   return fake_release(&registry, ptr, -1) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
+/* IPC memory handles (fake_common.h: opened in the same process only). */
+static ze_result_t fake_mem_get_ipc_handle(ze_context_handle_t context, const void *ptr,
+                                           ze_ipc_mem_handle_t *handle) {
+  (void)context;
+  if (handle == NULL || !fake_ipc_get(&registry, ptr, handle->data)) {
+    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t fake_mem_open_ipc_handle(ze_context_handle_t context, ze_device_handle_t device,
+                                            ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags,
+                                            void **out) {
+  (void)context;
+  (void)device;
+  if (out == NULL || (flags & ~(ze_ipc_memory_flags_t)(ZE_IPC_MEMORY_FLAG_BIAS_CACHED |
+                                                       ZE_IPC_MEMORY_FLAG_BIAS_UNCACHED)) != 0) {
+    return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  }
+  *out = fake_ipc_open(&registry, handle.data);
+  return *out != NULL ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+}
+
+static ze_result_t fake_mem_close_ipc_handle(ze_context_handle_t context, const void *ptr) {
+  (void)context;
+  (void)ptr;
+  fake_ipc_close(&registry);
+  return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t fake_list_create_immediate(ze_context_handle_t context,
                                               ze_device_handle_t device,
                                               const ze_command_queue_desc_t *desc,
@@ -384,7 +414,10 @@ FAKE_TABLE_GETTER(zeGetEventProcAddrTable, ze_event_dditable_t,
 FAKE_TABLE_GETTER(zeGetMemProcAddrTable, ze_mem_dditable_t,
                   (table->pfnAllocShared = fake_mem_alloc_shared,
                    table->pfnAllocDevice = fake_mem_alloc_device,
-                   table->pfnAllocHost = fake_mem_alloc_host, table->pfnFree = fake_mem_free))
+                   table->pfnAllocHost = fake_mem_alloc_host, table->pfnFree = fake_mem_free,
+                   table->pfnGetIpcHandle = fake_mem_get_ipc_handle,
+                   table->pfnOpenIpcHandle = fake_mem_open_ipc_handle,
+                   table->pfnCloseIpcHandle = fake_mem_close_ipc_handle))
 FAKE_TABLE_GETTER(zeGetFenceProcAddrTable, ze_fence_dditable_t, (void)0)
 FAKE_TABLE_GETTER(zeGetImageProcAddrTable, ze_image_dditable_t, (void)0)
 FAKE_TABLE_GETTER(zeGetKernelProcAddrTable, ze_kernel_dditable_t, (void)0)

@@ -599,6 +599,85 @@ START_TEST(native_event_is_the_runtimes) {
 }
 END_TEST
 
+/* PL-IPC-1..6 with the runtimes' IPC handles (cuIpcGetMemHandle,
+ * hipIpcGetMemHandle, zeMemGetIpcHandle): an exportable device buffer exports a 64-byte handle
+ * and no descriptor; the import opens it (the stand-ins open a handle in the
+ * process that made it, the one thing they cannot imitate) onto the same
+ * bytes; freeing the import closes it, once; the exporter's buffer is
+ * untouched. A runtime without IPC handles here is never asked. */
+START_TEST(ipc_handles_open_the_same_memory) {
+  hurray_plugin *plugin = load_with_stand_in();
+  void *stand_in = hold_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  bool handles = the_case->tag == HURRAY_DEVICE_CUDA || the_case->tag == HURRAY_DEVICE_ROCM ||
+                 the_case->tag == HURRAY_DEVICE_LEVEL_ZERO;
+  hurray_status s = hurray_plugin_allocate_flags(plugin, 0, 8192, 256, HURRAY_MEMORY_STANDARD,
+                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err);
+  if (!handles) {
+    ck_assert_int_eq(s, HURRAY_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(err.expected, the_case->tag);
+    dlclose(stand_in);
+    hurray_plugin_registry_destroy(registry);
+    return;
+  }
+  ck_assert_msg(s == HURRAY_OK, "%s", err.detail);
+  long live_before = live_objects(stand_in);
+  unsigned char bytes[8192];
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    bytes[i] = (unsigned char)(i * 13u + 1u);
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  hurray_plugin_ipc_memory memory;
+  memset(&memory, 0, sizeof memory);
+  memory.struct_size = sizeof memory;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
+  ck_assert_uint_eq(memory.kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE);
+  ck_assert_uint_eq(memory.handle_size, 64u);
+  ck_assert_int_eq(memory.fd, -1);
+  ck_assert_uint_eq(memory.byte_size, 8192u);
+  ck_assert_uint_ge(memory.segment_size, memory.offset + 8192u);
+
+  hurray_plugin_buffer *imported = NULL;
+  hurray_plugin_ipc_memory bad = memory;
+  bad.handle_size = 16;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &bad, &imported, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  bad = memory;
+  bad.handle[0] ^= 0xFFu; /* not a handle the runtime made */
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &bad, &imported, &err),
+                   HURRAY_ERR_DEVICE_ERROR);
+  ck_assert_ptr_null(imported);
+  ck_assert_int_eq(live_objects(stand_in), live_before);
+
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &memory, &imported, &err), HURRAY_OK);
+  ck_assert_int_eq(live_objects(stand_in), live_before + 1); /* one open handle */
+  const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(imported);
+  ck_assert_uint_eq(handle->byte_size, 8192u);
+  ck_assert_uint_eq(handle->alignment, memory.alignment);
+  ck_assert_uint_eq(handle->device_tag, the_case->tag);
+  unsigned char back[8192];
+  ck_assert_int_eq(hurray_plugin_buffer_read(imported, 0, back, sizeof back, &err), HURRAY_OK);
+  ck_assert_mem_eq(back, bytes, sizeof bytes);
+  ck_assert_int_eq(hurray_plugin_buffer_write(imported, 0, "imported", 9, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, back, 9, &err), HURRAY_OK);
+  ck_assert_str_eq((const char *)back, "imported"); /* one memory */
+  ck_assert_int_eq(hurray_plugin_buffer_release(imported, &err), HURRAY_OK);
+  ck_assert_int_eq(live_objects(stand_in), live_before); /* closed, once */
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 9, back, 1, &err), HURRAY_OK);
+  ck_assert_uint_eq(back[0], bytes[9]); /* the exporter's buffer is still there */
+
+  /* Only device memory has IPC handles. */
+  hurray_plugin_buffer *pinned = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_HOST_PINNED,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &pinned, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  dlclose(stand_in);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
 START_TEST(registry_destroy_leaves_live_objects_to_their_holders) {
   setenv("HURRAY_FAKE_DEVICES", "2", 1);
   void *stand_in = hold_stand_in();
@@ -864,6 +943,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, vendor_out_of_memory_maps_to_out_of_memory);
   tcase_add_test(tc, events_complete_and_time_out);
   tcase_add_test(tc, native_event_is_the_runtimes);
+  tcase_add_test(tc, ipc_handles_open_the_same_memory);
   tcase_add_test(tc, registry_destroy_leaves_live_objects_to_their_holders);
   tcase_add_test(tc, free_and_release_return_every_object);
   if (the_case->has_events) {
