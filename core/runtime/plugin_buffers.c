@@ -474,7 +474,8 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
  * caller in the detail. */
 static hurray_status check_request(const hurray_plugin *plugin, uint32_t device_index,
                                    uint64_t byte_size, uint32_t alignment,
-                                   hurray_memory_class memory_class, const char *who,
+                                   hurray_memory_class memory_class, bool import,
+                                   const char *who,
                                    const hurray_plugin_memory_class_info **out_class,
                                    hurray_error *err) {
   if (device_index >= plugin->device_count) {
@@ -509,7 +510,9 @@ static hurray_status check_request(const hurray_plugin *plugin, uint32_t device_
                               4, "%s device %u (%s) does not offer memory class %s",
                               plugin->table.name, (unsigned)device_index, device->name, name);
   }
-  if (alignment > class_info->max_alignment) {
+  /* An import is held to the alignment its memory already has (checked on
+   * the mapping), not to what this device's allocator can obtain. */
+  if (!import && alignment > class_info->max_alignment) {
     return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, class_info->max_alignment, 3,
                               "%s device %u gives at most alignment %u in class 0x%02X",
                               plugin->table.name, (unsigned)device_index,
@@ -566,7 +569,7 @@ hurray_status hurray_plugin_allocate_flags(hurray_plugin *plugin, uint32_t devic
   }
   const hurray_plugin_memory_class_info *class_info = NULL;
   hurray_status status = check_request(plugin, device_index, byte_size, alignment, memory_class,
-                                       "hurray_plugin_allocate", &class_info, err);
+                                       false, "hurray_plugin_allocate", &class_info, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -771,7 +774,7 @@ hurray_status hurray_plugin_import(hurray_plugin *plugin, uint32_t device_index,
   }
   const hurray_plugin_memory_class_info *class_info = NULL;
   status = check_request(plugin, device_index, memory->byte_size, memory->alignment,
-                         memory->memory_class, "hurray_plugin_import", &class_info, err);
+                         memory->memory_class, true, "hurray_plugin_import", &class_info, err);
   if (status != HURRAY_OK) {
     return status;
   }
