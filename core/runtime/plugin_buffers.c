@@ -522,6 +522,46 @@ static hurray_status check_request(const hurray_plugin *plugin, uint32_t device_
   return HURRAY_OK;
 }
 
+/* PL-LIFE-3: the record is a slot of the process-wide table, never
+ * returned to malloc, and the caller's pointer is its token (index +
+ * cycle). The plugin fills the slot's allocation in place: a copy of a
+ * struct just written field by field stalls on store forwarding
+ * (bench_plugin_alloc). NULL (err filled) when the table is full. */
+static hurray_plugin_buffer *take_record(hurray_plugin_buffer **token, hurray_error *err) {
+  hurray_plugin_buffer *buffer = slot_take(token);
+  if (buffer == NULL) {
+    (void)hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY,
+                             SLOT_CHUNK_SIZE * sizeof(buffer_slot), 0, 0, "buffer record table");
+    return NULL;
+  }
+  memset(&buffer->allocation, 0, sizeof buffer->allocation);
+  buffer->allocation.struct_size = sizeof buffer->allocation;
+  return buffer;
+}
+
+/* After the plugin's allocate or import_memory returned `status`: checks
+ * what it reported (PL-ALLOC-3, PL-ALLOC-4, PL-IPC-3) and, on any failure,
+ * frees what the plugin made and returns the unpublished record. */
+static hurray_status keep_or_return(const hurray_plugin *plugin, hurray_plugin_buffer *buffer,
+                                    hurray_status status,
+                                    const hurray_plugin_memory_class_info *class_info,
+                                    uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+                                    hurray_memory_class memory_class, hurray_error *err) {
+  hurray_plugin_allocation *allocation = &buffer->allocation;
+  if (status == HURRAY_OK) {
+    allocation->struct_size = sizeof *allocation;
+    status = check_allocation(plugin, allocation, class_info, device_index, byte_size, alignment,
+                              memory_class, err);
+    if (status != HURRAY_OK) {
+      plugin->table.free(plugin->state, allocation);
+    }
+  }
+  if (status != HURRAY_OK) {
+    slot_give_back(buffer); /* never published: still free, same cycle */
+  }
+  return status;
+}
+
 /* PL-ALLOC-5, PL-IPC-4: a checked allocation becomes a live buffer. The
  * handle declares what the plugin obtained, checked by check_allocation:
  * the pair PL-DEV-1 (the class is one the device declared), the alignment a
@@ -573,39 +613,24 @@ hurray_status hurray_plugin_allocate_flags(hurray_plugin *plugin, uint32_t devic
   if (status != HURRAY_OK) {
     return status;
   }
-  /* PL-LIFE-3: the record is a slot of the process-wide table, never
-   * returned to malloc, and *out is its token (index + cycle). The plugin
-   * fills the slot's allocation in place: a copy of a struct just written
-   * field by field stalls on store forwarding (bench_plugin_alloc). */
   hurray_plugin_buffer *token = NULL;
-  hurray_plugin_buffer *buffer = slot_take(&token);
+  hurray_plugin_buffer *buffer = take_record(&token, err);
   if (buffer == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
-                              0, 0, "buffer record table");
+    return HURRAY_ERR_OUT_OF_MEMORY;
   }
-  hurray_plugin_allocation *allocation = &buffer->allocation;
-  memset(allocation, 0, sizeof *allocation);
-  allocation->struct_size = sizeof *allocation;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   status = hurray_plugin_call_result(
       plugin->table.name, "allocate",
       plugin->table.allocate(plugin->state, device_index, byte_size, alignment, memory_class,
-                             flags, allocation, &call_err),
+                             flags, &buffer->allocation, &call_err),
       &call_err, err);
-  if (status == HURRAY_OK) {
-    allocation->struct_size = sizeof *allocation;
-    status = check_allocation(plugin, allocation, class_info, device_index, byte_size, alignment,
-                              memory_class, err);
-    if (status != HURRAY_OK) {
-      plugin->table.free(plugin->state, allocation);
-    }
-  }
+  status = keep_or_return(plugin, buffer, status, class_info, device_index, byte_size, alignment,
+                          memory_class, err);
   if (status != HURRAY_OK) {
-    slot_give_back(buffer); /* never published: still free, same cycle */
     return status;
   }
-  publish_buffer(plugin, buffer, byte_size, allocation->alignment, memory_class);
+  publish_buffer(plugin, buffer, byte_size, buffer->allocation.alignment, memory_class);
   *out = token;
   return HURRAY_OK;
 }
@@ -779,31 +804,21 @@ hurray_status hurray_plugin_import(hurray_plugin *plugin, uint32_t device_index,
     return status;
   }
   hurray_plugin_buffer *token = NULL;
-  hurray_plugin_buffer *buffer = slot_take(&token);
+  hurray_plugin_buffer *buffer = take_record(&token, err);
   if (buffer == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
-                              0, 0, "buffer record table");
+    return HURRAY_ERR_OUT_OF_MEMORY;
   }
-  hurray_plugin_allocation *allocation = &buffer->allocation;
-  memset(allocation, 0, sizeof *allocation);
-  allocation->struct_size = sizeof *allocation;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   status = hurray_plugin_call_result(
       plugin->table.name, "import_memory",
-      plugin->table.import_memory(plugin->state, device_index, memory, allocation, &call_err),
+      plugin->table.import_memory(plugin->state, device_index, memory, &buffer->allocation,
+                                  &call_err),
       &call_err, err);
-  if (status == HURRAY_OK) {
-    allocation->struct_size = sizeof *allocation;
-    /* PL-IPC-3: the importer's mapping must show the declared alignment. */
-    status = check_allocation(plugin, allocation, class_info, device_index, memory->byte_size,
-                              memory->alignment, memory->memory_class, err);
-    if (status != HURRAY_OK) {
-      plugin->table.free(plugin->state, allocation);
-    }
-  }
+  /* PL-IPC-3: the importer's mapping must show the declared alignment. */
+  status = keep_or_return(plugin, buffer, status, class_info, device_index, memory->byte_size,
+                          memory->alignment, memory->memory_class, err);
   if (status != HURRAY_OK) {
-    slot_give_back(buffer);
     return status;
   }
   /* PL-IPC-4: the exporter's declaration, which the mapping was checked to meet. */
