@@ -252,7 +252,7 @@ static void expect_decode(const uint8_t *msg, size_t len, hurray_status st, uint
   ck_assert_uint_eq(err.index, index);
 }
 
-START_TEST(message_format) {  // NET-MSG-1..5
+START_TEST(message_format) {  // NET-MSG-1..5, NET-TAG-1
   hurray_buffer_handle h[2] = {handle_of(4096, 64, 0, 0), handle_of(0, 1, 0, 0)};
   uint8_t table[64];
   size_t tlen = encode_table(h, 2, table, sizeof table);
@@ -320,7 +320,7 @@ END_TEST
 /* Loopback                                                                 */
 /* ------------------------------------------------------------------------ */
 
-START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-SEND-2, NET-SEND-3, NET-TAG-2, NET-RECV-3..5, NET-LIM-1, BP-OWN-4, BP-XPORT-4
+START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2, NET-SEND-3, NET-TAG-2, NET-RECV-3..5, NET-LIM-1, BP-OWN-4, BP-XPORT-4
   receiver rv = {0};
   receiver_start(&rv);
   sender s = {0};
@@ -491,7 +491,7 @@ END_TEST
 /* The sender's checks                                                      */
 /* ------------------------------------------------------------------------ */
 
-START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, BP-XPORT-4
+START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV-1, BP-XPORT-4
   receiver rv = {0};
   receiver_start(&rv);
   hurray_error err;
@@ -582,7 +582,7 @@ END_TEST
 /* Limits                                                                   */
 /* ------------------------------------------------------------------------ */
 
-START_TEST(limit_per_tensor) {  // NET-LIM-1, NET-ERR-1, NET-SEND-3
+START_TEST(limit_per_tensor) {  // NET-LIM-1, NET-ERR-1, NET-SEND-3, NET-SEND-4, NET-RECV-7
   receiver rv = {0};
   receiver_start(&rv);
   sender s = {0};
@@ -882,7 +882,7 @@ START_TEST(bad_peer_huge_declaration) {  // NET-LIM-1, NET-ERR-1, NET-ERR-2
 }
 END_TEST
 
-START_TEST(bad_peer_unknown_type) {  // NET-MSG-3, NET-MSG-4, NET-ERR-1
+START_TEST(bad_peer_unknown_type) {  // NET-MSG-3, NET-MSG-4, NET-ERR-1, NET-RECV-7
   static uint8_t msg[64];
   size_t len = hurray_net_encode_header(msg, sizeof msg, 9, 0);
   raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, len};
@@ -904,7 +904,7 @@ START_TEST(bad_peer_truncated_message) {  // NET-MSG-4
 }
 END_TEST
 
-START_TEST(bad_peer_oversized_message) {  // NET-MSG-2
+START_TEST(bad_peer_oversized_message) {  // NET-MSG-2, NET-RECV-7
   static uint8_t msg[HURRAY_NET_MAX_MESSAGE_SIZE + 1000];
   memset(msg, 0, sizeof msg);
   (void)hurray_net_encode_header(msg, sizeof msg, HURRAY_NET_MSG_TENSOR,
