@@ -888,6 +888,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
   int64_t deadline = deadline_of(timeout_ms);
   unsigned idle = 0;
+  int grace_done = 0;
   /* NET-RECV-1: wait for the next control message. */
   for (;;) {
     ctl_post(conn);
@@ -898,6 +899,14 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
         continue; /* a refusal of something we sent: not a tensor */
       }
       break;
+    }
+    if (conn->broken && !grace_done) {
+      int64_t grace = now_ms() + 100; /* as below: a message may be waiting */
+      while (!expired(grace)) {
+        progress(conn->worker, &idle);
+      }
+      grace_done = 1;
+      continue;
     }
     if (conn->broken) {
       hurray_status st = hurray_internal_net_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0,
@@ -1016,6 +1025,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
   /* NET-RECV-4: every byte before anything is handed out. */
   size_t arrived = 0;
+  grace_done = 0;
   while (st == HURRAY_OK) {
     size_t pending = 0;
     arrived = 0;
@@ -1025,6 +1035,17 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
     }
     if (pending == 0u) {
       break;
+    }
+    if (conn->broken && !grace_done) {
+      /* A sender that closes right after its sends completed is not a
+       * fault: what it sent may be here, waiting for UCX to match it to
+       * our receives on the next progress calls. */
+      int64_t grace = now_ms() + 100;
+      while (!expired(grace)) {
+        progress(conn->worker, &idle);
+      }
+      grace_done = 1;
+      continue;
     }
     if (conn->broken) {
       st = hurray_internal_net_fail(&e, HURRAY_ERR_IPC_PEER_GONE, arrived, arrived + pending, 0,
