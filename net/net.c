@@ -945,6 +945,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
   hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   hurray_net_message m;
+  memset(&m, 0, sizeof m); /* the decoder leaves it untouched on failure */
   hurray_status st = hurray_net_message_decode(conn->ctl_buf, ctl.length, &m, handles,
                                                HURRAY_BUFFER_TABLE_MAX_HANDLES, &e);
   if (st == HURRAY_OK && m.type != HURRAY_NET_MSG_TENSOR) {
@@ -988,7 +989,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
     if (err != NULL) {
       *err = e;
     }
-    return refuse(conn, st == HURRAY_OK ? 0u : m.tensor_id, st, &e);
+    return refuse(conn, m.tensor_id, st, &e);
   }
 
   /* NET-RECV-3: destination memory, aligned as declared. */

@@ -118,6 +118,8 @@ typedef struct sender {
   uint64_t seed;
   size_t count;
   uint64_t sizes[4];
+  /* the send's timeout; 0: 20 s */
+  int timeout_ms;
   uint8_t sync[4];
   uint8_t device;
   int close_first;  /* close right after sending, before the receiver is done */
@@ -169,7 +171,8 @@ static void *sender_main(void *arg) {
         hurray_buffer_handle_encode(&h[i], table + 1u + 16u * i);
       }
     }
-    s->status = hurray_net_send(conn, table, written, src, s->count, 20000, &s->tensor_id, &s->err);
+    s->status = hurray_net_send(conn, table, written, src, s->count,
+                                s->timeout_ms != 0 ? s->timeout_ms : 20000, &s->tensor_id, &s->err);
     if (s->send_twice && s->status == HURRAY_OK) {
       /* wait until the receiver has refused and ended the connection */
       usleep(300000);
@@ -701,6 +704,35 @@ START_TEST(limit_per_connection) {  // NET-LIM-1
 }
 END_TEST
 
+START_TEST(sender_times_out) {  // NET-SEND-2, NET-SEND-3
+  receiver rv = {0};
+  receiver_start(&rv);
+  sender s = {0};
+  s.port = rv.port;
+  s.count = 1;
+  s.sizes[0] = 1u << 20; /* rendezvous: it needs the receiver to take it */
+  s.timeout_ms = 500;
+  s.close_first = 1;
+  sender_start(&s);
+  hurray_error err;
+  hurray_net_connection *conn = NULL;
+  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+  /* the receiver never receives */
+  int64_t until = ms_now() + 10000;
+  while (!atomic_load(&s.sent) && ms_now() < until) {
+    usleep(1000);
+  }
+  ck_assert_int_eq(atomic_load(&s.sent), 1);
+  ck_assert_msg(s.status == HURRAY_ERR_TIMEOUT, "sender: %s (%s)", hurray_status_name(s.status),
+                s.err.detail);
+  ck_assert_uint_eq(s.err.value, 500u * 1000000u);
+  ck_assert_int_eq(atomic_load(&s.log.calls[0]), 1);
+  sender_join(&s);
+  hurray_net_close(&conn);
+  receiver_stop(&rv);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Bad peers: forked children that speak UCX directly                       */
 /* ------------------------------------------------------------------------ */
@@ -842,11 +874,11 @@ static void raw_finish(raw_run *run) {
 }
 
 /* Receives on a connection from a bad peer and checks the refusal. */
-static void expect_refusal(raw_run *run, hurray_status st, uint64_t value, uint64_t expected,
-                           size_t index) {
+static void expect_refusal_within(raw_run *run, int timeout_ms, hurray_status st, uint64_t value,
+                                  uint64_t expected, size_t index) {
   hurray_error err;
   hurray_net_received *r = NULL;
-  hurray_status got = hurray_net_receive(run->conn, 20000, &r, &err);
+  hurray_status got = hurray_net_receive(run->conn, timeout_ms, &r, &err);
   char text[256];
   hurray_error_format(&err, text, sizeof text);
   printf("[%s] refused: %s\n", transport(), text);
@@ -857,6 +889,11 @@ static void expect_refusal(raw_run *run, hurray_status st, uint64_t value, uint6
   ck_assert_uint_eq(err.index, index);
   ck_assert_ptr_null(r);
   ck_assert_int_eq(hurray_net_connection_broken(run->conn), HURRAY_TRUE);
+}
+
+static void expect_refusal(raw_run *run, hurray_status st, uint64_t value, uint64_t expected,
+                           size_t index) {
+  expect_refusal_within(run, 20000, st, value, expected, index);
 }
 
 static size_t tensor_msg(uint8_t *out, size_t cap, uint64_t id, const hurray_buffer_handle *h,
@@ -968,6 +1005,18 @@ START_TEST(bad_peer_long_buffer) {  // NET-RECV-4
 }
 END_TEST
 
+START_TEST(bad_peer_stalls) {  // NET-RECV-6, NET-RECV-7, NET-ERR-2
+  /* declares a buffer and never sends it: the receiver's timeout ends it */
+  hurray_buffer_handle h = handle_of(1u << 20, 64, 0, 0);
+  static uint8_t msg[256];
+  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 3, &h, 1)};
+  raw_run run;
+  raw_start(&run, &m, 1, 0);
+  expect_refusal_within(&run, 700, HURRAY_ERR_TIMEOUT, 700u * 1000000u, 0, 0);
+  raw_finish(&run);
+}
+END_TEST
+
 START_TEST(peer_dies_mid_transfer) {  // NET-RECV-6, NET-ERR-2
   /* two 8 MiB buffers declared; the child sends the first and _exit()s.
    * 8 MiB: far above what UCX's own pools grow by here (under 1 MiB), so
@@ -1020,6 +1069,7 @@ int main(void) {
   tcase_add_test(tc, receiver_closes_first);
   tcase_add_test(tc, limit_per_tensor);
   tcase_add_test(tc, limit_per_connection);
+  tcase_add_test(tc, sender_times_out);
   tcase_add_test(tc, bad_peer_huge_declaration);
   tcase_add_test(tc, bad_peer_unknown_type);
   tcase_add_test(tc, bad_peer_truncated_message);
@@ -1028,6 +1078,7 @@ int main(void) {
   tcase_add_test(tc, bad_peer_device_table);
   tcase_add_test(tc, bad_peer_short_buffer);
   tcase_add_test(tc, bad_peer_long_buffer);
+  tcase_add_test(tc, bad_peer_stalls);
   tcase_add_test(tc, peer_dies_mid_transfer);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
