@@ -58,6 +58,7 @@ static bool spec_accepts(const uint8_t *m, size_t len) {
 int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
   hurray_net_message out;
   memset(&out, 0x3C, sizeof out);
+  out.struct_size = (uint32_t)sizeof out;
   hurray_net_message before = out;
   hurray_error err;
   hurray_status st =
@@ -70,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
     return 0;
   }
   const uint8_t *b = m + 16;
+  FUZZ_CHECK(out.struct_size == sizeof out && out.reserved == 0);
   FUZZ_CHECK(out.type == le16(m + 6) && out.body_size == len - 16);
   size_t n = 0;
   if (out.type == HURRAY_NET_MSG_REFUSE) {
@@ -86,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
     FUZZ_CHECK(hurray_buffer_table_encode(handles, out.buffer_count, table, sizeof table,
                                           &written, &err) == HURRAY_OK);
     n = hurray_net_encode_tensor(again, sizeof again, out.tensor_id, table, written);
-    hurray_net_message small;
+    hurray_net_message small = HURRAY_NET_MESSAGE_INIT;
     FUZZ_CHECK(hurray_net_message_decode(m, len, &small, handles, out.buffer_count - 1u, &err) ==
                HURRAY_ERR_CAPACITY);
   }

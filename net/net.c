@@ -625,7 +625,7 @@ static int ctl_take_refuse(hurray_net_connection *conn, hurray_error *err, hurra
   if (!conn->ctl.done || conn->ctl.status != UCS_OK) {
     return 0;
   }
-  hurray_net_message m;
+  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_error e;
   if (hurray_net_message_decode(conn->ctl_buf, conn->ctl.length, &m, NULL, 0, &e) != HURRAY_OK ||
       m.type != HURRAY_NET_MSG_REFUSE) {
@@ -925,8 +925,8 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
     return refuse(conn, 0, st, &e);
   }
   hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
-  hurray_net_message m;
-  memset(&m, 0, sizeof m); /* the decoder leaves it untouched on failure */
+  /* zeroed: the decoder leaves it untouched on failure */
+  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_status st = hurray_net_message_decode(conn->ctl_buf, ctl.length, &m, handles,
                                                HURRAY_BUFFER_TABLE_MAX_HANDLES, &e);
   if (st == HURRAY_OK && m.type != HURRAY_NET_MSG_TENSOR) {

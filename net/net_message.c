@@ -101,6 +101,11 @@ size_t hurray_net_encode_refuse(uint8_t *out, size_t cap, uint64_t tensor_id, ui
   return total;
 }
 
+/* Writes no more of *out than the caller's struct_size says it has. */
+static void store(hurray_net_message *out, const hurray_net_message *m, uint32_t out_size) {
+  memcpy(out, m, out_size < sizeof *m ? out_size : sizeof *m);
+}
+
 hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_net_message *out,
                                         hurray_buffer_handle *handles, size_t cap,
                                         hurray_error *err) {
@@ -112,6 +117,12 @@ hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_ne
   }
   if (handles == NULL && cap > 0u) {
     return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3, NULL);
+  }
+  uint32_t out_size = out->struct_size;
+  if (out_size < HURRAY_NET_MESSAGE_MIN_SIZE) {
+    return hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, out_size,
+                                    HURRAY_NET_MESSAGE_MIN_SIZE, 2,
+                                    "hurray_net_message.struct_size");
   }
   /* NET-MSG-4: the order of IPC-MSG-5, the fd_count rule aside. */
   if (len < HURRAY_NET_HEADER_SIZE) {
@@ -153,6 +164,7 @@ hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_ne
   }
   hurray_net_message m;
   memset(&m, 0, sizeof m);
+  m.struct_size = out_size;
   m.type = type;
   m.body_size = body_size;
   const uint8_t *body = in + HURRAY_NET_HEADER_SIZE;
@@ -170,7 +182,7 @@ hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_ne
     m.value = get64(body + 8);
     m.expected = get64(body + 16);
     m.tensor_id = get64(body + 24);
-    *out = m;
+    store(out, &m, out_size);
     return HURRAY_OK;
   }
   /* TENSOR: the tensor id, then exactly one buffer table (BP-TABLE-1..6). */
@@ -186,6 +198,6 @@ hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_ne
     return st;
   }
   m.buffer_count = (uint32_t)count;
-  *out = m;
+  store(out, &m, out_size);
   return HURRAY_OK;
 }

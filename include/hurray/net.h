@@ -84,21 +84,33 @@ static inline uint64_t hurray_net_data_tag(uint64_t tensor_id, uint32_t index) {
 }
 
 /**
- * A decoded control message. TENSOR: tensor_id and buffer_count (the
- * handles go to the caller's array). REFUSE: tensor_id, status, index,
- * value, expected: the receiver's error.
+ * A decoded control message, filled by hurray_net_message_decode. TENSOR:
+ * tensor_id and buffer_count (the handles go to the caller's array).
+ * REFUSE: tensor_id, status, index, value, expected: the receiver's error.
+ * Growable: the caller sets struct_size (HURRAY_NET_MESSAGE_INIT does) and
+ * the decoder writes only that many bytes; fields are only ever appended.
  */
 typedef struct hurray_net_message {
+  /** Set by the caller to sizeof(hurray_net_message) as it compiled it; kept. */
+  uint32_t struct_size;
   uint32_t type;
   uint32_t body_size;
-  uint64_t tensor_id;
   uint32_t buffer_count;
+  uint64_t tensor_id;
   /** REFUSE: a hurray_status (never 0). */
   uint32_t status;
+  /** Zero. */
+  uint32_t reserved;
   uint64_t value;
   uint64_t expected;
   uint64_t index;
 } hurray_net_message;
+
+/** The smallest struct_size the decoder takes: this first layout. Never changes. */
+#define HURRAY_NET_MESSAGE_MIN_SIZE 56u
+
+/** An initialiser for the struct the decoder fills: its struct_size set, the rest zero. */
+#define HURRAY_NET_MESSAGE_INIT {.struct_size = (uint32_t)sizeof(hurray_net_message)}
 
 /**
  * Decodes and checks one control message of `len` bytes in the order of
@@ -108,9 +120,11 @@ typedef struct hurray_net_message {
  * TRAILING_BYTES, then for a TENSOR the errors of
  * hurray_buffer_table_decode_exact with index: the handle. A TENSOR's
  * handles go to handles[0 .. n) of capacity cap (CAPACITY when n > cap). On
- * success *out is filled (unused fields 0); on failure it is untouched.
- * NULL_ARGUMENT (index: 0 in, 2 out, 3 handles). Pure: reads in[0 .. len)
- * only, allocates nothing.
+ * success *out is filled (unused fields 0, at most out->struct_size bytes,
+ * struct_size kept); on failure it is untouched. NULL_ARGUMENT (index: 0 in,
+ * 2 out, 3 handles); INVALID_ARGUMENT (value: out->struct_size, expected:
+ * HURRAY_NET_MESSAGE_MIN_SIZE, index 2) before anything else is read. Pure:
+ * reads in[0 .. len) only, allocates nothing.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_message_decode(const uint8_t *in, size_t len,
                                                                    hurray_net_message *out,

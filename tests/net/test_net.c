@@ -245,7 +245,7 @@ static void check_pattern(const hurray_accepted_buffer *b, uint64_t seed) {
 static void expect_decode(const uint8_t *msg, size_t len, hurray_status st, uint64_t value,
                           uint64_t expected, size_t index) {
   hurray_buffer_handle h[4];
-  hurray_net_message m;
+  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_error err;
   memset(&err, 0, sizeof err);
   ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, h, 4, &err), st);
@@ -269,7 +269,7 @@ START_TEST(message_format) {  // NET-MSG-1..5, NET-TAG-1
   ck_assert_uint_eq(msg[3], '1');
   ck_assert_uint_eq(msg[12] | msg[13], 0);
   hurray_buffer_handle out[4];
-  hurray_net_message m;
+  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_error err;
   ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, out, 4, &err), HURRAY_OK);
   ck_assert_uint_eq(m.type, HURRAY_NET_MSG_TENSOR);
@@ -314,6 +314,16 @@ START_TEST(message_format) {  // NET-MSG-1..5, NET-TAG-1
   ck_assert_uint_eq(m.tensor_id, 7);
   len = hurray_net_encode_refuse(msg, sizeof msg, 7, 0, 0, 0, 0);
   expect_decode(msg, len, HURRAY_ERR_INVALID_ARGUMENT, 0, 0, 16);
+  /* struct_size: too small is refused first; the decoder keeps it */
+  len = hurray_net_encode_refuse(msg, sizeof msg, 7, HURRAY_ERR_CAPACITY, 3, 100, 50);
+  hurray_net_message tiny = {.struct_size = 8};
+  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &tiny, NULL, 0, &err),
+                    HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 8);
+  ck_assert_uint_eq(err.expected, HURRAY_NET_MESSAGE_MIN_SIZE);
+  ck_assert_uint_eq(err.index, 2);
+  ck_assert_uint_eq(tiny.type, 0);
+  ck_assert_uint_eq(m.struct_size, sizeof m);
   /* tags (NET-TAG-1) */
   ck_assert_uint_eq(hurray_net_data_tag(0x123, 5), 0x0205000000000123ull);
 }
