@@ -236,6 +236,8 @@ struct hurray_net_connection {
   uint32_t peer_checked;
   uint32_t reserved;
   uint64_t next_tensor_id;
+  /* the id of the last TENSOR received (NET-RECV-8) */
+  uint64_t last_tensor_id;
   uint64_t bytes_received;
   uint64_t max_tensor_bytes;
   uint64_t max_connection_bytes;
@@ -932,6 +934,19 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   if (st == HURRAY_OK && m.type != HURRAY_NET_MSG_TENSOR) {
     st = hurray_internal_net_fail(&e, HURRAY_ERR_UNSUPPORTED, m.type, HURRAY_NET_MSG_TENSOR, 6,
                                   "message type %u where a TENSOR was expected", m.type);
+  }
+  /* NET-RECV-8: tensor ids only grow and fit the tag's 48 bits, so no two
+   * tensors' buffers share a tag on this connection. */
+  if (st == HURRAY_OK &&
+      (m.tensor_id <= conn->last_tensor_id || m.tensor_id > 0xFFFFFFFFFFFFull)) {
+    st = hurray_internal_net_fail(&e, HURRAY_ERR_INVALID_ARGUMENT, m.tensor_id,
+                                  conn->last_tensor_id + 1u, 16,
+                                  "tensor_id %llu after %llu (ids grow, below 2^48)",
+                                  (unsigned long long)m.tensor_id,
+                                  (unsigned long long)conn->last_tensor_id);
+  }
+  if (st == HURRAY_OK) {
+    conn->last_tensor_id = m.tensor_id;
   }
   size_t n = st == HURRAY_OK ? m.buffer_count : 0u;
   if (st == HURRAY_OK) {

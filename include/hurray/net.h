@@ -314,7 +314,8 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection 
 
 /**
  * Waits at most timeout_ms (-1: no limit) for the next tensor and receives
- * all of it (NET-RECV-1..6): the message decoded (NET-MSG-4), every handle
+ * all of it (NET-RECV-1..8): the message decoded (NET-MSG-4), its tensor_id
+ * above the previous one's (INVALID_ARGUMENT, value: the id, index 16), every handle
  * producer_synced (SYNC_MODE_NOT_ALLOWED), host memory (DEVICE_UNAVAILABLE,
  * value: the device tag, index: the handle), the limits (CAPACITY, value:
  * bytes declared, expected: the limit; index 0 per tensor, 1 per

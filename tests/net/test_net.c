@@ -1027,6 +1027,27 @@ START_TEST(bad_peer_stalls) {  // NET-RECV-6, NET-RECV-7, NET-ERR-2
 }
 END_TEST
 
+START_TEST(bad_peer_repeats_tensor_id) {  // NET-RECV-8, NET-RECV-5
+  /* the first TENSOR (one empty buffer: no bytes follow) is accepted; a
+   * second one with the same id could share its buffers' tags: refused */
+  hurray_buffer_handle h = handle_of(0, 1, 0, 0);
+  static uint8_t msg[256];
+  size_t len = tensor_msg(msg, sizeof msg, 5, &h, 1);
+  raw_msg m[2] = {{HURRAY_NET_TAG_CONTROL, msg, len}, {HURRAY_NET_TAG_CONTROL, msg, len}};
+  raw_run run;
+  raw_start(&run, m, 2, 0);
+  hurray_error err;
+  hurray_net_received *r = NULL;
+  ck_assert_int_eq(hurray_net_receive(run.conn, 20000, &r, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_net_received_tensor_id(r), 5);
+  ck_assert_uint_eq(hurray_net_received_count(r), 1);
+  ck_assert_ptr_null(hurray_net_received_buffer(r, 0)->data);
+  hurray_net_received_free(&r);
+  expect_refusal(&run, HURRAY_ERR_INVALID_ARGUMENT, 5, 6, 16);
+  raw_finish(&run);
+}
+END_TEST
+
 START_TEST(peer_dies_mid_transfer) {  // NET-RECV-6, NET-ERR-2
   /* two 8 MiB buffers declared; the child sends the first and _exit()s.
    * 8 MiB: far above what UCX's own pools grow by here (under 1 MiB), so
@@ -1089,6 +1110,7 @@ int main(void) {
   tcase_add_test(tc, bad_peer_short_buffer);
   tcase_add_test(tc, bad_peer_long_buffer);
   tcase_add_test(tc, bad_peer_stalls);
+  tcase_add_test(tc, bad_peer_repeats_tensor_id);
   tcase_add_test(tc, peer_dies_mid_transfer);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
