@@ -329,6 +329,39 @@ START_TEST(message_format) {  // NET-MSG-1..5, NET-TAG-1
 }
 END_TEST
 
+START_TEST(arguments_refused) {  // NET-CONN-1, NET-LIM-1, NET-ERR-1
+  hurray_error err;
+  hurray_net_context *ctx = NULL;
+  ck_assert_int_eq(hurray_net_context_create(&ctx, &err), HURRAY_OK);
+  hurray_net_listener *l = NULL;
+  /* a name is not a literal: nothing is resolved behind the caller's back */
+  ck_assert_int_eq(hurray_net_listen(ctx, "localhost", 0, &l, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(err.detail, "localhost"));
+  ck_assert_ptr_null(l);
+  hurray_net_connection *c = NULL;
+  hurray_net_options o = {.struct_size = 4};
+  ck_assert_int_eq(hurray_net_connect(ctx, "127.0.0.1", 1, &o, &c, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 4);
+  ck_assert_uint_eq(err.expected, 8);
+  o = (hurray_net_options){.struct_size = (uint32_t)sizeof o, .flags = 0x6};
+  ck_assert_int_eq(hurray_net_connect(ctx, "127.0.0.1", 1, &o, &c, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 0x6);
+  ck_assert_uint_eq(err.expected, HURRAY_NET_OPTION_SHARED_MEMORY);
+  ck_assert_ptr_null(c);
+  /* an older caller's 8-byte options: the limits it does not know are defaults */
+  o = (hurray_net_options){.struct_size = 8, .max_tensor_bytes = 1};
+  ck_assert_int_eq(hurray_net_listen(ctx, "127.0.0.1", 0, &l, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_net_connect(ctx, "127.0.0.1", hurray_net_listener_port(l), &o, &c, &err),
+                   HURRAY_OK);
+  hurray_net_close(&c);
+  hurray_net_listener_destroy(&l);
+  ck_assert_int_eq(hurray_net_accept(NULL, NULL, 0, &c, &err), HURRAY_ERR_NULL_ARGUMENT);
+  hurray_net_context_destroy(&ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* Loopback                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -1082,6 +1115,7 @@ int main(void) {
   TCase *tc = tcase_create("net");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, message_format);
+  tcase_add_test(tc, arguments_refused);
   tcase_add_test(tc, loopback_tensor);
   tcase_add_test(tc, several_connections);
   tcase_add_test(tc, sender_refuses_before_sending);
