@@ -438,6 +438,33 @@ def plugin_table_seeds():
     return seeds
 
 
+def net_message_seeds():
+    """Control messages of the network transport (specs/network.md NET-MSG-*)."""
+    def header(mtype, body, magic=0x314E5248, version=1, fds=0, reserved=0):
+        return struct.pack("<IHHIHH", magic, version, mtype, len(body), fds, reserved) + body
+
+    def tensor(tensor_id, tbl):
+        return header(1, struct.pack("<Q", tensor_id) + tbl)
+
+    seeds = {}
+    seeds["tensor-1"] = tensor(1, table(handle(4096, 64, CPU)))
+    seeds["tensor-3"] = tensor(7, table(handle(1 << 20, 64, CPU), handle(4096, 4096, CPU),
+                                        handle(0, 1, CPU)))
+    seeds["tensor-event"] = tensor(2, table(handle(4096, 64, CUDA, EVENT)))
+    seeds["tensor-empty-table"] = tensor(3, table())
+    seeds["tensor-trailing"] = tensor(4, table(handle(4096, 64, CPU)) + b"\0")
+    seeds["refuse"] = header(2, struct.pack("<IIQQQ", 15, 1, 2 << 20, 3 << 19, 9))
+    seeds["refuse-status-0"] = header(2, struct.pack("<IIQQQ", 0, 0, 0, 0, 9))
+    seeds["bad-magic"] = tensor(1, table(handle(4096, 64, CPU)))[:3] + b"X" + \
+        tensor(1, table(handle(4096, 64, CPU)))[4:]
+    seeds["ipc-magic"] = header(1, struct.pack("<Q", 1) + table(handle(4096, 64, CPU)),
+                                magic=0x31495248)
+    seeds["unknown-type"] = header(9, b"")
+    seeds["fd-count"] = header(1, struct.pack("<Q", 1) + table(handle(4096, 64, CPU)), fds=1)
+    seeds["short"] = tensor(1, table(handle(4096, 64, CPU)))[:10]
+    return seeds
+
+
 GENERATORS = {
     "handle_decode": handle_decode_seeds,
     "table_decode": table_decode_seeds,
@@ -447,6 +474,7 @@ GENERATORS = {
     "cli_input": cli_input_seeds,
     "handoff": handoff_seeds,
     "plugin_table": plugin_table_seeds,
+    "net_message": net_message_seeds,
 }
 
 

@@ -3,7 +3,7 @@
 # with every source of libhurray (core/) and the extra sources listed below.
 # SPDX-License-Identifier: Apache-2.0
 
-HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import error_format cli_input handoff plugin_table ipc_message ipc_api)
+HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import error_format cli_input handoff plugin_table ipc_message ipc_api net_message)
 
 # The sources of libhurray, relative to the repository root: the ones
 # core/meson.build lists, so the fuzzers build exactly what the library does.
@@ -26,6 +26,10 @@ hurray_fuzz_extra_sources() {
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
       echo ipc/ipc_encode.c ipc/ipc_message.c
       ;;
+    net_message)
+      # The network transport's message writers and decoder (no UCX in them).
+      echo net/net_message.c
+      ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
       echo ipc/ipc_encode.c ipc/ipc_message.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
@@ -37,5 +41,6 @@ hurray_fuzz_extra_sources() {
 hurray_fuzz_extra_includes() {
   case $1 in
     cli_input) echo -Itools/hurray-inspect ;;
+    net_message) echo -Inet ;;
   esac
 }

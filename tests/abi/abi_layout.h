@@ -23,6 +23,7 @@
 #include "hurray/hurray.h"
 #include "hurray/ipc.h"
 #include "hurray/ipc_wire.h"
+#include "hurray/net.h"
 #include "hurray/plugin.h"
 
 _Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "LP64 data model");
@@ -216,6 +217,33 @@ ABI_SIZE(hurray_ipc_consumer_options, 24);
 ABI_AT(hurray_ipc_consumer_options, allowed_uids, 8);
 ABI_AT(hurray_ipc_consumer_options, connect_timeout_ms, 16);
 ABI_AT(hurray_ipc_consumer_options, reserved, 20);
+
+/* net.h (built or not, the header is the same: it names no UCX type) */
+ABI_SIZE(hurray_net_message, 56);
+ABI_AT(hurray_net_message, struct_size, 0);
+ABI_AT(hurray_net_message, type, 4);
+ABI_AT(hurray_net_message, body_size, 8);
+ABI_AT(hurray_net_message, buffer_count, 12);
+ABI_AT(hurray_net_message, tensor_id, 16);
+ABI_AT(hurray_net_message, status, 24);
+ABI_AT(hurray_net_message, reserved, 28);
+ABI_AT(hurray_net_message, value, 32);
+ABI_AT(hurray_net_message, expected, 40);
+ABI_AT(hurray_net_message, index, 48);
+_Static_assert(HURRAY_NET_MESSAGE_MIN_SIZE == 56, "the first hurray_net_message layout");
+
+ABI_SIZE(hurray_net_options, 24);
+ABI_AT(hurray_net_options, struct_size, 0);
+ABI_AT(hurray_net_options, flags, 4);
+ABI_AT(hurray_net_options, max_tensor_bytes, 8);
+ABI_AT(hurray_net_options, max_connection_bytes, 16);
+
+ABI_SIZE(hurray_net_source, 32);
+ABI_AT(hurray_net_source, struct_size, 0);
+ABI_AT(hurray_net_source, reserved, 4);
+ABI_AT(hurray_net_source, data, 8);
+ABI_AT(hurray_net_source, release, 16);
+ABI_AT(hurray_net_source, release_ctx, 24);
 
 ABI_SIZE(hurray_ipc_message, 48);
 ABI_AT(hurray_ipc_message, offer_id, 16);

@@ -1,0 +1,368 @@
+/*
+ * libhurray — the network transport: a tensor's host buffers copied to
+ * another process or machine over UCX (libucp).
+ *
+ * A receiver listens on an IP address and port (UCX's ucp_listener) and
+ * accepts connections; a sender connects. The sender hands over an encoded
+ * buffer table and one pointer per buffer; the table is decoded with the
+ * proven decoder and every handle checked against the network transport rule
+ * (producer_synced only, BP-XPORT-4) before a byte leaves. The receiver
+ * checks the table the same way, enforces the byte limits it set before it
+ * allocates anything, receives every buffer into memory of its own and only
+ * then hands the buffers out as ordinary accepted handoffs
+ * (hurray/handoff.h), each released exactly once. Nothing is shared: each
+ * side owns its copy (BP-OWN-4).
+ *
+ * Rules: specs/network.md (IDs NET-...). Guide: docs/network.md.
+ *
+ * Scope of this version: host memory (device_tag cpu) only; a table for
+ * another device is refused on the sender's side (UNSUPPORTED) and on the
+ * receiver's (DEVICE_UNAVAILABLE). Sends and receives block the calling
+ * thread until they are complete, failed or timed out.
+ *
+ * Threads: a context and everything made from it (listeners, connections)
+ * are driven by one thread at a time. Use one context per thread. Releases
+ * of received buffers may come from any thread.
+ *
+ * Built into the separate library libhurray-net (pkg-config hurray-net) when
+ * UCX is found at configure time (meson option `net`).
+ *
+ * Not part of ABI 1.0 (specs/handoff.md HO-ABI-9): the structs below may
+ * still change layout before the transport is complete.
+ *
+ * A send that returns OK means UCX has finished with the bytes, not that
+ * the receiver accepted them: a receiver's refusal that arrives later is
+ * the answer of the next send on the connection (NET-SEND-4).
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_NET_H
+#define HURRAY_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hurray/buffer.h"
+#include "hurray/export.h"
+#include "hurray/handoff.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Messages (NET-MSG-*)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** First four bytes of every control message, "HRN1" (NET-MSG-1). */
+#define HURRAY_NET_MAGIC 0x314E5248u
+/** The message format version (NET-MSG-1). */
+#define HURRAY_NET_VERSION 1u
+/** Bytes of the message header, laid out as IPC-MSG-1 (NET-MSG-1). */
+#define HURRAY_NET_HEADER_SIZE 16u
+/** Control message types (NET-MSG-3). */
+#define HURRAY_NET_MSG_TENSOR 1u
+#define HURRAY_NET_MSG_REFUSE 2u
+/** Body size of REFUSE (NET-MSG-5). */
+#define HURRAY_NET_REFUSE_BODY_SIZE 32u
+/** Largest control message: a TENSOR of 255 handles, 16 + 8 + 1 + 16 * 255 (NET-MSG-2). */
+#define HURRAY_NET_MAX_MESSAGE_SIZE (16u + 8u + 1u + 16u * 255u)
+
+/**
+ * UCX tags (NET-TAG-1): the top byte says what travels. Control messages
+ * carry HURRAY_NET_TAG_CONTROL; the bytes of buffer i of tensor t carry
+ * HURRAY_NET_TAG_DATA | i << 48 | (t & 0xFFFFFFFFFFFF).
+ */
+#define HURRAY_NET_TAG_KIND_MASK 0xFF00000000000000ull
+#define HURRAY_NET_TAG_CONTROL 0x0100000000000000ull
+#define HURRAY_NET_TAG_DATA 0x0200000000000000ull
+
+/** The tag of buffer `index` of tensor `tensor_id` (NET-TAG-1). */
+static inline uint64_t hurray_net_data_tag(uint64_t tensor_id, uint32_t index) {
+  return HURRAY_NET_TAG_DATA | ((uint64_t)(index & 0xFFu) << 48) |
+         (tensor_id & 0xFFFFFFFFFFFFull);
+}
+
+/**
+ * A decoded control message, filled by hurray_net_message_decode. TENSOR:
+ * tensor_id and buffer_count (the handles go to the caller's array).
+ * REFUSE: tensor_id, status, index, value, expected: the receiver's error.
+ * Growable: the caller sets struct_size (HURRAY_NET_MESSAGE_INIT does) and
+ * the decoder writes only that many bytes; fields are only ever appended.
+ */
+typedef struct hurray_net_message {
+  /** Set by the caller to sizeof(hurray_net_message) as it compiled it; kept. */
+  uint32_t struct_size;
+  uint32_t type;
+  uint32_t body_size;
+  uint32_t buffer_count;
+  uint64_t tensor_id;
+  /** REFUSE: a hurray_status (never 0). */
+  uint32_t status;
+  /** Zero. */
+  uint32_t reserved;
+  uint64_t value;
+  uint64_t expected;
+  uint64_t index;
+} hurray_net_message;
+
+/** The smallest struct_size the decoder takes: this first layout. Never changes. */
+#define HURRAY_NET_MESSAGE_MIN_SIZE 56u
+
+/** An initialiser for the struct the decoder fills: its struct_size set, the rest zero. */
+#define HURRAY_NET_MESSAGE_INIT {.struct_size = (uint32_t)sizeof(hurray_net_message)}
+
+/**
+ * Decodes and checks one control message of `len` bytes in the order of
+ * NET-MSG-4, reporting the first rule broken with the values
+ * specs/network.md names: TRUNCATED, INVALID_ARGUMENT (magic, fd_count,
+ * body_size), UNSUPPORTED (version, type), RESERVED_BYTE_NONZERO,
+ * TRAILING_BYTES, then for a TENSOR the errors of
+ * hurray_buffer_table_decode_exact with index: the handle. A TENSOR's
+ * handles go to handles[0 .. n) of capacity cap (CAPACITY when n > cap). On
+ * success *out is filled (unused fields 0, at most out->struct_size bytes,
+ * struct_size kept); on failure it is untouched. NULL_ARGUMENT (index: 0 in,
+ * 2 out, 3 handles); INVALID_ARGUMENT (value: out->struct_size, expected:
+ * HURRAY_NET_MESSAGE_MIN_SIZE, index 2) before anything else is read. Pure:
+ * reads in[0 .. len) only, allocates nothing.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_message_decode(const uint8_t *in, size_t len,
+                                                                   hurray_net_message *out,
+                                                                   hurray_buffer_handle *handles,
+                                                                   size_t cap, hurray_error *err);
+
+/**
+ * Writers. Each writes one complete message into out[0 .. cap) and returns
+ * its size, or 0 when cap is too small. They check nothing (the tests build
+ * broken messages with them); hurray_net_send validates before it encodes.
+ */
+HURRAY_API size_t hurray_net_encode_header(uint8_t *out, size_t cap, uint32_t type,
+                                           uint32_t body_size);
+/** A TENSOR: tensor_id, then the encoded table bytes as given. */
+HURRAY_API size_t hurray_net_encode_tensor(uint8_t *out, size_t cap, uint64_t tensor_id,
+                                           const uint8_t *table, size_t table_len);
+HURRAY_API size_t hurray_net_encode_refuse(uint8_t *out, size_t cap, uint64_t tensor_id,
+                                           uint32_t status, uint32_t index, uint64_t value,
+                                           uint64_t expected);
+
+/* ------------------------------------------------------------------------ */
+/* Context, listener, connections (NET-CONN-*)                              */
+/* ------------------------------------------------------------------------ */
+
+typedef struct hurray_net_context hurray_net_context;
+typedef struct hurray_net_listener hurray_net_listener;
+typedef struct hurray_net_connection hurray_net_connection;
+/** One received tensor: its buffers as accepted handoffs. */
+typedef struct hurray_net_received hurray_net_received;
+
+/**
+ * Creates a UCX context (ucp_init with tag matching); which transports it
+ * uses is UCX's configuration (UCX_TLS, UCX_NET_DEVICES). IO (value: the
+ * negated ucs_status_t, detail: UCX's message) on failure.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_context_create(hurray_net_context **out,
+                                                                   hurray_error *err);
+
+/**
+ * Frees the context and writes NULL. Every listener and connection made
+ * from it must be destroyed or closed first; received tensors may outlive it.
+ */
+HURRAY_API void hurray_net_context_destroy(hurray_net_context **ctx);
+
+/** Default of hurray_net_options.max_tensor_bytes: 1 GiB. */
+#define HURRAY_NET_DEFAULT_MAX_TENSOR_BYTES (1ull << 30)
+
+/**
+ * Allow UCX's shared-memory transports (posix, sysv, cma) on this connection
+ * (NET-CONN-5). UCX 1.13 selects none of them for an endpoint that detects
+ * peer failure (UCP_ERR_HANDLING_MODE_PEER, the default here), so with this
+ * flag the endpoint does not: a peer that dies is seen only as a TIMEOUT,
+ * and a close waits for the peer's acknowledgement (at most two seconds).
+ * Both sides of a connection must set it alike.
+ */
+#define HURRAY_NET_OPTION_SHARED_MEMORY 0x1u
+
+/**
+ * One side's options for a connection: the limits on what it receives
+ * (NET-LIM-1) and flags; zero-initialise, set struct_size, then what you
+ * need. Read, never written: only the first struct_size bytes are read.
+ */
+typedef struct hurray_net_options {
+  /** sizeof(hurray_net_options) as the caller knows it; at least 8. */
+  uint32_t struct_size;
+  /** HURRAY_NET_OPTION_* bits; others are INVALID_ARGUMENT. */
+  uint32_t flags;
+  /** Most bytes (all buffers together) one tensor may declare; 0: the default. */
+  uint64_t max_tensor_bytes;
+  /** Most bytes all tensors received on the connection may declare together; 0: no limit. */
+  uint64_t max_connection_bytes;
+} hurray_net_options;
+
+/**
+ * Listens on `address` (an IPv4 or IPv6 literal such as "127.0.0.1") and
+ * `port` (0: the system picks one; hurray_net_listener_port says which).
+ * INVALID_ARGUMENT (detail: the address) for an address that is not a
+ * literal; IO (value: the negated ucs_status_t) when UCX cannot listen.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_listen(hurray_net_context *ctx,
+                                                           const char *address, uint16_t port,
+                                                           hurray_net_listener **out,
+                                                           hurray_error *err);
+
+/** The port the listener is bound to (NET-CONN-1). */
+HURRAY_API uint16_t hurray_net_listener_port(const hurray_net_listener *listener);
+
+/**
+ * Waits at most timeout_ms (-1: no limit) for the next connection request
+ * and accepts it with the limits in opts (NULL: the defaults). TIMEOUT
+ * (value: the timeout in ns) when none came; IO when UCX fails.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_accept(hurray_net_listener *listener,
+                                                           const hurray_net_options *opts,
+                                                           int timeout_ms,
+                                                           hurray_net_connection **out,
+                                                           hurray_error *err);
+
+/**
+ * Stops listening, refuses the requests not accepted, frees the listener
+ * and writes NULL. Accepted connections stay open.
+ */
+HURRAY_API void hurray_net_listener_destroy(hurray_net_listener **listener);
+
+/**
+ * Connects to a listener at `address` and `port` (opts: the limits for
+ * what this side receives; NULL: defaults). UCX establishes the connection
+ * in the background: a listener that is not there shows as IPC_PEER_GONE on
+ * the first send or receive.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connect(hurray_net_context *ctx,
+                                                            const char *address, uint16_t port,
+                                                            const hurray_net_options *opts,
+                                                            hurray_net_connection **out,
+                                                            hurray_error *err);
+
+/** HURRAY_TRUE once the peer hung up, failed, or the connection ended after a fault. */
+HURRAY_API hurray_bool32 hurray_net_connection_broken(const hurray_net_connection *conn);
+
+/** Declared bytes of every tensor received on this connection (NET-LIM-1). */
+HURRAY_API uint64_t hurray_net_connection_bytes_received(const hurray_net_connection *conn);
+
+/**
+ * Writes UCX's description of the connection's endpoint (ucp_ep_print_info:
+ * the transports and devices of each lane) into buf[0 .. cap), always
+ * NUL-terminated when cap > 0, and returns the length written. Says which
+ * transport actually carries the bytes (NET-CONN-4); 0 when the connection
+ * has ended.
+ */
+HURRAY_API size_t hurray_net_connection_describe(const hurray_net_connection *conn, char *buf,
+                                                 size_t cap);
+
+/**
+ * Closes the connection (NET-CONN-3): flushes what this side sent and
+ * disconnects (forcibly when the peer is gone or the flush takes more than
+ * a second), frees it and writes NULL. The peer sees IPC_PEER_GONE.
+ * Received tensors stay valid.
+ */
+HURRAY_API void hurray_net_close(hurray_net_connection **conn);
+
+/* ------------------------------------------------------------------------ */
+/* Sending (NET-SEND-*)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** One source buffer of a send. */
+typedef struct hurray_net_source {
+  /** sizeof(hurray_net_source): sources are an array, so it must be this size exactly. */
+  uint32_t struct_size;
+  uint32_t reserved;
+  /** The bytes (byte_size of the matching handle); NULL only for an empty buffer. */
+  const void *data;
+  /** Called exactly once, when UCX has finished with the bytes (may be NULL). */
+  hurray_buffer_release_fn release;
+  void *release_ctx;
+} hurray_net_source;
+
+/**
+ * Sends one tensor: the encoded buffer table table[0 .. table_len) and the
+ * bytes of each buffer, sources[i] for handle i. Validated before a byte
+ * leaves (NET-SEND-1): the table with hurray_buffer_table_decode_exact
+ * (its errors); source_count equal to the handles (INVALID_ARGUMENT, value:
+ * source_count, expected: handles); each source's struct_size
+ * (INVALID_ARGUMENT, value: it, expected: sizeof, index: the source) and
+ * data (NULL_ARGUMENT, index: the source, for a non-empty buffer); every
+ * handle producer_synced (SYNC_MODE_NOT_ALLOWED, value: the mode, expected:
+ * HURRAY_TRANSPORT_NETWORK, index: the handle); host memory
+ * (UNSUPPORTED, value: the device tag, index: the handle). Then the
+ * message and every buffer go out and the call waits until UCX has
+ * finished with them, at most timeout_ms (-1: no limit; TIMEOUT, value: ns,
+ * and the connection is ended). A REFUSE from the receiver is returned as
+ * its status and values (detail says the receiver refused). IPC_PEER_GONE
+ * when the peer hung up. *tensor_id (may be NULL) is the tensor's id.
+ *
+ * Ownership (NET-SEND-3): once conn, table and sources are not NULL, every
+ * source's release runs exactly once before this returns, on success and on
+ * every failure, after UCX has finished with the bytes.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection *conn,
+                                                         const uint8_t *table, size_t table_len,
+                                                         const hurray_net_source *sources,
+                                                         size_t source_count, int timeout_ms,
+                                                         uint64_t *tensor_id, hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Receiving (NET-RECV-*)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Waits at most timeout_ms (-1: no limit) for the next tensor and receives
+ * all of it (NET-RECV-1..8): the message decoded (NET-MSG-4), its tensor_id
+ * above the previous one's (INVALID_ARGUMENT, value: the id, index 16), every handle
+ * producer_synced (SYNC_MODE_NOT_ALLOWED), host memory (DEVICE_UNAVAILABLE,
+ * value: the device tag, index: the handle), the limits (CAPACITY, value:
+ * bytes declared, expected: the limit; index 0 per tensor, 1 per
+ * connection) checked before anything is allocated; then every buffer is
+ * allocated (aligned as declared) and received, and must be exactly its
+ * declared size (TRUNCATED or TRAILING_BYTES, value: bytes, expected: the
+ * size, index: the buffer). Only when every byte arrived are the buffers
+ * handed out, accepted (READABLE, HURRAY_TRANSPORT_NETWORK, owned by the
+ * receiver). On any failure everything allocated is freed, a REFUSE with
+ * the error is sent when the connection still works, and the connection is
+ * ended. TIMEOUT when no tensor began within timeout_ms (the connection
+ * stays); IPC_PEER_GONE when the peer hung up, also mid-transfer.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_receive(hurray_net_connection *conn,
+                                                            int timeout_ms,
+                                                            hurray_net_received **out,
+                                                            hurray_error *err);
+
+/** The tensor's id (as the sender numbered it) and number of buffers. */
+HURRAY_API uint64_t hurray_net_received_tensor_id(const hurray_net_received *received);
+HURRAY_API size_t hurray_net_received_count(const hurray_net_received *received);
+
+/**
+ * Buffer `index`: its accepted view (handle, data pointer into memory the
+ * receiver owns) and its handoff, in state READABLE. Releasing the handoff
+ * (hurray_handoff_release, any thread) frees the memory; a second release is
+ * ALREADY_RELEASED. NULL past the end.
+ */
+HURRAY_API const hurray_accepted_buffer *hurray_net_received_buffer(
+    const hurray_net_received *received, size_t index);
+HURRAY_API hurray_handoff *hurray_net_received_handoff(hurray_net_received *received,
+                                                       size_t index);
+
+/**
+ * Releases buffer `index` exactly once (as hurray_handoff_release on its
+ * handoff). ALREADY_RELEASED the second time; INVALID_ARGUMENT (value:
+ * index, expected: count) past the end.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_received_release(hurray_net_received *received,
+                                                                     size_t index,
+                                                                     hurray_error *err);
+
+/** Releases every buffer not yet released, frees the tensor, writes NULL. */
+HURRAY_API void hurray_net_received_free(hurray_net_received **received);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HURRAY_NET_H */
