@@ -4,7 +4,8 @@
  * Input: byte 0 is the number of descriptors that arrived with the message,
  * the rest is the message.
  *
- * Oracle, for every input:
+ * Oracle, for every input (IPC-MSG-12: accepts exactly the messages the
+ * rules accept):
  *  - the decoder accepts exactly when a second reader written here from the
  *    spec's tables accepts (header fields, per-type sizes and fields, the
  *    table through hurray_buffer_table_decode_exact, the segment records);

@@ -17,7 +17,7 @@ def test_creating_buffer_handles():
 
     assert handle.byte_size == 1024
     assert handle.alignment == hurray.MIN_BUFFER_ALIGNMENT
-    assert handle.sync_mode == "producer_synced"
+    assert handle.sync_mode == "producer_synced"  # PY-SYNC-1
     assert handle.device is tensor.device       # colocation: one device per descriptor
 
 

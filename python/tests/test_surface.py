@@ -141,3 +141,16 @@ def test_buffer_refuses_on_memory_the_host_cannot_read():
     pinned = hurray.Tensor(bytes(64), hurray.uint8, [64],
                            device=hurray.Device("cuda", memory_class="host_pinned"))
     assert len(pinned.buffer(0)) == 64
+
+
+def test_buffer_is_a_read_only_view_that_keeps_the_tensor_alive():
+    """PY-READ-3: buffer(i) is a read-only memoryview that keeps the tensor alive."""
+    tensor = hurray.Tensor(bytes(range(64)), hurray.uint8, [64])
+    view = tensor.buffer(0)
+    assert isinstance(view, memoryview)
+    assert view.readonly
+    with pytest.raises(TypeError):
+        view[0] = 1
+    del tensor
+    gc.collect()
+    assert bytes(view) == bytes(range(64))

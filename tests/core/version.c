@@ -1,5 +1,5 @@
 /*
- * The library version (BP-VER-1): the functions agree with the macros; the
+ * The library version (BP-VER-1, VER-NUM-1): the functions agree with the macros; the
  * version check a consumer makes once (specs/versioning.md VER-CHK-1,
  * VER-CHK-2) accepts the versions it was compiled with and older minors,
  * and refuses another major, a newer minor or a newer C ABI, naming which.

@@ -15,7 +15,7 @@ static void pair(int sv[2]) {
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 }
 
-START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, HO-OWN-3
+START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-OFF-2, HO-OWN-3
   leak_probe probe = leak_start("offer/accept/release 1 MiB");
   int sv[2];
   pair(sv);
@@ -38,6 +38,7 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, HO-OW
   ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
   uint64_t offer_id = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
+  ck_assert_uint_eq(offer_id, 1u); /* IPC-OFF-2: a producer counts up from 1 */
   hurray_ipc_shared_retire(s); /* the consumer's hold keeps it */
   ck_assert_int_eq(rel.log.calls, 0);
 
@@ -182,7 +183,7 @@ static void expect_refused(const char *what, size_t len, const int *fds, size_t 
   leak_check(&probe);
 }
 
-START_TEST(malformed_messages) {  // IPC-MSG-5, IPC-ERR-2
+START_TEST(malformed_messages) {  // IPC-MSG-5, IPC-ERR-2, IPC-CHAN-3 (oversized: MSG_TRUNC)
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, 1, 0);
   expect_refused("truncated header (8 bytes)", 8, NULL, 0, HURRAY_ERR_TRUNCATED, 8, 0);
   msg[1] = 'X';

@@ -216,7 +216,7 @@ START_TEST(killed_producer_leaves_mappings_valid) {  // IPC-FLT-2
 }
 END_TEST
 
-START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, BP-OWN-5
+START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
   leak_probe probe = leak_start("two consumer processes, one buffer");
   char address[64];
   snprintf(address, sizeof address, "@hurray-test-%d-two", (int)getpid());

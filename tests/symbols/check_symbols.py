@@ -9,6 +9,9 @@
                              that entry point runs (returns 0)
   shared   NM LIBHURRAY_SO   VER-SYM-3: the shared library exports hurray_*
                              symbols only, each in the version node HURRAY_0
+                             (VER-LIB-3: the one node until the first
+                             release); VER-LIB-2: its soname is
+                             libhurray.so.MAJOR of the file's version
   nodiscard CC...            VER-SYM-4: ignoring a status is a warning
                              (an error with -Werror), unless
                              HURRAY_NO_WARN_UNUSED is defined
@@ -17,6 +20,8 @@ Exits 0 on success, 1 with every offending symbol named otherwise.
 """
 import ctypes
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,7 +100,20 @@ def check_shared(nm, library):
     internal = [s for s in names if s.startswith("hurray_internal_")]
     if internal:
         return fail(f"{library} exports internal symbols (VER-SYM-2)", internal)
-    print(f"ok: {len(names)} exported symbols, all hurray_* in HURRAY_0")
+    # VER-LIB-2: the soname is the MAJOR of the version the file carries.
+    real = os.path.basename(os.path.realpath(library))
+    version = re.fullmatch(r"libhurray\.so\.(\d+)\.(\d+)\.(\d+)", real)
+    readelf = shutil.which("readelf")
+    if version is None or readelf is None:
+        return fail(f"{library}: cannot read its version from {real} or find readelf", [real])
+    dynamic = subprocess.run([readelf, "-d", library], check=True, capture_output=True,
+                             text=True).stdout
+    soname = re.search(r"\(SONAME\)\s+Library soname: \[([^\]]+)\]", dynamic)
+    expected = f"libhurray.so.{version.group(1)}"
+    if soname is None or soname.group(1) != expected:
+        return fail(f"{library}: soname is not {expected} (VER-LIB-2)",
+                    [soname.group(1) if soname else "(none)"])
+    print(f"ok: {len(names)} exported symbols, all hurray_* in HURRAY_0; soname {expected}")
     return 0
 
 
