@@ -139,7 +139,8 @@ typedef struct cpu_shared {
 /* Fills the allocation record of host memory the host may read directly.
  * `declared`: 0 to declare the alignment the address shows; else the one to
  * declare (at most what it shows), for memory another process maps. */
-static void fill_host_allocation(hurray_plugin_allocation *out, void *memory, uint64_t byte_size,
+static inline __attribute__((always_inline)) void fill_host_allocation(
+    hurray_plugin_allocation *out, void *memory, uint64_t byte_size,
                                  hurray_memory_class memory_class, void *plugin_data,
                                  uint32_t declared) {
   /* Filled in place when the host's view holds all of ours (always, from a
