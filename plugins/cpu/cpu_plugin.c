@@ -206,7 +206,8 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
   const cpu_state *state = opaque;
   if (device_index != 0u || (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
     return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags,
-                       0, "cpu: device %u / flags 0x%X: only device 0 and the exportable flag exist",
+                       0,
+                       "cpu: device %u / flags 0x%X: only device 0 and the exportable flag exist",
                        (unsigned)device_index, (unsigned)flags);
   }
   if (alignment > CPU_MAX_ALIGNMENT) {

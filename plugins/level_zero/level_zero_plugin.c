@@ -79,7 +79,8 @@
   X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                        \
   X(ze_result_t, zeMemGetIpcHandle, (ze_context_handle_t, const void *, ze_ipc_mem_handle_t *))    \
   X(ze_result_t, zeMemOpenIpcHandle,                                                              \
-    (ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t, void **)) \
+    (ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t,     \
+     void **))                                                                                    \
   X(ze_result_t, zeMemCloseIpcHandle, (ze_context_handle_t, const void *))                        \
   X(ze_result_t, zeCommandListCreateImmediate,                                                    \
     (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *,                    \
@@ -514,7 +515,8 @@ static void ze_plugin_free(void *state, const hurray_plugin_allocation *allocati
 
 /* PL-IPC-2: the IPC handle of a device allocation (the buffer is the whole
  * allocation: offset 0). */
-static hurray_status ze_plugin_export_memory(void *state, const hurray_plugin_allocation *allocation,
+static hurray_status ze_plugin_export_memory(void *state,
+                                             const hurray_plugin_allocation *allocation,
                                              hurray_plugin_ipc_memory *out, hurray_error *err) {
   ze_state *s = state;
   if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
