@@ -639,7 +639,13 @@ static HOT_PATH hurray_status allocate_buffer(hurray_plugin *plugin, uint32_t de
   if (status != HURRAY_OK) {
     return status;
   }
-  publish_buffer(plugin, buffer, byte_size, buffer->allocation.alignment, memory_class);
+  /* PL-IPC-1: exportable memory declares the alignment asked for (the plugin
+   * measured at least that): another process maps it elsewhere, and its
+   * mapping is held to the declaration, not to what this address shows. */
+  uint32_t declared = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u
+                          ? alignment
+                          : buffer->allocation.alignment;
+  publish_buffer(plugin, buffer, byte_size, declared, memory_class);
   *out = token;
   return HURRAY_OK;
 }

@@ -16,8 +16,11 @@
  * hurray/ipc_wire.h, the guide in docs/ipc.md.
  *
  * Scope of this version: host memory only. A buffer's `memory_kind` is
- * HURRAY_IPC_MEMORY_HOST_MEMFD; the other values are reserved for device
- * memory exported by plugins (not implemented: UNSUPPORTED).
+ * HURRAY_IPC_MEMORY_HOST_MEMFD; a share of any other kind is refused with
+ * UNSUPPORTED. Device memory crosses processes one layer down for now:
+ * hurray_plugin_buffer_export / hurray_plugin_import (plugin_host.h,
+ * PL-IPC-1..6) give the descriptor or runtime handle, which the caller
+ * sends itself; this transport carrying it is issue 13's remaining work.
  *
  * Threads: a producer is not thread-safe (one thread drives it, including
  * every callback it calls). A consumer's receive must not race with its

@@ -136,13 +136,11 @@ typedef struct cpu_shared {
   bool locked; /* host_pinned: mlock'ed */
 } cpu_shared;
 
-/* Fills the allocation record of host memory the host may read directly.
- * `declared`: 0 to declare the alignment the address shows; else the one to
- * declare (at most what it shows), for memory another process maps. */
+/* Fills the allocation record of host memory the host may read directly,
+ * its alignment measured from the address (PL-ALLOC-3). */
 static inline __attribute__((always_inline)) void fill_host_allocation(
     hurray_plugin_allocation *out, void *memory, uint64_t byte_size,
-                                 hurray_memory_class memory_class, void *plugin_data,
-                                 uint32_t declared) {
+    hurray_memory_class memory_class, void *plugin_data) {
   /* Filled in place when the host's view holds all of ours (always, from a
    * host of this ABI or later): building it on the stack and copying it out
    * costs a store-forwarding stall per allocation (bench_plugin_alloc). */
@@ -152,9 +150,7 @@ static inline __attribute__((always_inline)) void fill_host_allocation(
   uint32_t host_size = out->struct_size;
   memset(result, 0, sizeof *result);
   result->struct_size = in_place ? host_size : (uint32_t)sizeof local;
-  result->alignment = declared != 0u
-                          ? declared
-                          : plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  result->alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
   result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   result->byte_size = byte_size;
   result->address = memory;
@@ -193,9 +189,7 @@ static hurray_status cpu_allocate_shared(uint64_t byte_size, uint32_t alignment,
     }
     shared->locked = true;
   }
-  /* PL-IPC-1: the alignment asked for, which every importer's mapping is
-   * made to honour, not the larger one this address may happen to show. */
-  fill_host_allocation(out, shared->memory.address, byte_size, memory_class, shared, alignment);
+  fill_host_allocation(out, shared->memory.address, byte_size, memory_class, shared);
   return HURRAY_OK;
 }
 
@@ -264,7 +258,7 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
       return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
                          "cpu: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
-  fill_host_allocation(out, memory, byte_size, memory_class, NULL, 0u);
+  fill_host_allocation(out, memory, byte_size, memory_class, NULL);
   return HURRAY_OK;
 }
 
@@ -326,8 +320,7 @@ static hurray_status cpu_import_memory(void *opaque, uint32_t device_index,
     free(shared);
     return status;
   }
-  fill_host_allocation(out, shared->memory.address, in->byte_size, in->memory_class, shared,
-                       in->alignment);
+  fill_host_allocation(out, shared->memory.address, in->byte_size, in->memory_class, shared);
   return HURRAY_OK;
 }
 

@@ -489,11 +489,6 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
   a.alignment = (uint32_t)(measured < CUDA_MAX_ALIGNMENT ? measured : CUDA_MAX_ALIGNMENT);
-  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    /* PL-IPC-1: what another process's mapping is held to: the alignment
-     * asked for, not a larger one this address happens to show. */
-    a.alignment = alignment;
-  }
   a.byte_size = byte_size;
   a.address = (void *)(uintptr_t)address;
   a.plugin_data = (void *)(uintptr_t)base;

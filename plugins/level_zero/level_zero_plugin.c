@@ -480,11 +480,6 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
   a.alignment = (uint32_t)(measured < ZE_MAX_ALIGNMENT ? measured : ZE_MAX_ALIGNMENT);
-  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    /* PL-IPC-1: what another process's mapping is held to: the alignment
-     * asked for, not a larger one this address happens to show. */
-    a.alignment = alignment;
-  }
   a.byte_size = byte_size;
   a.address = p;
   a.device_address = (uint64_t)(uintptr_t)p; /* one unified virtual address space */

@@ -735,10 +735,7 @@ static hurray_status describe_memory(const vulkan_api *vk, const vulkan_device *
   if (result.alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE) {
     measured = memory->bind_alignment; /* no address: what the device guarantees */
   }
-  /* PL-IPC-1: shared memory declares the alignment asked for (at most what
-   * it shows), the one an importer's mapping is held to, not a larger one
-   * this process's address happens to have. */
-  result.alignment = memory->exportable && measured >= alignment ? alignment : measured;
+  result.alignment = measured;
   if (measured < alignment) {
     release_memory(vk, d, memory);
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
