@@ -1,6 +1,6 @@
 /*
  * Fuzz target ipc_message: one message of the IPC transport (specs/ipc.md
- * IPC-MSG-1..11) as the decoder hurray_ipc_message_decode (ipc/ipc_message.c) sees it.
+ * IPC-MSG-1..11, IPC-MSG-13) as the decoder hurray_ipc_message_decode (ipc/ipc_message.c) sees it.
  * Input: byte 0 is the number of descriptors that arrived with the message,
  * the rest is the message.
  *
@@ -29,7 +29,7 @@ static uint8_t again[HURRAY_IPC_MAX_MESSAGE_SIZE];
 
 static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
 
-/* The spec's reader: whether the message is well formed (IPC-MSG-5..11). */
+/* The spec's reader: whether the message is well formed (IPC-MSG-5..11, -13). */
 static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   if (len < 16 || fuzz_read_u32(m) != HURRAY_IPC_MAGIC || le16(m + 4) != 1 ||
       le16(m + 14) != 0) {
@@ -38,7 +38,7 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   uint32_t type = le16(m + 6);
   uint64_t body = fuzz_read_u32(m + 8);
   uint32_t nfd = le16(m + 12);
-  if (type < 1 || type > 5 || (uint64_t)len != 16 + body || nfd != fds) {
+  if (type < 1 || type > 6 || (uint64_t)len != 16 + body || nfd != fds) {
     return false;
   }
   const uint8_t *b = m + 16;
@@ -52,12 +52,25 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
       return body == 16 && nfd == 0 && fuzz_read_u32(b + 12) == 0;
     case HURRAY_IPC_MSG_REJECT:
       return body == 32 && nfd == 0 && fuzz_read_u32(b + 8) != 0;
+    case HURRAY_IPC_MSG_DEVICE: {
+      if (body != 128 || fuzz_read_u32(b + 8) >= 253 || fuzz_read_u64(b + 16) == 0 ||
+          fuzz_read_u32(b + 28) != 0) {
+        return false;
+      }
+      uint32_t kind = fuzz_read_u32(b + 12);
+      uint32_t handle_size = fuzz_read_u32(b + 24);
+      if (kind == HURRAY_IPC_DEVICE_FD) {
+        return nfd == 1 && handle_size == 0;
+      }
+      return kind == HURRAY_IPC_DEVICE_HANDLE && nfd == 0 && handle_size >= 1 &&
+             handle_size <= 64;
+    }
     default: {
       if (body < 9) {
         return false;
       }
       size_t n = b[8];
-      if (n < 1 || n > 253 || body != 9 + 32 * n || nfd != n) {
+      if (n < 1 || n > 253 || body != 9 + 32 * n) {
         return false;
       }
       size_t count = 0;
@@ -66,13 +79,17 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
                                            NULL) != HURRAY_OK) {
         return false;
       }
+      size_t host = 0;
       for (size_t i = 0; i < n; i++) {
         const uint8_t *r = b + 9 + 16 * n + 16 * i;
-        if (fuzz_read_u32(r + 8) != HURRAY_IPC_MEMORY_HOST_MEMFD || fuzz_read_u32(r + 12) != 0) {
+        uint32_t kind = fuzz_read_u32(r + 8);
+        if ((kind != HURRAY_IPC_MEMORY_HOST_MEMFD && kind != HURRAY_IPC_MEMORY_DEVICE) ||
+            fuzz_read_u32(r + 12) != 0) {
           return false;
         }
+        host += kind == HURRAY_IPC_MEMORY_HOST_MEMFD;
       }
-      return true;
+      return nfd == host; /* one descriptor per host record (IPC-MSG-9) */
     }
   }
 }
@@ -122,11 +139,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       n = hurray_ipc_encode_reject(again, sizeof again, out.offer_id, out.code, out.buffer_index,
                                    out.value, out.expected);
       break;
+    case HURRAY_IPC_MSG_DEVICE: {
+      FUZZ_CHECK(out.offer_id == fuzz_read_u64(b) && out.buffer_index == fuzz_read_u32(b + 8) &&
+                 out.code == fuzz_read_u32(b + 12) && out.value == fuzz_read_u64(b + 16) &&
+                 out.expected == fuzz_read_u32(b + 24));
+      n = hurray_ipc_encode_device(again, sizeof again, out.offer_id, out.buffer_index, out.code,
+                                   out.value, m + HURRAY_IPC_DEVICE_UUID_OFFSET,
+                                   m + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET,
+                                   m + HURRAY_IPC_DEVICE_HANDLE_OFFSET, (uint32_t)out.expected);
+      /* Handle bytes past handle_size are not part of the handle: the
+       * writer zeroes them, so compare only what is (IPC-MSG-13). */
+      size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
+      FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
+      return 0;
+    }
     default: {
       FUZZ_CHECK(out.type == HURRAY_IPC_MSG_OFFER && out.buffer_count == b[8] &&
                  out.offer_id == fuzz_read_u64(b));
       for (size_t i = 0; i < out.buffer_count; i++) {
-        FUZZ_CHECK(segments[i].offset == fuzz_read_u64(b + 9 + 16 * out.buffer_count + 16 * i));
+        const uint8_t *r = b + 9 + 16 * out.buffer_count + 16 * i;
+        FUZZ_CHECK(segments[i].offset == fuzz_read_u64(r) &&
+                   segments[i].memory_kind == fuzz_read_u32(r + 8));
       }
       n = hurray_ipc_encode_offer(again, sizeof again, out.offer_id, handles, segments,
                                   out.buffer_count);

@@ -34,15 +34,23 @@
   // message of len bytes received with fds descriptors.
   predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
     len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
-    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 5 &&
+    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 6 &&
     len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
 
   // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
   // the 8-byte offer_id and the table of 1 + 16 * n bytes.
   logic uint8_t *ipc_record(uint8_t *in, integer n, integer i) = in + (25 + 16 * n + 16 * i);
 
-  // IPC-MSG-11: a host-memfd record with its reserved field 0.
-  predicate ipc_record_ok{L}(uint8_t *r) = bp_le32(r + 8) == 1 && bp_le32(r + 12) == 0;
+  // IPC-MSG-11: a record of a defined kind (1 host memfd, 2 device) with
+  // its reserved field 0.
+  predicate ipc_record_ok{L}(uint8_t *r) =
+    (bp_le32(r + 8) == 1 || bp_le32(r + 8) == 2) && bp_le32(r + 12) == 0;
+
+  // IPC-MSG-9: how many of the first k records of an OFFER of n buffers are
+  // host memfds, i.e. carry a descriptor.
+  logic integer ipc_host_records{L}(uint8_t *in, integer n, integer k) =
+    k <= 0 ? 0 :
+      ipc_host_records(in, n, k - 1) + (bp_le32(ipc_record(in, n, k - 1) + 8) == 1 ? 1 : 0);
 
   // The first k records of an OFFER of n buffers are well formed.
   predicate ipc_records_ok{L}(uint8_t *in, integer n, integer k) =
@@ -61,13 +69,18 @@
     || (ipc_type(in) == 3 && ipc_body_size(in) >= 9 &&
         1 <= ipc_offer_count(in) <= 253 &&
         ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
-        ipc_fd_count(in) == ipc_offer_count(in) && cap >= ipc_offer_count(in) &&
-        bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in))) &&
-        ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)))
+        cap >= ipc_offer_count(in) &&
+        ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)) &&
+        ipc_fd_count(in) == ipc_host_records(in, ipc_offer_count(in), ipc_offer_count(in)) &&
+        bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in))))
     || (ipc_type(in) == 4 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
         bp_le32(in + 28) == 0)
     || (ipc_type(in) == 5 && ipc_body_size(in) == 32 && ipc_fd_count(in) == 0 &&
-        bp_le32(in + 24) != 0);
+        bp_le32(in + 24) != 0)
+    || (ipc_type(in) == 6 && ipc_body_size(in) == 128 && bp_le32(in + 24) < 253 &&
+        ((bp_le32(in + 28) == 1 && ipc_fd_count(in) == 1 && bp_le32(in + 40) == 0) ||
+         (bp_le32(in + 28) == 2 && ipc_fd_count(in) == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
+        bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0);
 
   // IPC-MSG-5..11: the message a reader accepts.
   predicate ipc_valid_message{L}(uint8_t *in, integer len, integer fds, integer cap) =
@@ -77,7 +90,8 @@
   predicate ipc_segment_decoded{Ls, Lp}(hurray_ipc_segment *s, uint8_t *in, integer n,
                                         integer i) =
     \at(s->offset, Ls) == \at(bp_le64(ipc_record(in, n, i)), Lp) &&
-    \at(s->memory_kind, Ls) == 1 && \at(s->reserved, Ls) == 0;
+    \at(s->memory_kind, Ls) == \at(bp_le32(ipc_record(in, n, i) + 8), Lp) &&
+    \at(s->reserved, Ls) == 0;
 
   predicate ipc_segments_decoded{Ls, Lp}(hurray_ipc_segment *s, uint8_t *in, integer n,
                                          integer k) =
@@ -107,7 +121,13 @@
        \at(m->code, Lo) == \at(bp_le32(in + 24), Lp) &&
        \at(m->buffer_index, Lo) == \at(bp_le32(in + 28), Lp) &&
        \at(m->value, Lo) == \at(bp_le64(in + 32), Lp) &&
-       \at(m->expected, Lo) == \at(bp_le64(in + 40), Lp));
+       \at(m->expected, Lo) == \at(bp_le64(in + 40), Lp)) &&
+    (\at(ipc_type(in), Lp) == 6 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp) &&
+       \at(m->code, Lo) == \at(bp_le32(in + 28), Lp) &&
+       \at(m->value, Lo) == \at(bp_le64(in + 32), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp));
 */
 
 /* Little-endian loads as sums of bytes times powers of 256: the provers
@@ -150,11 +170,15 @@ static inline uint64_t ipc_load_le64(const uint8_t *p) {
   requires \valid_read(in + (0 .. 24 + 32 * n));
   requires err == \null || \valid(err);
   requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
+  requires \valid(host);
+  requires \separated(host, in + (0 .. 24 + 32 * n));
+  requires err != \null ==> \separated(host, err);
   terminates \true;
-  assigns err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior accepted:  // IPC-MSG-11
+  assigns *host, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-11, IPC-MSG-9: the number of host records
     assumes ipc_records_ok(in, n, n);
     ensures \result == HURRAY_OK;
+    ensures *host == ipc_host_records(in, n, n);
     ensures bp_error_unchanged{Pre, Post}(err);
   behavior rejected:  // IPC-MSG-11: the first bad record
     assumes !ipc_records_ok(in, n, n);
@@ -162,12 +186,16 @@ static inline uint64_t ipc_load_le64(const uint8_t *p) {
   complete behaviors;
   disjoint behaviors;
 */
-static hurray_status ipc_check_records(const uint8_t *in, size_t n, hurray_error *err) {
+static hurray_status ipc_check_records(const uint8_t *in, size_t n, uint32_t *host,
+                                       hurray_error *err) {
+  uint32_t hosts = 0;
   /*@
     loop invariant 0 <= i <= n;
+    loop invariant 0 <= hosts <= i;
+    loop invariant hosts == ipc_host_records(in, n, i);
     loop invariant ipc_records_ok(in, n, i);
     loop invariant bp_error_unchanged{Pre, Here}(err);
-    loop assigns i, err->status, err->value, err->expected, err->index, err->detail[0];
+    loop assigns i, hosts, err->status, err->value, err->expected, err->index, err->detail[0];
     loop variant n - i;
   */
   for (size_t i = 0; i < n; i++) {
@@ -175,33 +203,36 @@ static hurray_status ipc_check_records(const uint8_t *in, size_t n, hurray_error
                                   HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
     const uint32_t kind = ipc_load_le32(record + 8);
     const uint32_t reserved = ipc_load_le32(record + 12);
-    if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD) {
+    if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD && kind != HURRAY_IPC_MEMORY_DEVICE) {
       //@ assert !ipc_record_ok(ipc_record(in, n, i));
-      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_HOST_MEMFD, i);
+      return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_DEVICE, i);
     }
     if (reserved != 0u) {
       //@ assert !ipc_record_ok(ipc_record(in, n, i));
       return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, i);
     }
     //@ assert ipc_record_ok(ipc_record(in, n, i));
+    hosts += kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? 1u : 0u;
   }
+  *host = hosts;
   return HURRAY_OK;
 }
 
 /* One checked segment record into *segment (IPC-MSG-11). */
 /*@
-  requires \valid_read(record + (0 .. 7));
+  requires \valid_read(record + (0 .. 11));
   requires \valid(segment);
-  requires \separated(record + (0 .. 7), segment);
+  requires \separated(record + (0 .. 11), segment);
   terminates \true;
   assigns *segment;
   ensures segment->offset == bp_le64{Pre}(record);
-  ensures segment->memory_kind == 1 && segment->reserved == 0;
+  ensures segment->memory_kind == bp_le32{Pre}(record + 8) && segment->reserved == 0;
 */
 static inline void ipc_store_record(const uint8_t *record, hurray_ipc_segment *segment) {
   const uint64_t offset = ipc_load_le64(record);
+  const uint32_t kind = ipc_load_le32(record + 8);
   segment->offset = offset;
-  segment->memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
+  segment->memory_kind = kind;
   segment->reserved = 0u;
 }
 
@@ -251,27 +282,33 @@ static void ipc_copy_records(const uint8_t *in, size_t n, hurray_ipc_segment *se
   assigns handles[0 .. n - 1], segments[0 .. n - 1];
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior accepted:  // IPC-MSG-9, IPC-MSG-11, BP-TABLE-1..6
-    assumes bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n);
+    assumes bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n) &&
+            fd_count == ipc_host_records(in, n, n);
     ensures \result == HURRAY_OK;
     ensures bp_table_decoded{Post, Pre}(handles, in + 24, n);
     ensures ipc_segments_decoded{Post, Pre}(segments, in, n, n);
     ensures bp_error_unchanged{Pre, Post}(err);
   behavior rejected:
-    assumes !(bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n));
+    assumes !(bp_valid_table(in + 24, bp_table_size(n)) && ipc_records_ok(in, n, n) &&
+              fd_count == ipc_host_records(in, n, n));
     ensures \result != HURRAY_OK;
   complete behaviors;
   disjoint behaviors;
 */
-static hurray_status ipc_decode_offer_buffers(const uint8_t *in, size_t n,
+static hurray_status ipc_decode_offer_buffers(const uint8_t *in, size_t n, uint32_t fd_count,
                                               hurray_buffer_handle *handles,
                                               hurray_ipc_segment *segments, hurray_error *err) {
   /* The records first, checked then copied, the table last: the bytes
    * share a memory with the handles' byte fields, which only the table
    * decoder writes, so every call here reads the bytes as they were on
    * entry. Each assert carries one call's frame to the next. */
-  hurray_status status = ipc_check_records(in, n, err);
+  uint32_t host = 0;
+  hurray_status status = ipc_check_records(in, n, &host, err);
   if (status != HURRAY_OK) {
     return status;
+  }
+  if (fd_count != host) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, host, 12);
   }
   //@ assert ipc_records_ok{Pre}(in, n, n);
   //@ assert bp_error_unchanged{Pre, Here}(err);
@@ -292,6 +329,49 @@ static hurray_status ipc_decode_offer_buffers(const uint8_t *in, size_t n,
   //@ assert bp_table_decoded{Here, Pre}(handles, in + 24, n);
   //@ assert bp_error_unchanged{Pre, Here}(err);
   //@ assert ipc_segments_decoded{Here, Pre}(segments, in, n, n);
+  return HURRAY_OK;
+}
+
+/* IPC-MSG-13: a DEVICE message, its header checked; the UUIDs and the
+ * handle stay in the bytes (opaque: only the importing plugin reads them). */
+static hurray_status ipc_decode_device(const uint8_t *in, uint32_t body_size, uint32_t fd_count,
+                                       hurray_ipc_message message, hurray_ipc_message *out,
+                                       hurray_error *err) {
+  if (body_size != HURRAY_IPC_DEVICE_BODY_SIZE) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, HURRAY_IPC_DEVICE_BODY_SIZE, 8);
+  }
+  const uint32_t buffer_index = ipc_load_le32(in + 24);
+  const uint32_t kind = ipc_load_le32(in + 28);
+  const uint64_t segment_size = ipc_load_le64(in + 32);
+  const uint32_t handle_size = ipc_load_le32(in + 40);
+  const uint32_t reserved = ipc_load_le32(in + 44);
+  if (buffer_index >= HURRAY_IPC_MAX_FDS) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, buffer_index, HURRAY_IPC_MAX_FDS, 8);
+  }
+  if (kind != HURRAY_IPC_DEVICE_FD && kind != HURRAY_IPC_DEVICE_HANDLE) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_DEVICE_HANDLE, 12);
+  }
+  const uint32_t fds = kind == HURRAY_IPC_DEVICE_FD ? 1u : 0u;
+  if (fd_count != fds) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, fds, 12);
+  }
+  if (segment_size == 0u) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1u, 16);
+  }
+  if (kind == HURRAY_IPC_DEVICE_FD ? handle_size != 0u
+                                   : (handle_size == 0u || handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE)) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, handle_size,
+                       kind == HURRAY_IPC_DEVICE_FD ? 0u : HURRAY_IPC_DEVICE_HANDLE_SIZE, 24);
+  }
+  if (reserved != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 28);
+  }
+  message.offer_id = ipc_load_le64(in + 16);
+  message.buffer_index = buffer_index;
+  message.code = kind;
+  message.value = segment_size;
+  message.expected = handle_size;
+  *out = message;
   return HURRAY_OK;
 }
 
@@ -378,7 +458,7 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
   if (header_reserved != 0u) {
     return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
   }
-  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_REJECT) {
+  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_DEVICE) {
     return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
   }
   const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
@@ -410,20 +490,20 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
     if (body_size != offer_size) {
       return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
     }
-    if (fd_count != n) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, n, 12);
-    }
     if (cap < n) {
       return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
     }
     message.offer_id = ipc_load_le64(in + 16);
     message.buffer_count = n;
-    hurray_status status = ipc_decode_offer_buffers(in, n, handles, segments, err);
+    hurray_status status = ipc_decode_offer_buffers(in, n, fd_count, handles, segments, err);
     if (status != HURRAY_OK) {
       return status;
     }
     *out = message;
     return HURRAY_OK;
+  }
+  if (type == HURRAY_IPC_MSG_DEVICE) {
+    return ipc_decode_device(in, body_size, fd_count, message, out, err);
   }
   const uint32_t fixed_size =
       type == HURRAY_IPC_MSG_REJECT ? HURRAY_IPC_REJECT_BODY_SIZE : HURRAY_IPC_HELLO_BODY_SIZE;

@@ -42,12 +42,15 @@ extern "C" {
 #define HURRAY_IPC_MSG_OFFER 3u
 #define HURRAY_IPC_MSG_RELEASE 4u
 #define HURRAY_IPC_MSG_REJECT 5u
+#define HURRAY_IPC_MSG_DEVICE 6u
 
 /** Body sizes of the fixed-size messages (IPC-MSG-7, -8, -10). */
 #define HURRAY_IPC_HELLO_BODY_SIZE 16u
 #define HURRAY_IPC_REFUSE_BODY_SIZE 16u
 #define HURRAY_IPC_RELEASE_BODY_SIZE 16u
 #define HURRAY_IPC_REJECT_BODY_SIZE 32u
+/** Body size of DEVICE (IPC-MSG-13). */
+#define HURRAY_IPC_DEVICE_BODY_SIZE 128u
 
 /** REFUSE reasons (IPC-MSG-8). A reader keeps unknown reasons as numbers. */
 #define HURRAY_IPC_REFUSE_UID_NOT_ALLOWED 1u
@@ -56,10 +59,26 @@ extern "C" {
 #define HURRAY_IPC_REFUSE_SHUTDOWN 4u
 
 /**
- * Memory kinds of a segment record (IPC-MSG-11). Only host memfd is defined;
- * the other values are reserved for device memory exported by plugins.
+ * Memory kinds of a segment record (IPC-MSG-11): a host memfd, whose
+ * descriptor the OFFER carries, or device memory exported by a plugin and
+ * described by a DEVICE message (IPC-MSG-13). Other values are refused.
  */
 #define HURRAY_IPC_MEMORY_HOST_MEMFD 1u
+#define HURRAY_IPC_MEMORY_DEVICE 2u
+
+/**
+ * DEVICE message (IPC-MSG-13): the kinds of exported memory, equal to
+ * HURRAY_PLUGIN_IPC_MEMORY_FD and _HANDLE (plugin_vendor.h), and where the
+ * opaque bytes sit, counted from the start of the message (header
+ * included). The decoder checks the other fields; these bytes only the
+ * importing plugin reads.
+ */
+#define HURRAY_IPC_DEVICE_FD 1u
+#define HURRAY_IPC_DEVICE_HANDLE 2u
+#define HURRAY_IPC_DEVICE_HANDLE_SIZE 64u
+#define HURRAY_IPC_DEVICE_UUID_OFFSET (16u + 32u)
+#define HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET (16u + 48u)
+#define HURRAY_IPC_DEVICE_HANDLE_OFFSET (16u + 64u)
 
 /**
  * A decoded message. Which fields mean something depends on `type`; the
@@ -71,6 +90,9 @@ extern "C" {
  *            the caller's arrays.
  *   RELEASE: offer_id, buffer_index.
  *   REJECT:  offer_id, code = hurray_status, buffer_index, value, expected.
+ *   DEVICE:  offer_id, buffer_index, code = kind (HURRAY_IPC_DEVICE_*),
+ *            value = segment_size, expected = handle_size; the UUIDs and
+ *            the handle are read from the message at the offsets above.
  */
 typedef struct hurray_ipc_message {
   uint32_t type;
@@ -88,7 +110,7 @@ typedef struct hurray_ipc_message {
 typedef struct hurray_ipc_segment {
   /** Offset of the buffer's first byte in its segment. */
   uint64_t offset;
-  /** HURRAY_IPC_MEMORY_*: how the buffer's descriptor is to be mapped. */
+  /** HURRAY_IPC_MEMORY_*: a host memfd the OFFER carries, or device memory (DEVICE message). */
   uint32_t memory_kind;
   /** Always 0 (the reserved field, checked by the decoder). */
   uint32_t reserved;
@@ -132,11 +154,22 @@ HURRAY_API size_t hurray_ipc_encode_reject(uint8_t *out, size_t cap, uint64_t of
 /**
  * An OFFER of `count` buffers: the handles' table (BP-TABLE-1, written with
  * hurray_buffer_table_encode, so an invalid table yields 0) and the segment
- * records; fd_count is `count`.
+ * records; fd_count is the number of HOST_MEMFD records.
  */
 HURRAY_API size_t hurray_ipc_encode_offer(uint8_t *out, size_t cap, uint64_t offer_id,
                                           const hurray_buffer_handle *handles,
                                           const hurray_ipc_segment *segments, size_t count);
+
+/**
+ * A DEVICE message (IPC-MSG-13): fd_count is 1 for kind FD, 0 otherwise;
+ * handle[0 .. handle_size) is copied (at most 64 bytes), the rest is zero.
+ * device_uuid and driver_uuid are 16 bytes each, or NULL for zeros.
+ */
+HURRAY_API size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id,
+                                           uint32_t buffer_index, uint32_t kind,
+                                           uint64_t segment_size, const uint8_t *device_uuid,
+                                           const uint8_t *driver_uuid, const uint8_t *handle,
+                                           uint32_t handle_size);
 
 #ifdef __cplusplus
 }

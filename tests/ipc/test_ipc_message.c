@@ -1,6 +1,6 @@
 /*
  * The IPC message decoder (ipc/ipc_message.c) against the rules of
- * specs/ipc.md IPC-MSG-1..11, through the writers of ipc/ipc_encode.c.
+ * specs/ipc.md IPC-MSG-1..11 and IPC-MSG-13, through the writers of ipc/ipc_encode.c.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "ipc_test_support.h"
@@ -167,9 +167,26 @@ START_TEST(offer_errors) {  // IPC-MSG-9, IPC-MSG-11, BP-TABLE-*
   msg[25 + 16 + 15] = 1;
   expect(n, 2, HURRAY_ERR_RESERVED_BYTE_NONZERO, 1, 0, 1);
   msg[25 + 16 + 15] = 0;
-  /* record 1: memory kind 2 (device memory, reserved) */
+  /* record 1: memory kind 3 (undefined; 2, device, is the highest defined) */
+  msg[25 + 32 + 16 + 8] = 3;
+  expect(n, 2, HURRAY_ERR_UNSUPPORTED, 3, 2, 1);
+  /* record 1 a device buffer: its descriptor travels with its DEVICE
+   * message, so the OFFER declaring 2 descriptors is refused after the
+   * records, naming the one host record (IPC-MSG-9) */
   msg[25 + 32 + 16 + 8] = 2;
-  expect(n, 2, HURRAY_ERR_UNSUPPORTED, 2, 1, 1);
+  expect(n, 2, HURRAY_ERR_INVALID_ARGUMENT, 2, 1, 12);
+  msg[12] = 1;
+  ck_assert_int_eq(decode(n, 1, &m, &err), HURRAY_OK);
+  ck_assert_uint_eq(m.fd_count, 1);
+  ck_assert_uint_eq(m.buffer_count, 2);
+  ck_assert_uint_eq(segments[0].memory_kind, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  ck_assert_uint_eq(segments[1].memory_kind, HURRAY_IPC_MEMORY_DEVICE);
+  ck_assert_uint_eq(segments[1].offset, 8192);
+  /* the records are checked before the descriptor count: a bad kind is
+   * named even when the count is wrong too */
+  msg[25 + 32 + 16 + 8] = 9;
+  expect(n, 1, HURRAY_ERR_UNSUPPORTED, 9, 2, 1);
+  msg[12] = 2;
   msg[25 + 32 + 16 + 8] = 1;
   msg[25 + 32 + 12] = 9;
   expect(n, 2, HURRAY_ERR_RESERVED_BYTE_NONZERO, 9, 0, 0);
@@ -183,6 +200,91 @@ START_TEST(offer_errors) {  // IPC-MSG-9, IPC-MSG-11, BP-TABLE-*
   /* body shorter than the fixed part */
   hurray_ipc_encode_header(msg, sizeof msg, HURRAY_IPC_MSG_OFFER, 8, 0);
   expect(16 + 8, 0, HURRAY_ERR_INVALID_ARGUMENT, 8, 9, 8);
+}
+END_TEST
+
+static const uint8_t device_uuid[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint8_t driver_uuid[16] = {0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7,
+                                        0xD8, 0xD9, 0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF};
+
+static void put32(size_t at, uint32_t v) {
+  for (unsigned k = 0; k < 4; k++) {
+    msg[at + k] = (uint8_t)(v >> (8 * k));
+  }
+}
+
+START_TEST(device_messages) {  // IPC-MSG-13
+  hurray_ipc_message m;
+  hurray_error err;
+  uint8_t handle[64];
+  for (unsigned k = 0; k < sizeof handle; k++) {
+    handle[k] = (uint8_t)(0x40 + k);
+  }
+  /* kind HANDLE (a CUDA-style IPC handle): no descriptor */
+  size_t n = hurray_ipc_encode_device(msg, sizeof msg, 0x0102030405060708u, 3,
+                                      HURRAY_IPC_DEVICE_HANDLE, 1u << 20, device_uuid,
+                                      driver_uuid, handle, 64);
+  ck_assert_uint_eq(n, 16 + HURRAY_IPC_DEVICE_BODY_SIZE);
+  ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
+  ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_DEVICE);
+  ck_assert_uint_eq(m.offer_id, 0x0102030405060708u);
+  ck_assert_uint_eq(m.buffer_index, 3);
+  ck_assert_uint_eq(m.code, HURRAY_IPC_DEVICE_HANDLE);
+  ck_assert_uint_eq(m.value, 1u << 20);
+  ck_assert_uint_eq(m.expected, 64);
+  ck_assert_uint_eq(m.fd_count, 0);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, 64);
+  /* the checks, in offset order */
+  put32(24, 253);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 253, 253, 8);
+  put32(24, 3);
+  put32(28, 3);
+  expect(n, 0, HURRAY_ERR_UNSUPPORTED, 3, 2, 12);
+  put32(28, 0);
+  expect(n, 0, HURRAY_ERR_UNSUPPORTED, 0, 2, 12);
+  put32(28, HURRAY_IPC_DEVICE_HANDLE);
+  msg[12] = 1; /* a descriptor with a handle-kind export */
+  expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 1, 0, 12);
+  msg[12] = 0;
+  put32(40, 0);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 64, 24);
+  put32(40, 65);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 65, 64, 24);
+  put32(40, 64);
+  put32(44, 5);
+  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, 5, 0, 28);
+  put32(44, 0);
+  ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
+  /* kind FD (a Vulkan OPAQUE_FD, a memfd): one descriptor */
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
+                               NULL, 0);
+  ck_assert_uint_eq(msg[12], 1);
+  ck_assert_int_eq(decode(n, 1, &m, &err), HURRAY_OK);
+  ck_assert_uint_eq(m.code, HURRAY_IPC_DEVICE_FD);
+  ck_assert_uint_eq(m.fd_count, 1);
+  msg[12] = 0; /* an FD-kind export without its descriptor */
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 1, 12);
+  msg[12] = 1;
+  for (unsigned k = 32; k < 40; k++) {
+    msg[k] = 0; /* segment_size 0 */
+  }
+  expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 0, 1, 16);
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
+                               NULL, 0);
+  put32(40, 8); /* a handle size on an FD-kind export */
+  expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 8, 0, 24);
+  /* a body of another size */
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
+                               NULL, 0);
+  put32(8, HURRAY_IPC_DEVICE_BODY_SIZE - 16);
+  expect(n - 16, 1, HURRAY_ERR_INVALID_ARGUMENT, HURRAY_IPC_DEVICE_BODY_SIZE - 16,
+         HURRAY_IPC_DEVICE_BODY_SIZE, 8);
+  /* the writer refuses a handle longer than the field */
+  ck_assert_uint_eq(hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_HANDLE,
+                                             4096, NULL, NULL, handle, 65),
+                    0);
 }
 END_TEST
 
@@ -216,6 +318,7 @@ int main(void) {
   tcase_add_test(tc, header_errors_in_order);
   tcase_add_test(tc, body_errors);
   tcase_add_test(tc, offer_errors);
+  tcase_add_test(tc, device_messages);
   tcase_add_test(tc, null_arguments);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
