@@ -1,8 +1,9 @@
 /*
  * The consumer side of the IPC transport: connecting, checking and mapping
  * an offer's segments, handing them out as accepted handoffs whose release
- * unmaps and sends the release signal (specs/ipc.md IPC-CRED-3, IPC-SEG-2..4,
- * IPC-FLT-2, IPC-ERR-*).
+ * unmaps and sends the release signal (specs/ipc.md IPC-CRED-3, IPC-SEG-2..6,
+ * IPC-OFF-3, IPC-FLT-2, IPC-ERR-*). Device buffers are imported through the
+ * consumer's plugin registry.
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -31,8 +32,25 @@ typedef struct ipc_link {
   int32_t producer_pid;
 } ipc_link;
 
+/* A DEVICE message kept for the next OFFER (IPC-OFF-3). */
+typedef struct ipc_pending {
+  uint32_t index;
+  uint32_t kind;
+  uint64_t segment_size;
+  uint32_t handle_size;
+  /* Kind FD: the descriptor received with it; -1 otherwise. */
+  int fd;
+  uint8_t device_uuid[16];
+  uint8_t driver_uuid[16];
+  uint8_t handle[HURRAY_IPC_DEVICE_HANDLE_SIZE];
+} ipc_pending;
+
 struct hurray_ipc_consumer {
   ipc_link *link;
+  hurray_plugin_registry *plugins;
+  uint64_t pending_offer;
+  size_t pending_count;
+  ipc_pending pending[HURRAY_IPC_MAX_FDS];
   uint8_t rx[IPC_RECV_CAP];
 };
 
@@ -42,6 +60,8 @@ typedef struct ipc_entry {
   struct hurray_ipc_received *owner;
   void *map;
   size_t map_len;
+  /* Device memory: the import (IPC-SEG-5), freed by the release. */
+  hurray_plugin_buffer *_Atomic device;
   uint32_t index;
   /* HURRAY_OK, or the status of sending the release signal. */
   hurray_status signal_status;
@@ -68,6 +88,10 @@ static void release_entry(void *buffer, void *ctx) {
   if (e->map != NULL) {
     munmap(e->map, e->map_len);
     e->map = NULL;
+  }
+  hurray_plugin_buffer *device = atomic_exchange(&e->device, NULL);
+  if (device != NULL) {
+    hurray_plugin_buffer_free(device); /* the import only (IPC-SEG-6, PL-IPC-4) */
   }
   uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE];
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, e->owner->offer_id, e->index);
@@ -103,6 +127,11 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
     uids = opts->allowed_uids;
     uid_count = opts->allowed_uid_count;
   }
+  hurray_plugin_registry *plugins = NULL;
+  if (opts != NULL && opts->struct_size >= offsetof(hurray_ipc_consumer_options, plugins) +
+                                               sizeof opts->plugins) {
+    plugins = opts->plugins;
+  }
   struct ucred cred;
   socklen_t len = sizeof cred;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -122,6 +151,7 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
   link->fd = fd;
   link->producer_pid = (int32_t)cred.pid;
   c->link = link;
+  c->plugins = plugins;
   /* The first message: HELLO, or REFUSE with the reason (IPC-CRED-2). */
   hurray_status st = hurray_internal_ipc_wait_readable(fd, timeout, err);
   int fds[IPC_RECV_FDS];
@@ -207,6 +237,102 @@ hurray_status hurray_ipc_consumer_from_socket(int fd, const hurray_ipc_consumer_
   return start(fd, opts, out, err);
 }
 
+/* Closes the descriptors of the DEVICE messages kept, forgets them. */
+static void clear_pending(hurray_ipc_consumer *c) {
+  for (size_t i = 0; i < c->pending_count; i++) {
+    if (c->pending[i].fd >= 0) {
+      close(c->pending[i].fd);
+    }
+  }
+  c->pending_count = 0;
+}
+
+/* IPC-OFF-3: keeps a DEVICE message (and its descriptor) for the OFFER
+ * that follows; one for another offer, or a second for the same buffer,
+ * is a protocol error (the caller closes fd then). */
+static hurray_status keep_device(hurray_ipc_consumer *c, const hurray_ipc_message *m,
+                                 const uint8_t *bytes, int fd, hurray_error *err) {
+  if (c->pending_count > 0u && m->offer_id != c->pending_offer) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
+                                    c->pending_offer, m->buffer_index);
+  }
+  for (size_t i = 0; i < c->pending_count; i++) {
+    if (c->pending[i].index == m->buffer_index) {
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
+                                      m->offer_id, m->buffer_index);
+    }
+  }
+  /* Indices are below 253 (IPC-MSG-13) and distinct, so there is room. */
+  ipc_pending *p = &c->pending[c->pending_count++];
+  c->pending_offer = m->offer_id;
+  p->index = m->buffer_index;
+  p->kind = m->code;
+  p->segment_size = m->value;
+  p->handle_size = (uint32_t)m->expected;
+  p->fd = fd;
+  memcpy(p->device_uuid, bytes + HURRAY_IPC_DEVICE_UUID_OFFSET, sizeof p->device_uuid);
+  memcpy(p->driver_uuid, bytes + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, sizeof p->driver_uuid);
+  memset(p->handle, 0, sizeof p->handle);
+  memcpy(p->handle, bytes + HURRAY_IPC_DEVICE_HANDLE_OFFSET, p->handle_size);
+  return HURRAY_OK;
+}
+
+/* IPC-OFF-3: the kept DEVICE message of buffer `index`, or NULL. */
+static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t index) {
+  for (size_t i = 0; i < c->pending_count; i++) {
+    if (c->pending[i].index == index) {
+      return &c->pending[i];
+    }
+  }
+  return NULL;
+}
+
+/* IPC-SEG-5: imports a device buffer through a plugin of the consumer's
+ * registry serving its tag, on the first of its devices that takes it;
+ * the plugin's refusal on device 0 is the error otherwise. */
+static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pending *pd,
+                                   const hurray_buffer_handle *h, uint64_t offset, size_t index,
+                                   hurray_plugin_buffer **out, hurray_error *err) {
+  hurray_plugin *plugin =
+      c->plugins == NULL ? NULL : hurray_plugin_registry_find(c->plugins, h->device_tag);
+  uint32_t devices = plugin == NULL ? 0u : hurray_plugin_device_count(plugin);
+  if (devices == 0u) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_DEVICE_UNAVAILABLE, h->device_tag, 0, index);
+  }
+  hurray_plugin_ipc_memory mem;
+  memset(&mem, 0, sizeof mem);
+  mem.struct_size = (uint32_t)sizeof mem;
+  mem.kind = pd->kind;
+  mem.fd = pd->fd;
+  mem.handle_size = pd->handle_size;
+  memcpy(mem.handle, pd->handle, sizeof mem.handle);
+  memcpy(mem.device_uuid, pd->device_uuid, sizeof mem.device_uuid);
+  memcpy(mem.driver_uuid, pd->driver_uuid, sizeof mem.driver_uuid);
+  mem.segment_size = pd->segment_size;
+  mem.offset = offset;
+  mem.byte_size = h->byte_size;
+  mem.alignment = h->alignment;
+  mem.device_tag = h->device_tag;
+  mem.memory_class = h->memory_class;
+  hurray_error first;
+  memset(&first, 0, sizeof first);
+  for (uint32_t d = 0; d < devices; d++) {
+    hurray_error attempt;
+    hurray_status st = hurray_plugin_import(plugin, d, &mem, out, &attempt);
+    if (st == HURRAY_OK) {
+      return HURRAY_OK;
+    }
+    if (d == 0u) {
+      first = attempt;
+    }
+  }
+  if (err != NULL) {
+    *err = first;
+    err->index = index;
+  }
+  return first.status;
+}
+
 int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer) {
   return consumer == NULL ? 0 : consumer->link->producer_pid;
 }
@@ -217,6 +343,7 @@ void hurray_ipc_consumer_destroy(hurray_ipc_consumer **consumer) {
   }
   hurray_ipc_consumer *c = *consumer;
   *consumer = NULL;
+  clear_pending(c);
   link_unref(c->link);
   free(c);
 }
@@ -253,11 +380,16 @@ static void send_reject(ipc_link *link, uint64_t offer_id, const hurray_error *e
   (void)hurray_internal_ipc_send(link->fd, msg, n, NULL, 0, NULL);
 }
 
+/* Undoes an offer that is not handed out: unmaps, frees the imports. */
 static void unmap_entries(hurray_ipc_received *r, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (r->entries[i].map != NULL) {
       munmap(r->entries[i].map, r->entries[i].map_len);
       r->entries[i].map = NULL;
+    }
+    hurray_plugin_buffer *device = atomic_exchange(&r->entries[i].device, NULL);
+    if (device != NULL) {
+      hurray_plugin_buffer_free(device);
     }
   }
 }
@@ -271,50 +403,103 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
   }
   ipc_link *link = consumer->link;
-  hurray_status st = hurray_internal_ipc_wait_readable(link->fd, timeout_ms, err);
-  if (st != HURRAY_OK) {
-    return st;
-  }
   int fds[IPC_RECV_FDS];
   size_t nfds = 0;
-  size_t len = 0;
-  st = hurray_internal_ipc_recv(link->fd, MSG_DONTWAIT, consumer->rx, &len, fds, &nfds, err);
-  if (st == HURRAY_ERR_TIMEOUT) {
-    return st;
-  }
-  if (st != HURRAY_OK) {
-    protocol_error(link, st);
-    return st;
-  }
-  if (len == 0u && nfds == 0u) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE, (uint64_t)(int64_t)link->producer_pid, 0, 0);
-  }
   hurray_buffer_handle handles[HURRAY_IPC_MAX_FDS];
   hurray_ipc_segment segments[HURRAY_IPC_MAX_FDS];
   hurray_ipc_message m;
-  st = hurray_ipc_message_decode(consumer->rx, len, nfds, &m, handles, segments,
-                                 HURRAY_IPC_MAX_FDS, err);
-  if (st != HURRAY_OK) {
-    hurray_internal_ipc_close_fds(fds, nfds);
-    protocol_error(link, st);
-    return st;
+  hurray_status st;
+  /* DEVICE messages come first, each kept for the OFFER (IPC-OFF-3). A
+   * protocol error drops them with the connection (IPC-ERR-2); a timeout
+   * keeps them for the next call. */
+  for (;;) {
+    st = hurray_internal_ipc_wait_readable(link->fd, timeout_ms, err);
+    if (st != HURRAY_OK) {
+      return st;
+    }
+    size_t len = 0;
+    nfds = 0;
+    st = hurray_internal_ipc_recv(link->fd, MSG_DONTWAIT, consumer->rx, &len, fds, &nfds, err);
+    if (st == HURRAY_ERR_TIMEOUT) {
+      return st;
+    }
+    if (st != HURRAY_OK) {
+      clear_pending(consumer);
+      protocol_error(link, st);
+      return st;
+    }
+    if (len == 0u && nfds == 0u) {
+      clear_pending(consumer);
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE,
+                                      (uint64_t)(int64_t)link->producer_pid, 0, 0);
+    }
+    st = hurray_ipc_message_decode(consumer->rx, len, nfds, &m, handles, segments,
+                                   HURRAY_IPC_MAX_FDS, err);
+    if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_DEVICE) {
+      st = keep_device(consumer, &m, consumer->rx, nfds == 1u ? fds[0] : -1, err);
+      if (st == HURRAY_OK) {
+        continue;
+      }
+    }
+    if (st != HURRAY_OK) {
+      hurray_internal_ipc_close_fds(fds, nfds);
+      clear_pending(consumer);
+      protocol_error(link, st);
+      return st;
+    }
+    break;
   }
   if (m.type == HURRAY_IPC_MSG_REFUSE) {
     hurray_internal_ipc_close_fds(fds, nfds);
+    clear_pending(consumer);
     return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, m.code, m.value, 0);
   }
   if (m.type != HURRAY_IPC_MSG_OFFER) {
     hurray_internal_ipc_close_fds(fds, nfds);
+    clear_pending(consumer);
     st = hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, m.type, HURRAY_IPC_MSG_OFFER, 6);
     protocol_error(link, st);
     return st;
   }
   size_t n = m.buffer_count;
+  /* IPC-OFF-3: the kept DEVICE messages are exactly this offer's device
+   * buffers. */
+  size_t matched = 0;
+  st = HURRAY_OK;
+  if (consumer->pending_count > 0u && consumer->pending_offer != m.offer_id) {
+    st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, consumer->pending_offer,
+                                  m.offer_id, consumer->pending[0].index);
+  }
+  for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
+    if (segments[i].memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
+      continue;
+    }
+    if (pending_for(consumer, (uint32_t)i) == NULL) {
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, i);
+    }
+    matched++;
+  }
+  if (st == HURRAY_OK && matched != consumer->pending_count) {
+    for (size_t k = 0; k < consumer->pending_count; k++) {
+      uint32_t index = consumer->pending[k].index;
+      if (index >= n || segments[index].memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
+        st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, index);
+        break;
+      }
+    }
+  }
+  if (st != HURRAY_OK) {
+    hurray_internal_ipc_close_fds(fds, nfds);
+    clear_pending(consumer);
+    protocol_error(link, st);
+    return st;
+  }
   hurray_ipc_received *r = calloc(1, sizeof *r + n * sizeof(ipc_entry));
   hurray_error local;
   hurray_error *e = err != NULL ? err : &local;
   if (r == NULL) {
     hurray_internal_ipc_close_fds(fds, nfds);
+    clear_pending(consumer);
     hurray_internal_ipc_fail(e, HURRAY_ERR_OUT_OF_MEMORY, sizeof *r + n * sizeof(ipc_entry), 0, 0);
     send_reject(link, m.offer_id, e);
     return HURRAY_ERR_OUT_OF_MEMORY;
@@ -325,23 +510,43 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   long page = sysconf(_SC_PAGESIZE);
   uint64_t page_size = page > 0 ? (uint64_t)page : 4096u;
   st = HURRAY_OK;
+  size_t host = 0; /* the k-th host record's descriptor is fds[k] (IPC-MSG-9) */
   for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
     ipc_entry *en = &r->entries[i];
     en->owner = r;
     en->index = (uint32_t)i;
+    atomic_init(&en->device, NULL);
     const hurray_buffer_handle *h = &handles[i];
-    /* Host memory only in this version (IPC-MSG-11, IPC-OFF-1). */
-    if (h->device_tag != HURRAY_DEVICE_CPU) {
-      st = hurray_internal_ipc_fail(e, HURRAY_ERR_UNSUPPORTED, h->device_tag, HURRAY_DEVICE_CPU, i);
-      break;
-    }
     st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode,
                                           hurray_device_default_ipc_capabilities(h->device_tag), e);
     if (st != HURRAY_OK) {
       e->index = i;
       break;
     }
-    st = check_segment(fds[i], h, segments[i].offset, i, e);
+    /* No event or stream travels in this version (IPC-OFF-1). */
+    if (h->sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_UNSUPPORTED, h->sync_mode,
+                                    HURRAY_SYNC_PRODUCER_SYNCED, i);
+      break;
+    }
+    if (segments[i].memory_kind == HURRAY_IPC_MEMORY_DEVICE) {
+      hurray_plugin_buffer *device = NULL;
+      st = import_device(consumer, pending_for(consumer, (uint32_t)i), h, segments[i].offset, i,
+                         &device, e);
+      if (st != HURRAY_OK) {
+        break;
+      }
+      atomic_store(&en->device, device);
+      en->accepted.data = hurray_plugin_buffer_allocation(device)->address;
+      continue;
+    }
+    /* Host memory: a memfd, on the CPU only (IPC-OFF-1). */
+    if (h->device_tag != HURRAY_DEVICE_CPU) {
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_UNSUPPORTED, h->device_tag, HURRAY_DEVICE_CPU, i);
+      break;
+    }
+    const int fd = fds[host++];
+    st = check_segment(fd, h, segments[i].offset, i, e);
     if (st != HURRAY_OK) {
       break;
     }
@@ -350,7 +555,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     }
     uint64_t start = segments[i].offset / page_size * page_size;
     uint64_t map_len = segments[i].offset - start + h->byte_size;
-    void *map = mmap(NULL, (size_t)map_len, PROT_READ, MAP_SHARED, fds[i], (off_t)start);
+    void *map = mmap(NULL, (size_t)map_len, PROT_READ, MAP_SHARED, fd, (off_t)start);
     if (map == MAP_FAILED) {
       st = hurray_internal_ipc_fail_errno(e, errno, "mmap");
       e->index = i;
@@ -367,7 +572,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     }
     en->accepted.data = data;
   }
-  hurray_internal_ipc_close_fds(fds, nfds); /* mappings outlive their descriptors */
+  hurray_internal_ipc_close_fds(fds, nfds); /* mappings and imports outlive their descriptors */
+  clear_pending(consumer);
   if (st != HURRAY_OK) {
     unmap_entries(r, n);
     free(r);
@@ -401,6 +607,14 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   atomic_fetch_add(&link->refs, 1u);
   *out = r;
   return HURRAY_OK;
+}
+
+hurray_plugin_buffer *hurray_ipc_received_plugin_buffer(const hurray_ipc_received *received,
+                                                        size_t index) {
+  if (received == NULL || index >= received->count) {
+    return NULL;
+  }
+  return atomic_load(&received->entries[index].device);
 }
 
 uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received) {

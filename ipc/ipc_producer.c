@@ -1,7 +1,7 @@
 /*
  * The producer side of the IPC transport: listening, credentials, offers,
  * reference counts, reclaiming a dead consumer's holds (specs/ipc.md
- * IPC-CHAN-*, IPC-CRED-*, IPC-OFF-1, IPC-REL-*, IPC-FLT-1, IPC-ERR-*).
+ * IPC-CHAN-*, IPC-CRED-*, IPC-OFF-1, IPC-OFF-3, IPC-REL-*, IPC-FLT-1, IPC-ERR-*).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -24,7 +24,12 @@
 struct hurray_ipc_shared {
   hurray_ipc_producer *producer;
   struct hurray_ipc_shared *next;
+  /* HURRAY_IPC_MEMORY_*. */
+  uint32_t memory_kind;
+  /* The host memfd, or the device export's descriptor (kind FD), or -1. */
   int fd;
+  /* Device memory: the plugin's export, kept until the release (IPC-OFF-3). */
+  hurray_plugin_ipc_memory device;
   int retired;
   uint64_t refs; /* the producer's own (until retired) plus one per hold */
   hurray_buffer_handle handle;
@@ -106,7 +111,9 @@ static void shared_unref(struct hurray_ipc_shared *s) {
       break;
     }
   }
-  close(s->fd);
+  if (s->fd >= 0) {
+    close(s->fd);
+  }
   hurray_buffer_release_fn release = s->release;
   void *data = s->data;
   void *ctx = s->release_ctx;
@@ -548,6 +555,7 @@ hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
     return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, 0);
   }
   s->producer = producer;
+  s->memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
   s->fd = desc->fd;
   s->refs = 1;
   s->handle = desc->handle;
@@ -555,6 +563,67 @@ hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
   s->data = desc->data;
   s->release = desc->release;
   s->release_ctx = desc->release_ctx;
+  s->next = producer->shared;
+  producer->shared = s;
+  *out = s;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
+                                               const hurray_plugin_buffer *buffer, void *data,
+                                               hurray_buffer_release_fn release,
+                                               void *release_ctx, hurray_ipc_shared **out,
+                                               hurray_error *err) {
+  if (producer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (buffer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1);
+  }
+  if (release == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3);
+  }
+  if (out == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5);
+  }
+  const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
+  if (handle == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_USE_AFTER_DESTROY, 0, 0, 1);
+  }
+  /* This version carries no event or stream across (IPC-OFF-1). */
+  if (handle->sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, handle->sync_mode,
+                                    HURRAY_SYNC_PRODUCER_SYNCED, 1);
+  }
+  struct hurray_ipc_shared *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, 0);
+  }
+  /* Exported once, here: a plugin without export (or a buffer not
+   * allocated exportable) is UNSUPPORTED, never a silent copy (IPC-OFF-3). */
+  s->device.struct_size = (uint32_t)sizeof s->device;
+  hurray_status st = hurray_plugin_buffer_export(buffer, &s->device, err);
+  if (st != HURRAY_OK) {
+    free(s);
+    return st;
+  }
+  if (s->device.kind != HURRAY_IPC_DEVICE_FD && s->device.kind != HURRAY_IPC_DEVICE_HANDLE) {
+    if (s->device.kind == HURRAY_PLUGIN_IPC_MEMORY_FD && s->device.fd >= 0) {
+      close(s->device.fd);
+    }
+    uint32_t kind = s->device.kind;
+    free(s);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_DEVICE_HANDLE, 1);
+  }
+  s->producer = producer;
+  s->memory_kind = HURRAY_IPC_MEMORY_DEVICE;
+  s->fd = s->device.kind == HURRAY_IPC_DEVICE_FD ? s->device.fd : -1;
+  s->refs = 1;
+  s->handle = *handle;
+  s->offset = s->device.offset;
+  s->data = data;
+  s->release = release;
+  s->release_ctx = release_ctx;
   s->next = producer->shared;
   producer->shared = s;
   *out = s;
@@ -601,6 +670,7 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
   hurray_buffer_handle handles[HURRAY_IPC_MAX_FDS];
   hurray_ipc_segment segments[HURRAY_IPC_MAX_FDS];
   int fds[HURRAY_IPC_MAX_FDS];
+  size_t nfds = 0;
   for (size_t i = 0; i < count; i++) {
     if (buffers[i] == NULL || buffers[i]->producer != producer || buffers[i]->retired) {
       return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, i, 0, 2);
@@ -617,9 +687,11 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
       return st;
     }
     segments[i].offset = buffers[i]->offset;
-    segments[i].memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
+    segments[i].memory_kind = buffers[i]->memory_kind;
     segments[i].reserved = 0;
-    fds[i] = buffers[i]->fd;
+    if (buffers[i]->memory_kind == HURRAY_IPC_MEMORY_HOST_MEMFD) {
+      fds[nfds++] = buffers[i]->fd; /* device descriptors go with their DEVICE message */
+    }
   }
   hurray_status st = hurray_validate_colocation(handles, count, NULL, err);
   if (st != HURRAY_OK) {
@@ -642,10 +714,45 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
       return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof(ipc_hold), 0, 0);
     }
   }
-  st = hurray_internal_ipc_send(c->fd, msg, len, fds, count, err);
+  /* IPC-OFF-3: each device buffer's DEVICE message, in buffer order, then the OFFER. */
+  size_t sent = 0;
+  st = HURRAY_OK;
+  for (size_t i = 0; i < count && st == HURRAY_OK; i++) {
+    const struct hurray_ipc_shared *b = buffers[i];
+    if (b->memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
+      continue;
+    }
+    uint8_t dmsg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_DEVICE_BODY_SIZE];
+    size_t dlen = hurray_ipc_encode_device(dmsg, sizeof dmsg, id, (uint32_t)i, b->device.kind,
+                                           b->device.segment_size, b->device.device_uuid,
+                                           b->device.driver_uuid, b->device.handle,
+                                           b->device.kind == HURRAY_IPC_DEVICE_HANDLE
+                                               ? b->device.handle_size
+                                               : 0u);
+    if (dlen == 0u) {
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_PLUGIN_INVALID, b->device.handle_size,
+                                    HURRAY_IPC_DEVICE_HANDLE_SIZE, i);
+      break;
+    }
+    st = hurray_internal_ipc_send(c->fd, dmsg, dlen, b->fd >= 0 ? &b->fd : NULL,
+                                  b->fd >= 0 ? 1u : 0u, err);
+    sent += st == HURRAY_OK;
+  }
+  if (st == HURRAY_OK) {
+    st = hurray_internal_ipc_send(c->fd, msg, len, fds, nfds, err);
+  }
   if (st != HURRAY_OK) {
     for (size_t i = 0; i < count; i++) {
       free(added[i]);
+    }
+    if (st != HURRAY_ERR_IPC_PEER_GONE && sent > 0u) {
+      /* DEVICE messages went out without their OFFER: the consumer could
+       * not tell the next offer from a broken one, so the connection ends
+       * here, its holds reclaimed (IPC-ERR-1: nothing half-done). */
+      shutdown(c->fd, SHUT_RDWR);
+      conn_gone(producer, c);
+      sweep_dead(producer);
+      return st;
     }
     if (st == HURRAY_ERR_IPC_PEER_GONE) {
       if (err != NULL) {

@@ -15,12 +15,13 @@
  * The rules are in specs/ipc.md (IDs IPC-...), the message format in
  * hurray/ipc_wire.h, the guide in docs/ipc.md.
  *
- * Scope of this version: host memory only. A buffer's `memory_kind` is
- * HURRAY_IPC_MEMORY_HOST_MEMFD; a share of any other kind is refused with
- * UNSUPPORTED. Device memory crosses processes one layer down for now:
- * hurray_plugin_buffer_export / hurray_plugin_import (plugin_host.h,
- * PL-IPC-1..6) give the descriptor or runtime handle, which the caller
- * sends itself; this transport carrying it is issue 13's remaining work.
+ * Memory: host buffers travel as sealed memfds (hurray_ipc_producer_share);
+ * device buffers a plugin allocated exportable travel as the plugin's
+ * export, a descriptor or a runtime IPC handle, in a DEVICE message
+ * (hurray_ipc_producer_share_device; IPC-OFF-3), and the consumer imports
+ * them through its own plugin registry (hurray_ipc_consumer_options.plugins;
+ * IPC-SEG-5, IPC-SEG-6). Nothing is ever copied instead. This version
+ * carries no events: every buffer offered is producer_synced.
  *
  * Threads: a producer is not thread-safe (one thread drives it, including
  * every callback it calls). A consumer's receive must not race with its
@@ -43,6 +44,7 @@
 #include "hurray/export.h"
 #include "hurray/handoff.h"
 #include "hurray/ipc_wire.h"
+#include "hurray/plugin_host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -200,6 +202,26 @@ hurray_ipc_producer_share(hurray_ipc_producer *producer, const hurray_ipc_buffer
                           hurray_ipc_shared **out, hurray_error *err);
 
 /**
+ * Shares a device buffer (IPC-OFF-3): a live buffer of a plugin allocated
+ * with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, exported here once
+ * (hurray_plugin_buffer_export: a descriptor or the runtime's IPC handle,
+ * kept until the release). Its handle is the plugin buffer's, and must be
+ * producer_synced (UNSUPPORTED otherwise, value: the mode, index 1). The
+ * buffer must stay allocated until `release(data, release_ctx)` is called,
+ * exactly once, when the producer retired it and no consumer holds it:
+ * pass hurray_plugin_buffer_release_callback with the buffer as
+ * release_ctx to free it then. Errors: NULL_ARGUMENT (index 0 producer,
+ * 1 buffer, 3 release, 5 out); USE_AFTER_DESTROY for a freed buffer;
+ * UNSUPPORTED for a plugin without export or a buffer not allocated
+ * exportable (expected: the tag), and every error of the export. Nothing
+ * is kept open on failure.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_share_device(
+    hurray_ipc_producer *producer, const hurray_plugin_buffer *buffer, void *data,
+    hurray_buffer_release_fn release, void *release_ctx, hurray_ipc_shared **out,
+    hurray_error *err);
+
+/**
  * The producer will not offer `shared` again: drops its own reference. The
  * release callback runs now if no consumer holds the buffer, else when the
  * last one releases (IPC-REL-2). The pointer must not be used afterwards.
@@ -210,7 +232,11 @@ HURRAY_API void hurray_ipc_shared_retire(hurray_ipc_shared *shared);
  * Offers buffers[0 .. count) to consumer `consumer_id` as one OFFER
  * (IPC-MSG-9): validated first (colocation BP-COLOC-1, the IPC transport
  * rule for `ipc_capabilities` BP-XPORT-3, at most 253 buffers: CAPACITY),
- * then sent with one descriptor per buffer. On success the consumer holds a
+ * then sent: a DEVICE message per device buffer (with its descriptor, for
+ * an export of kind FD), then the OFFER with one descriptor per host
+ * buffer (IPC-OFF-3). A failure after a DEVICE message went out ends the
+ * connection (its holds reclaimed), since the consumer could no longer
+ * tell the next offer from a broken one. On success the consumer holds a
  * reference to each buffer and *offer_id (may be NULL) is the offer's id.
  * INVALID_ARGUMENT (value: consumer_id) for a consumer not connected;
  * IPC_PEER_GONE when it hung up (its holds are reclaimed).
@@ -268,6 +294,13 @@ typedef struct hurray_ipc_consumer_options {
   /** How long connect waits for HELLO or REFUSE; 0: 5000 ms. */
   int32_t connect_timeout_ms;
   uint32_t reserved;
+  /**
+   * Where device buffers are imported (IPC-SEG-5): a plugin of this
+   * registry serving the buffer's device tag. NULL: offers of device
+   * memory are rejected with DEVICE_UNAVAILABLE. The registry must outlive
+   * every received offer. Read only when struct_size covers it.
+   */
+  hurray_plugin_registry *plugins;
 } hurray_ipc_consumer_options;
 
 /**
@@ -289,11 +322,15 @@ HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *c
 
 /**
  * Waits at most timeout_ms (-1: no limit) for the next OFFER, checks it
- * (IPC-MSG-*, IPC-SEG-2, IPC-SEG-3), maps every segment read-only and
- * returns its buffers accepted (state READABLE, HURRAY_TRANSPORT_IPC). Any
- * failure maps nothing, closes every descriptor received, sends REJECT with
- * the error and returns it (IPC_BAD_SEGMENT, UNSUPPORTED, ... naming the
- * value and the buffer's index). A malformed message also ends the
+ * (IPC-MSG-*, IPC-SEG-2, IPC-SEG-3), maps every host segment read-only,
+ * imports every device buffer through opts->plugins (IPC-SEG-5; the DEVICE
+ * messages before the OFFER are read on the way, each wait up to
+ * timeout_ms) and returns its buffers accepted (state READABLE,
+ * HURRAY_TRANSPORT_IPC). Any failure maps and imports nothing, closes
+ * every descriptor received, sends REJECT with the error and returns it
+ * (IPC_BAD_SEGMENT, UNSUPPORTED, DEVICE_UNAVAILABLE, the plugin's refusal,
+ * ... naming the value and the buffer's index). A malformed message, or
+ * DEVICE messages that do not match the OFFER (IPC-OFF-3), also ends the
  * connection (IPC-ERR-2). TIMEOUT when nothing came; IPC_PEER_GONE when the
  * producer hung up.
  */
@@ -301,6 +338,16 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_receive(hurray_ipc
                                                                       int timeout_ms,
                                                                       hurray_ipc_received **out,
                                                                       hurray_error *err);
+
+/**
+ * Buffer `index`'s imported plugin buffer, for a buffer of device memory
+ * (IPC-SEG-5): read or use it through the plugin (hurray_plugin_buffer_read)
+ * or its runtime (hurray_plugin_buffer_allocation). NULL for host memory,
+ * past the end, or once the buffer is released (the import is freed then,
+ * IPC-SEG-6).
+ */
+HURRAY_API hurray_plugin_buffer *hurray_ipc_received_plugin_buffer(
+    const hurray_ipc_received *received, size_t index);
 
 /** The offer's id and number of buffers. */
 HURRAY_API uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received);

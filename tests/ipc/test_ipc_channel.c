@@ -217,6 +217,120 @@ START_TEST(wrong_number_of_fds) {  // IPC-MSG-5 step 7, IPC-MSG-9
 }
 END_TEST
 
+/* A DEVICE message (IPC-MSG-13) of kind FD for buffer `index` of offer
+ * `offer_id` in msg; the caller sends it with one descriptor. */
+static size_t device_fd_message(uint64_t offer_id, uint32_t index) {
+  return hurray_ipc_encode_device(msg, sizeof msg, offer_id, index, HURRAY_IPC_DEVICE_FD, 4096,
+                                  NULL, NULL, NULL, 0);
+}
+
+/* The consumer receives `count` DEVICE messages (each with a memfd), then
+ * an OFFER of one device buffer whose offer_id is `offer_id`: it must end
+ * the connection with a protocol error naming `value` and `index`, and
+ * close every descriptor it kept (IPC-OFF-3, IPC-ERR-2). */
+static void expect_device_mismatch(const char *what, const uint64_t *device_offers,
+                                   const uint32_t *device_indices, size_t count,
+                                   uint64_t offer_id, uint32_t kind, uint64_t value,
+                                   size_t index) {
+  int segment = -1;
+  void *data = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_segment_create(4096, &segment, &data, &err), HURRAY_OK);
+  leak_probe probe = leak_start(what);
+  int peer = -1;
+  hurray_ipc_consumer *c = fake_producer(&peer);
+  for (size_t k = 0; k < count; k++) {
+    size_t n = device_fd_message(device_offers[k], device_indices[k]);
+    raw_send(peer, msg, n, &segment, 1);
+  }
+  hurray_buffer_handle h = host_handle(4096);
+  hurray_ipc_segment seg = {0, kind, 0};
+  size_t n = hurray_ipc_encode_offer(msg, sizeof msg, offer_id, &h, &seg, 1);
+  raw_send(peer, msg, n, kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? &segment : NULL,
+           kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? 1u : 0u);
+  hurray_ipc_received *r = NULL;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_msg(err.value == value && err.index == index, "%s: value %llu index %zu", what,
+                (unsigned long long)err.value, (size_t)err.index);
+  ck_assert_ptr_null(r);
+  hurray_ipc_message m = raw_recv(peer);
+  ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REFUSE);
+  ck_assert_uint_eq(m.code, HURRAY_IPC_REFUSE_PROTOCOL_ERROR);
+  hurray_ipc_consumer_destroy(&c);
+  close(peer);
+  leak_check(&probe);
+  munmap(data, 4096);
+  close(segment);
+}
+
+START_TEST(device_messages_that_do_not_match_the_offer) {  // IPC-OFF-3, IPC-ERR-2
+  const uint64_t offers[2] = {5, 6};
+  const uint32_t indices[2] = {0, 0};
+  /* a DEVICE for offer 5, then the OFFER of 6 */
+  expect_device_mismatch("DEVICE of another offer", offers, indices, 1, 6,
+                         HURRAY_IPC_MEMORY_DEVICE, 5, 0);
+  /* DEVICE messages for two offers before any OFFER */
+  expect_device_mismatch("DEVICE of two offers", offers, indices, 2, 6,
+                         HURRAY_IPC_MEMORY_DEVICE, 6, 0);
+  /* a second DEVICE for the same buffer */
+  expect_device_mismatch("two DEVICE for one buffer", offers, indices + 0, 0, 5,
+                         HURRAY_IPC_MEMORY_DEVICE, 5, 0);
+  const uint64_t same[2] = {5, 5};
+  expect_device_mismatch("second DEVICE for buffer 0", same, indices, 2, 5,
+                         HURRAY_IPC_MEMORY_DEVICE, 5, 0);
+  /* an OFFER whose device record has no DEVICE message (the 0-count case
+   * above) and a DEVICE left over for a buffer the OFFER declares host */
+  expect_device_mismatch("DEVICE for a host buffer", same, indices, 1, 5,
+                         HURRAY_IPC_MEMORY_HOST_MEMFD, 5, 0);
+  const uint32_t past[1] = {1};
+  expect_device_mismatch("DEVICE past the offer's buffers", same, past, 1, 5,
+                         HURRAY_IPC_MEMORY_DEVICE, 5, 0);
+}
+END_TEST
+
+/* A consumer given no plugin registry cannot import device memory: the
+ * offer is rejected (not a protocol error), DEVICE_UNAVAILABLE naming the
+ * tag, and the DEVICE message's descriptor is closed (IPC-SEG-5). */
+START_TEST(device_memory_without_plugins_is_rejected) {  // IPC-SEG-5
+  int segment = -1;
+  void *data = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_segment_create(4096, &segment, &data, &err), HURRAY_OK);
+  leak_probe probe = leak_start("device memory, no plugins");
+  int peer = -1;
+  hurray_ipc_consumer *c = fake_producer(&peer);
+  size_t n = device_fd_message(1, 0);
+  raw_send(peer, msg, n, &segment, 1);
+  hurray_buffer_handle h = host_handle(4096);
+  hurray_ipc_segment seg = {0, HURRAY_IPC_MEMORY_DEVICE, 0};
+  n = hurray_ipc_encode_offer(msg, sizeof msg, 1, &h, &seg, 1);
+  raw_send(peer, msg, n, NULL, 0);
+  hurray_ipc_received *r = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_ERR_DEVICE_UNAVAILABLE);
+  ck_assert_uint_eq(err.value, HURRAY_DEVICE_CPU);
+  ck_assert_uint_eq(err.index, 0);
+  ck_assert_ptr_null(r);
+  hurray_ipc_message m = raw_recv(peer);
+  ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT);
+  ck_assert_uint_eq(m.code, HURRAY_ERR_DEVICE_UNAVAILABLE);
+  /* the connection goes on: a host offer after it is accepted */
+  void *host_data = NULL;
+  int host = make_segment(4096, &host_data);
+  n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
+  raw_send(peer, msg, n, &host, 1);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
+  hurray_ipc_received_free(&r);
+  hurray_ipc_consumer_destroy(&c);
+  close(peer);
+  munmap(host_data, 4096);
+  close(host);
+  leak_check(&probe);
+  munmap(data, 4096);
+  close(segment);
+}
+END_TEST
+
 START_TEST(fds_of_the_wrong_kind) {  // IPC-SEG-2
   size_t n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
   int pipefd[2];
@@ -458,6 +572,8 @@ int main(void) {
   tcase_add_test(tc, malformed_messages);
   tcase_add_test(tc, wrong_number_of_fds);
   tcase_add_test(tc, fds_of_the_wrong_kind);
+  tcase_add_test(tc, device_messages_that_do_not_match_the_offer);
+  tcase_add_test(tc, device_memory_without_plugins_is_rejected);
   tcase_add_test(tc, byte_size_larger_than_segment);
   tcase_add_test(tc, producer_side_faults);
   tcase_add_test(tc, consumer_rejects_offer);

@@ -1,0 +1,445 @@
+/*
+ * Device memory over the IPC transport (specs/ipc.md IPC-OFF-3, IPC-SEG-5,
+ * IPC-SEG-6): a producer shares buffers a plugin allocated exportable, a
+ * consumer in another process imports them through its own registry,
+ * reads the producer's bytes, writes its own and releases; the producer
+ * sees each release, then reads the consumer's bytes from its own buffer
+ * (one memory, no copy) and its release callback runs once per buffer.
+ * Then the refusals in this process: a buffer not allocated exportable, a
+ * plugin's refusal of one of the offer's imports (nothing stays imported),
+ * with descriptors and the plugin's live buffers counted before and after.
+ *
+ * Usage: test_ipc_device PLUGIN_FILE [--require-devices]
+ *        test_ipc_device --consumer PLUGIN_FILE SOCKET_FD   (run by the test)
+ * Without a device it prints SKIP and exits 77 unless --require-devices.
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "ipc_test_support.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "hurray/plugin.h"
+
+extern char **environ;
+
+enum { DEVICE_BYTES = 1 << 20, BUFFERS = 2 };
+
+static const char *plugin_file;
+static hurray_plugin_registry *registry;
+static hurray_plugin *plugin;
+
+static void load(void) {
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
+  ck_assert_msg(s == HURRAY_OK, "load %s: %s", plugin_file, err.detail);
+}
+
+static void unload(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  plugin = NULL;
+}
+
+static unsigned char seeded(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
+
+static size_t live_buffers(const hurray_plugin *p) {
+  size_t buffers = 0;
+  size_t events = 0;
+  (void)hurray_plugin_outstanding(p, &buffers, &events);
+  return buffers;
+}
+
+/* The consumer process: imports the offer through its own registry,
+ * checks the bytes, writes its own, releases. Exit status: the failing
+ * step, 0 when all went well. */
+static int run_consumer(const char *file, int socket_fd) {
+  hurray_error err;
+  hurray_plugin_registry *own = NULL;
+  hurray_plugin *loaded = NULL;
+  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
+      hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
+    return 2;
+  }
+  hurray_ipc_consumer_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  opts.plugins = own;
+  hurray_ipc_consumer *consumer = NULL;
+  if (hurray_ipc_consumer_from_socket(socket_fd, &opts, &consumer, &err) != HURRAY_OK) {
+    fprintf(stderr, "consumer: connect: %s\n", err.detail);
+    return 3;
+  }
+  int verdict = 0;
+  hurray_ipc_received *received = NULL;
+  if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
+    fprintf(stderr, "consumer: receive: status %d value %llu index %llu %s\n", (int)err.status,
+            (unsigned long long)err.value, (unsigned long long)err.index, err.detail);
+    verdict = 4;
+  } else if (hurray_ipc_received_count(received) != BUFFERS) {
+    verdict = 5;
+  }
+  static unsigned char bytes[DEVICE_BYTES];
+  for (size_t b = 0; b < BUFFERS && verdict == 0; b++) {
+    const hurray_accepted_buffer *accepted = hurray_ipc_received_buffer(received, b);
+    hurray_plugin_buffer *imported = hurray_ipc_received_plugin_buffer(received, b);
+    if (accepted == NULL || imported == NULL ||
+        accepted->data != hurray_plugin_buffer_allocation(imported)->address ||
+        accepted->handle.byte_size != DEVICE_BYTES ||
+        accepted->handle.device_tag != hurray_plugin_device_tag(loaded) ||
+        hurray_handoff_state_of(hurray_ipc_received_handoff(received, b)) !=
+            HURRAY_HANDOFF_READABLE) {
+      verdict = 6;
+      break;
+    }
+    if (hurray_plugin_buffer_read(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+      verdict = 7;
+      break;
+    }
+    for (size_t i = 0; i < sizeof bytes && verdict == 0; i++) {
+      verdict = bytes[i] == seeded(i, 1u + (unsigned)b) ? 0 : 8;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++) {
+      bytes[i] = seeded(i, 10u + (unsigned)b);
+    }
+    if (verdict == 0 &&
+        hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+      verdict = 9;
+    }
+  }
+  for (size_t b = 0; b < BUFFERS && received != NULL; b++) {
+    /* IPC-SEG-6: the release frees the import, then signals, once. */
+    if (hurray_ipc_received_release(received, b, &err) != HURRAY_OK && verdict == 0) {
+      verdict = 10;
+    }
+    if (hurray_ipc_received_plugin_buffer(received, b) != NULL && verdict == 0) {
+      verdict = 11;
+    }
+    if (hurray_ipc_received_release(received, b, &err) != HURRAY_ERR_ALREADY_RELEASED &&
+        verdict == 0) {
+      verdict = 12;
+    }
+  }
+  if (verdict == 0 && live_buffers(loaded) != 0) {
+    verdict = 13; /* every import freed */
+  }
+  hurray_ipc_received_free(&received);
+  hurray_ipc_consumer_destroy(&consumer);
+  hurray_plugin_registry_destroy(own);
+  return verdict;
+}
+
+typedef struct device_release {
+  int calls;
+  hurray_plugin_buffer *buffer;
+} device_release;
+
+static void free_device_buffer(void *data, void *ctx) {
+  (void)data;
+  device_release *r = ctx;
+  r->calls++;
+  (void)!hurray_plugin_buffer_release(r->buffer, NULL);
+}
+
+static hurray_plugin_buffer *exportable(unsigned seed) {
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64,
+                                                HURRAY_MEMORY_STANDARD,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                   HURRAY_OK);
+  static unsigned char bytes[DEVICE_BYTES];
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    bytes[i] = seeded(i, seed);
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  return buffer;
+}
+
+static int count_events(const event_log *log, uint32_t kind) {
+  int n = 0;
+  for (int i = 0; i < log->count && i < MAX_EVENTS; i++) {
+    n += log->events[i].kind == kind;
+  }
+  return n;
+}
+
+/* IPC-OFF-3, IPC-SEG-5, IPC-SEG-6 across two processes. */
+START_TEST(another_process_imports_the_offer) {
+  leak_probe probe = leak_start("device offer to another process");
+  hurray_error err;
+  int pair[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  ck_assert_int_ne(pair[1], 100); /* dup2 onto itself would keep CLOEXEC */
+  posix_spawn_file_actions_adddup2(&actions, pair[1], 100);
+  char program[] = "/proc/self/exe";
+  char consumer[] = "--consumer";
+  char descriptor[] = "100";
+  char *file = strdup(plugin_file);
+  ck_assert_ptr_nonnull(file);
+  char *argv[] = {program, consumer, file, descriptor, NULL};
+  pid_t child;
+  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  free(file);
+  close(pair[1]);
+
+  event_log events;
+  memset(&events, 0, sizeof events);
+  hurray_ipc_producer_options po;
+  memset(&po, 0, sizeof po);
+  po.struct_size = sizeof po;
+  po.on_event = record_event;
+  po.event_ctx = &events;
+  hurray_ipc_producer *producer = NULL;
+  uint64_t consumer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(pair[0], &po, &producer, &consumer_id, &err),
+                   HURRAY_OK);
+  device_release released[BUFFERS];
+  hurray_ipc_shared *shared[BUFFERS];
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    released[b].calls = 0;
+    released[b].buffer = exportable(1u + b);
+    ck_assert_int_eq(hurray_ipc_producer_share_device(producer, released[b].buffer, NULL,
+                                                      free_device_buffer, &released[b],
+                                                      &shared[b], &err),
+                     HURRAY_OK);
+  }
+  uint64_t offer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id,
+                                             &err),
+                   HURRAY_OK);
+  /* Each release arrives as the consumer sends it (IPC-REL-1). */
+  for (int tries = 0; tries < 200 && count_events(&events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS;
+       tries++) {
+    ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
+  }
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
+  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_REJECTED), 0);
+  /* The consumer's bytes, read through the producer's own buffers. */
+  static unsigned char bytes[DEVICE_BYTES];
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    ck_assert_int_eq(hurray_plugin_buffer_read(released[b].buffer, 0, bytes, sizeof bytes, &err),
+                     HURRAY_OK);
+    for (size_t i = 0; i < sizeof bytes; i++) {
+      ck_assert_uint_eq(bytes[i], seeded(i, 10u + b));
+    }
+    ck_assert_int_eq(released[b].calls, 0); /* still the producer's */
+    hurray_ipc_shared_retire(shared[b]);
+    ck_assert_int_eq(released[b].calls, 1); /* released exactly once (IPC-REL-2) */
+  }
+  ck_assert_uint_eq(live_buffers(plugin), 0);
+  hurray_ipc_producer_destroy(&producer);
+  leak_check(&probe);
+}
+END_TEST
+
+/* A producer and a consumer in this process, on a socketpair. */
+static void local_pair(event_log *events, hurray_ipc_producer **producer, uint64_t *consumer_id,
+                       hurray_ipc_consumer **consumer, hurray_plugin_registry *plugins) {
+  int sv[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  hurray_ipc_producer_options po;
+  memset(&po, 0, sizeof po);
+  po.struct_size = sizeof po;
+  po.on_event = record_event;
+  po.event_ctx = events;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, producer, consumer_id, &err),
+                   HURRAY_OK);
+  hurray_ipc_consumer_options co;
+  memset(&co, 0, sizeof co);
+  co.struct_size = sizeof co;
+  co.plugins = plugins;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, consumer, &err), HURRAY_OK);
+}
+
+/* IPC-OFF-3: what the producer cannot export it refuses; it never copies. */
+START_TEST(a_buffer_not_allocated_exportable_is_refused) {
+  leak_probe probe = leak_start("share of a non-exportable buffer");
+  hurray_error err;
+  event_log events;
+  memset(&events, 0, sizeof events);
+  hurray_ipc_producer *producer = NULL;
+  uint64_t consumer_id = 0;
+  hurray_ipc_consumer *consumer = NULL;
+  local_pair(&events, &producer, &consumer_id, &consumer, registry);
+  hurray_plugin_buffer *plain = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &plain,
+                                          &err),
+                   HURRAY_OK);
+  device_release r = {0, plain};
+  hurray_ipc_shared *shared = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, free_device_buffer, &r,
+                                                    &shared, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(shared);
+  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, NULL, NULL, free_device_buffer, &r,
+                                                    &shared, &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 1);
+  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, NULL, &r, &shared,
+                                                    &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 3);
+  ck_assert_int_eq(r.calls, 0);
+  ck_assert_int_eq(hurray_plugin_buffer_release(plain, &err), HURRAY_OK);
+  hurray_ipc_consumer_destroy(&consumer);
+  hurray_ipc_producer_destroy(&producer);
+  leak_check(&probe);
+}
+END_TEST
+
+/* Sends one message with up to one descriptor, as a producer would. */
+static void raw_send(int fd, const uint8_t *buf, size_t len, int passed) {
+  struct iovec iov = {(void *)(uintptr_t)buf, len};
+  struct msghdr mh;
+  memset(&mh, 0, sizeof mh);
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(int))];
+  } control;
+  if (passed >= 0) {
+    memset(&control, 0, sizeof control);
+    mh.msg_control = control.bytes;
+    mh.msg_controllen = sizeof control.bytes;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &passed, sizeof(int));
+  }
+  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* IPC-SEG-5, IPC-SEG-3: an offer of two device buffers whose second import
+ * is refused (its DEVICE message declares a segment too small for the
+ * buffer: the host's check before the plugin, PL-IPC-3). The first import
+ * is undone, REJECT names the second buffer, nothing stays open. */
+START_TEST(one_refused_import_rejects_the_whole_offer) {
+  hurray_error err;
+  hurray_plugin_buffer *buffer = exportable(1u);
+  hurray_plugin_ipc_memory memory;
+  memset(&memory, 0, sizeof memory);
+  memory.struct_size = sizeof memory;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
+  /* The consumer imports through a registry of its own, so that its
+   * imports are counted apart from the producer's buffer. */
+  hurray_plugin_registry *own = NULL;
+  hurray_plugin *loaded = NULL;
+  ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
+  leak_probe probe = leak_start("device offer, second import refused");
+  int sv[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
+  size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
+  raw_send(sv[0], msg, n, -1);
+  hurray_ipc_consumer_options co;
+  memset(&co, 0, sizeof co);
+  co.struct_size = sizeof co;
+  co.plugins = own;
+  hurray_ipc_consumer *consumer = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, &consumer, &err), HURRAY_OK);
+  const int passed = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory.fd : -1;
+  const uint32_t handle_size =
+      memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory.handle_size : 0u;
+  for (uint32_t b = 0; b < BUFFERS; b++) {
+    uint64_t segment_size = b == 0 ? memory.segment_size : 16u; /* too small for 1 MiB */
+    n = hurray_ipc_encode_device(msg, sizeof msg, 1, b, memory.kind, segment_size,
+                                 memory.device_uuid, memory.driver_uuid, memory.handle,
+                                 handle_size);
+    ck_assert_uint_ne(n, 0);
+    raw_send(sv[0], msg, n, passed);
+  }
+  hurray_buffer_handle handles[BUFFERS];
+  hurray_ipc_segment segments[BUFFERS];
+  for (size_t b = 0; b < BUFFERS; b++) {
+    handles[b] = *hurray_plugin_buffer_handle(buffer);
+    segments[b].offset = memory.offset;
+    segments[b].memory_kind = HURRAY_IPC_MEMORY_DEVICE;
+    segments[b].reserved = 0;
+  }
+  n = hurray_ipc_encode_offer(msg, sizeof msg, 1, handles, segments, BUFFERS);
+  raw_send(sv[0], msg, n, -1);
+  hurray_ipc_received *received = NULL;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(consumer, 5000, &received, &err),
+                   HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(err.index, 1);
+  ck_assert_uint_eq(err.value, memory.offset + DEVICE_BYTES);
+  ck_assert_ptr_null(received);
+  ck_assert_uint_eq(live_buffers(loaded), 0); /* buffer 0's import undone */
+  ssize_t got = recv(sv[0], msg, sizeof msg, 0);
+  ck_assert_int_gt(got, 0);
+  hurray_ipc_message m;
+  ck_assert_int_eq(hurray_ipc_message_decode(msg, (size_t)got, 0, &m, NULL, NULL, 0, &err),
+                   HURRAY_OK);
+  ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT);
+  ck_assert_uint_eq(m.code, HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(m.buffer_index, 1);
+  hurray_ipc_consumer_destroy(&consumer);
+  close(sv[0]);
+  leak_check(&probe);
+  if (memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD) {
+    close(memory.fd);
+  }
+  hurray_plugin_registry_destroy(own);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
+    return run_consumer(argv[2], atoi(argv[3]));
+  }
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_ipc_device PLUGIN_FILE [--require-devices]\n");
+    return 2;
+  }
+  plugin_file = argv[1];
+  bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
+  hurray_error err;
+  hurray_plugin_registry *probe = NULL;
+  hurray_plugin *probed = NULL;
+  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
+      hurray_plugin_load(probe, plugin_file, 0, &probed, &err) != HURRAY_OK) {
+    fprintf(stderr, "load %s: %s\n", plugin_file, err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
+  if (hurray_plugin_device_count(probed) == 0) {
+    char reason[512];
+    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
+    hurray_plugin_registry_destroy(probe);
+    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
+    return require ? 1 : 77;
+  }
+  hurray_plugin_registry_destroy(probe);
+  Suite *suite = suite_create("ipc_device");
+  TCase *tc = tcase_create("device");
+  tcase_add_checked_fixture(tc, load, unload);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, another_process_imports_the_offer);
+  tcase_add_test(tc, a_buffer_not_allocated_exportable_is_refused);
+  tcase_add_test(tc, one_refused_import_rejects_the_whole_offer);
+  suite_add_tcase(suite, tc);
+  SRunner *runner = srunner_create(suite);
+  srunner_set_fork_status(runner, CK_NOFORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
