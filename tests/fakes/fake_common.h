@@ -14,6 +14,10 @@
  *   HURRAY_FAKE_NO_UNIFIED=1  devices report no managed/shared memory
  *   HURRAY_FAKE_NO_PEER=1     devices report no peer access
  *
+ * Device memory (cuMemAlloc, hipMalloc, zeMemAllocDevice) is a memfd mapped
+ * shared, so that its IPC handles open in another process of the same user
+ * onto the same pages, as the real runtimes' do (fake_ipc_get below).
+ *
  * Each stand-in also exports hurray_fake_live_objects(), the number of
  * allocations, events, streams and contexts the caller still holds, so the
  * tests can check that a plugin's shutdown released everything.
@@ -23,13 +27,22 @@
 #ifndef HURRAY_TESTS_FAKE_COMMON_H
 #define HURRAY_TESTS_FAKE_COMMON_H
 
+#ifndef _GNU_SOURCE
+#error "define _GNU_SOURCE before any include: fake_common.h needs memfd_create"
+#endif
+
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
@@ -45,28 +58,46 @@ static inline bool fake_env_flag(const char *name) { return fake_env_long(name, 
 
 static inline int fake_device_count(void) { return (int)fake_env_long("HURRAY_FAKE_DEVICES", 1); }
 
-/* One allocation handed out by a stand-in: the caller sees `address`, which
- * sits `alignment` bytes into a block aligned to 2 * alignment, so that its
+/* One allocation handed out by a stand-in, or one IPC handle opened from
+ * another allocation (`imported`). The caller sees `address`, which sits
+ * `alignment` bytes into a block aligned to 2 * alignment, so that its
  * alignment is exactly the one asked for through HURRAY_FAKE_ALIGNMENT (or
- * the caller's minimum, when larger). */
+ * the caller's minimum, when larger).
+ *
+ * Heap blocks (fd < 0, mapped 0) are freed; shareable ones are `mapped`
+ * bytes of a memfd mapped shared at `block`, the memfd kept open (fd) so
+ * that another process can reach it through /proc/<pid>/fd/<fd> while the
+ * allocation lives, as a real runtime's device memory can be. */
 typedef struct fake_allocation {
   void *block;
   void *address;
   size_t size;
+  size_t mapped;
   int kind;
+  int fd;
+  bool imported;
+  uint64_t serial;
   struct fake_allocation *next;
 } fake_allocation;
 
 /* Everything a stand-in hands out, behind one lock: plugins may call from
- * several threads (a buffer release is callable from any thread). */
+ * several threads (a buffer release is callable from any thread). `name`
+ * (the runtime's) goes into its memfds' names, so that a handle of one
+ * stand-in is refused by another; `next_serial` numbers its shareable
+ * allocations, so that a handle naming a descriptor the exporter has since
+ * closed and reused is refused rather than opened onto other memory. */
 typedef struct fake_registry {
   pthread_mutex_t lock;
   fake_allocation *allocations;
   long other_objects;
+  const char *name;
+  uint64_t next_serial;
 } fake_registry;
 
 #define FAKE_REGISTRY_INIT \
-  { PTHREAD_MUTEX_INITIALIZER, NULL, 0 }
+  { .lock = PTHREAD_MUTEX_INITIALIZER, .name = "fake" }
+#define FAKE_REGISTRY_INIT_NAMED(runtime) \
+  { .lock = PTHREAD_MUTEX_INITIALIZER, .name = (runtime) }
 
 static inline void fake_count_object(fake_registry *registry, long delta) {
   pthread_mutex_lock(&registry->lock);
@@ -74,19 +105,34 @@ static inline void fake_count_object(fake_registry *registry, long delta) {
   pthread_mutex_unlock(&registry->lock);
 }
 
-static inline void *fake_allocate(fake_registry *registry, size_t size, int kind,
-                                  size_t min_alignment) {
+static inline void fake_link(fake_registry *registry, fake_allocation *record) {
+  pthread_mutex_lock(&registry->lock);
+  record->next = registry->allocations;
+  registry->allocations = record;
+  pthread_mutex_unlock(&registry->lock);
+}
+
+/* The alignment an allocation gets: HURRAY_FAKE_ALIGNMENT, raised to the
+ * caller's minimum (a runtime that takes an alignment argument, Level Zero,
+ * honours it). */
+static inline size_t fake_alignment(size_t min_alignment) {
   size_t alignment = (size_t)fake_env_long("HURRAY_FAKE_ALIGNMENT", 4096);
   if (alignment == 0 || (alignment & (alignment - 1u)) != 0) {
     alignment = 4096;
   }
-  /* A runtime that takes an alignment argument (Level Zero) honours it. */
   while (alignment < min_alignment) {
     alignment <<= 1;
   }
+  return alignment;
+}
+
+static inline void *fake_allocate(fake_registry *registry, size_t size, int kind,
+                                  size_t min_alignment) {
+  size_t alignment = fake_alignment(min_alignment);
   fake_allocation *record = calloc(1, sizeof *record);
   void *block = NULL;
-  if (record == NULL || posix_memalign(&block, 2u * alignment, size + alignment) != 0) {
+  if (record == NULL || size > SIZE_MAX - alignment ||
+      posix_memalign(&block, 2u * alignment, size + alignment) != 0) {
     free(record);
     return NULL;
   }
@@ -94,15 +140,101 @@ static inline void *fake_allocate(fake_registry *registry, size_t size, int kind
   record->address = (char *)block + alignment;
   record->size = size;
   record->kind = kind;
-  pthread_mutex_lock(&registry->lock);
-  record->next = registry->allocations;
-  registry->allocations = record;
-  pthread_mutex_unlock(&registry->lock);
+  record->fd = -1;
+  fake_link(registry, record);
   return record->address;
 }
 
-/* True when [address, address + size) lies inside one live allocation: a
- * stand-in refuses copies a real runtime would fault on. */
+/* Maps the first `length` bytes of `fd` shared at an address that is a
+ * multiple of `block_alignment` (and of the page size); *mapped is what to
+ * unmap. mmap alone only promises a page: the exact alignment comes from
+ * reserving enough address space and mapping the file over an aligned point
+ * of it. NULL when the kernel refuses. */
+static inline void *fake_map_shared(int fd, size_t length, size_t block_alignment,
+                                    size_t *mapped) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (block_alignment < page) {
+    block_alignment = page;
+  }
+  if (length == 0 || length > SIZE_MAX - block_alignment - page) {
+    return NULL;
+  }
+  size_t span = (length + page - 1u) / page * page;
+  size_t reserve = span + block_alignment;
+  char *area = mmap(NULL, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (area == MAP_FAILED) {
+    return NULL;
+  }
+  uintptr_t at = ((uintptr_t)area + block_alignment - 1u) & ~(uintptr_t)(block_alignment - 1u);
+  char *start = (char *)at;
+  if (mmap(start, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    munmap(area, reserve);
+    return NULL;
+  }
+  /* Give back the reservation on either side of the mapping. */
+  if (start > area) {
+    munmap(area, (size_t)(start - area));
+  }
+  if (area + reserve > start + span) {
+    munmap(start + span, (size_t)(area + reserve - (start + span)));
+  }
+  *mapped = span;
+  return start;
+}
+
+/* The memfd name of a shareable allocation: what an importer reads back
+ * through /proc to tell the exporter's memfd from any other descriptor. */
+static inline void fake_memfd_name(char *out, size_t cap, const char *runtime, long pid,
+                                   uint64_t serial) {
+  snprintf(out, cap, "hurray-fake-%s-%ld-%llu", runtime, pid, (unsigned long long)serial);
+}
+
+/* Device memory: the same layout as fake_allocate, in a memfd mapped shared
+ * (the block at the memfd's offset 0, the address at offset `alignment`),
+ * so that an IPC handle (fake_ipc_get) lets another process map the same
+ * pages, as a real runtime's device memory can be shared. */
+static inline void *fake_allocate_shareable(fake_registry *registry, size_t size, int kind,
+                                            size_t min_alignment) {
+  size_t alignment = fake_alignment(min_alignment);
+  if (size > SIZE_MAX / 2u - 2u * alignment) {
+    return NULL;
+  }
+  fake_allocation *record = calloc(1, sizeof *record);
+  if (record == NULL) {
+    return NULL;
+  }
+  pthread_mutex_lock(&registry->lock);
+  record->serial = ++registry->next_serial;
+  pthread_mutex_unlock(&registry->lock);
+  char name[128];
+  fake_memfd_name(name, sizeof name, registry->name, (long)getpid(), record->serial);
+  /* Close-on-exec: a child reaches the memory through its handle, never
+   * through an inherited descriptor. */
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  size_t mapped = 0;
+  void *block = NULL;
+  if (fd >= 0 && ftruncate(fd, (off_t)(alignment + size)) == 0) {
+    block = fake_map_shared(fd, alignment + size, 2u * alignment, &mapped);
+  }
+  if (block == NULL) {
+    if (fd >= 0) {
+      close(fd);
+    }
+    free(record);
+    return NULL;
+  }
+  record->block = block;
+  record->address = (char *)block + alignment;
+  record->size = size;
+  record->mapped = mapped;
+  record->kind = kind;
+  record->fd = fd;
+  fake_link(registry, record);
+  return record->address;
+}
+
+/* True when [address, address + size) lies inside one live allocation or
+ * opened handle: a stand-in refuses copies a real runtime would fault on. */
 static inline bool fake_contains(fake_registry *registry, const void *address, size_t size) {
   bool inside = false;
   pthread_mutex_lock(&registry->lock);
@@ -115,23 +247,45 @@ static inline bool fake_contains(fake_registry *registry, const void *address, s
   return inside;
 }
 
-/* Frees an allocation of `kind` (any kind when kind < 0); false when the
- * address is not the start of a live allocation, as a vendor would refuse. */
-static inline bool fake_release(fake_registry *registry, const void *address, int kind) {
+static inline void fake_dispose(fake_allocation *a) {
+  if (a->mapped != 0) {
+    munmap(a->block, a->mapped);
+  } else {
+    free(a->block);
+  }
+  if (a->fd >= 0) {
+    close(a->fd);
+  }
+  free(a);
+}
+
+/* Unlinks the record at `address`: an opened handle when `imported`, else
+ * an allocation of `kind` (any kind when kind < 0). */
+static inline fake_allocation *fake_unlink(fake_registry *registry, const void *address, int kind,
+                                           bool imported) {
   fake_allocation *found = NULL;
   pthread_mutex_lock(&registry->lock);
   for (fake_allocation **link = &registry->allocations; *link != NULL; link = &(*link)->next) {
     fake_allocation *a = *link;
-    if (a->address == address && (kind < 0 || a->kind == kind)) {
+    if (a->address == address && a->imported == imported &&
+        (imported || kind < 0 || a->kind == kind)) {
       *link = a->next;
       found = a;
       break;
     }
   }
   pthread_mutex_unlock(&registry->lock);
+  return found;
+}
+
+/* Frees an allocation of `kind` (any kind when kind < 0); false when the
+ * address is not the start of a live allocation, as a vendor would refuse.
+ * An opened IPC handle is not an allocation: only fake_ipc_close ends it,
+ * as a runtime's free refuses memory it did not allocate. */
+static inline bool fake_release(fake_registry *registry, const void *address, int kind) {
+  fake_allocation *found = fake_unlink(registry, address, kind, false);
   if (found != NULL) {
-    free(found->block);
-    free(found);
+    fake_dispose(found);
   }
   return found != NULL;
 }
@@ -146,52 +300,137 @@ static inline long fake_live_objects(fake_registry *registry) {
   return count;
 }
 
-/* A stand-in IPC memory handle (cuIpcGetMemHandle, hipIpcGetMemHandle):
- * a magic, the allocation's address and size, in the runtime's 64 bytes.
- * A stand-in has no memory shared between processes, so a handle opens in
- * the process that made it only: the open gives back the same address and
- * counts one object until it is closed, which is what the plugin tests
- * check (every open closed once). */
+/* A stand-in IPC memory handle (cuIpcGetMemHandle, hipIpcGetMemHandle,
+ * zeMemGetIpcHandle), in the runtime's 64 bytes: what another process of
+ * the same user needs to map the allocation's memfd. The importer opens
+ * /proc/<pid>/fd/<fd> (allowed for the same uid without ptrace rights,
+ * unlike pidfd_getfd), checks that it is the memfd the handle names (its
+ * name carries runtime, pid and serial; its size offset + size) and maps it
+ * shared. Opening in the exporting process works the same way, onto a
+ * second mapping of the same pages. Every field is checked before it is
+ * used: a handle that was not made by fake_ipc_get, or whose allocation
+ * has been freed, opens nothing. */
 #define FAKE_IPC_MAGIC "hurray-fake-ipc"
 
+typedef struct fake_ipc_handle {
+  char magic[16];       /* FAKE_IPC_MAGIC, NUL included */
+  int32_t pid;          /* the exporting process */
+  int32_t fd;           /* the memfd's number in that process */
+  uint64_t serial;      /* the allocation's number there (in the memfd's name) */
+  uint64_t offset;      /* where the allocation's address lies in the memfd:
+                           its alignment, a power of two */
+  uint64_t size;        /* the allocation's bytes */
+  uint64_t reserved[2]; /* zero */
+} fake_ipc_handle;
+
+_Static_assert(sizeof(fake_ipc_handle) == 64, "an IPC handle is the runtimes' 64 bytes");
+_Static_assert(sizeof FAKE_IPC_MAGIC == 16, "the magic fills its field");
+
+/* Fills `handle` for the allocation that starts at `address`; false when
+ * there is none or it is not shareable (host, managed or imported memory:
+ * the runtimes export device allocations only, by their base address). */
 static inline bool fake_ipc_get(fake_registry *registry, const void *address, char handle[64]) {
-  size_t size = 0;
+  fake_ipc_handle h;
+  memset(&h, 0, sizeof h);
   bool found = false;
   pthread_mutex_lock(&registry->lock);
   for (const fake_allocation *a = registry->allocations; a != NULL && !found; a = a->next) {
-    found = a->address == address;
-    size = found ? a->size : 0u;
+    if (a->address == address && a->fd >= 0) {
+      found = true;
+      h.fd = a->fd;
+      h.serial = a->serial;
+      h.offset = (uint64_t)((const char *)a->address - (const char *)a->block);
+      h.size = a->size;
+    }
   }
   pthread_mutex_unlock(&registry->lock);
   if (!found) {
     return false;
   }
-  memset(handle, 0, 64);
-  memcpy(handle, FAKE_IPC_MAGIC, sizeof FAKE_IPC_MAGIC);
-  memcpy(handle + 16, &address, sizeof address);
-  memcpy(handle + 24, &size, sizeof size);
+  memcpy(h.magic, FAKE_IPC_MAGIC, sizeof h.magic);
+  h.pid = (int32_t)getpid();
+  memcpy(handle, &h, sizeof h);
   return true;
 }
 
-static inline void *fake_ipc_open(fake_registry *registry, const char handle[64]) {
-  if (memcmp(handle, FAKE_IPC_MAGIC, sizeof FAKE_IPC_MAGIC) != 0) {
-    return NULL;
+/* Opens the memfd a handle names; -1 unless it is that memfd, whole. */
+static inline int fake_ipc_open_memfd(const fake_registry *registry, const fake_ipc_handle *h) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/fd/%ld", (long)h->pid, (long)h->fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    return -1;
   }
-  void *address = NULL;
-  memcpy(&address, handle + 16, sizeof address);
-  bool live = false;
-  pthread_mutex_lock(&registry->lock);
-  for (const fake_allocation *a = registry->allocations; a != NULL && !live; a = a->next) {
-    live = a->address == address;
+  /* What was opened, read from this process's own descriptor: no window
+   * in which the exporter's number could come to name something else. */
+  char name[128];
+  char expected[160];
+  char link[192];
+  fake_memfd_name(name, sizeof name, registry->name, (long)h->pid, h->serial);
+  snprintf(expected, sizeof expected, "/memfd:%s (deleted)", name);
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(path, link, sizeof link - 1u);
+  struct stat st;
+  bool same = n > 0 && (size_t)n < sizeof link - 1u;
+  if (same) {
+    link[n] = '\0';
+    same = strcmp(link, expected) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           (uint64_t)st.st_size == h->offset + h->size;
   }
-  if (live) {
-    registry->other_objects++;
+  if (!same) {
+    close(fd);
+    return -1;
   }
-  pthread_mutex_unlock(&registry->lock);
-  return live ? address : NULL;
+  return fd;
 }
 
-static inline void fake_ipc_close(fake_registry *registry) { fake_count_object(registry, -1); }
+/* Maps the memory a handle names and counts the opening as one object until
+ * fake_ipc_close; the address has the exporter's alignment (the same layout:
+ * a block aligned to twice the offset). NULL for any handle that does not
+ * open. */
+static inline void *fake_ipc_open(fake_registry *registry, const char handle[64]) {
+  fake_ipc_handle h;
+  memcpy(&h, handle, sizeof h);
+  if (memcmp(h.magic, FAKE_IPC_MAGIC, sizeof h.magic) != 0 || h.reserved[0] != 0 ||
+      h.reserved[1] != 0 || h.pid <= 0 || h.fd < 0 || h.size == 0 || h.offset == 0 ||
+      (h.offset & (h.offset - 1u)) != 0 || h.offset > ((uint64_t)1 << 40) ||
+      h.size > SIZE_MAX / 2u - 2u * h.offset) {
+    return NULL;
+  }
+  fake_allocation *record = calloc(1, sizeof *record);
+  if (record == NULL) {
+    return NULL;
+  }
+  int fd = fake_ipc_open_memfd(registry, &h);
+  size_t mapped = 0;
+  void *block = NULL;
+  if (fd >= 0) {
+    block = fake_map_shared(fd, (size_t)(h.offset + h.size), 2u * (size_t)h.offset, &mapped);
+    close(fd); /* the mapping keeps the memory */
+  }
+  if (block == NULL) {
+    free(record);
+    return NULL;
+  }
+  record->block = block;
+  record->address = (char *)block + h.offset;
+  record->size = (size_t)h.size;
+  record->mapped = mapped;
+  record->fd = -1;
+  record->imported = true;
+  fake_link(registry, record);
+  return record->address;
+}
+
+/* Unmaps what fake_ipc_open returned at `address`; false when nothing was
+ * opened there (the runtime's invalid-argument error). */
+static inline bool fake_ipc_close(fake_registry *registry, const void *address) {
+  fake_allocation *found = fake_unlink(registry, address, -1, true);
+  if (found != NULL) {
+    fake_dispose(found);
+  }
+  return found != NULL;
+}
 
 /* Sleeps a millisecond: what a stand-in does while "the device" never
  * finishes, so a plugin that blocks without a timeout hangs as it would on

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _GNU_SOURCE /* memfd_create and MAP_ANONYMOUS, in fake_common.h */
 #include <cuda.h>
 #include <stdio.h>
 
@@ -23,7 +24,7 @@ struct CUevent_st {
   fake_event state;
 };
 
-static fake_registry registry = FAKE_REGISTRY_INIT;
+static fake_registry registry = FAKE_REGISTRY_INIT_NAMED("cuda");
 static struct CUctx_st primary_contexts[8];
 static bool initialised;
 static _Thread_local CUcontext current_context;
@@ -174,7 +175,9 @@ static CUresult allocate(void **out, size_t bytes, int kind) {
   if (fake_env_flag("HURRAY_FAKE_OOM")) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  void *p = fake_allocate(&registry, bytes, kind, 0);
+  /* Device memory is shareable: its IPC handles open in other processes. */
+  void *p = kind == KIND_DEVICE ? fake_allocate_shareable(&registry, bytes, kind, 0)
+                                : fake_allocate(&registry, bytes, kind, 0);
   if (p == NULL) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
@@ -251,8 +254,12 @@ CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteC
   return CUDA_SUCCESS;
 }
 
-/* IPC memory handles (fake_common.h: opened in the same process only). */
+/* IPC memory handles of device allocations (fake_common.h: a memfd another
+ * process maps), made and opened with a context current, as in CUDA. */
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
+  if (current_context == NULL) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
   if (pHandle == NULL || !fake_ipc_get(&registry, (void *)(uintptr_t)dptr, pHandle->reserved)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -260,6 +267,9 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr) {
 }
 
 CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags) {
+  if (current_context == NULL) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
   if (pdptr == NULL || (Flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -272,9 +282,11 @@ CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, u
 }
 
 CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) {
-  (void)dptr;
-  fake_ipc_close(&registry);
-  return CUDA_SUCCESS;
+  if (current_context == NULL) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  return fake_ipc_close(&registry, (const void *)(uintptr_t)dptr) ? CUDA_SUCCESS
+                                                                   : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _GNU_SOURCE /* memfd_create and MAP_ANONYMOUS, in fake_common.h */
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ struct ihipEvent_t {
   fake_event state;
 };
 
-static fake_registry registry = FAKE_REGISTRY_INIT;
+static fake_registry registry = FAKE_REGISTRY_INIT_NAMED("hip");
 static _Thread_local int current_device;
 
 FAKE_EXPORT long hurray_fake_live_objects(void);
@@ -124,7 +125,9 @@ static hipError_t allocate(void **out, size_t size, int kind) {
   if (fake_env_flag("HURRAY_FAKE_OOM")) {
     return hipErrorOutOfMemory;
   }
-  void *p = fake_allocate(&registry, size, kind, 0);
+  /* Device memory is shareable: its IPC handles open in other processes. */
+  void *p = kind == KIND_DEVICE ? fake_allocate_shareable(&registry, size, kind, 0)
+                                : fake_allocate(&registry, size, kind, 0);
   if (p == NULL) {
     return hipErrorOutOfMemory;
   }
@@ -210,7 +213,8 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
   return hipSuccess;
 }
 
-/* IPC memory handles (fake_common.h: opened in the same process only). */
+/* IPC memory handles of device allocations (fake_common.h: a memfd another
+ * process maps). */
 hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr) {
   if (handle == NULL || !fake_ipc_get(&registry, devPtr, handle->reserved)) {
     return hipErrorInvalidValue;
@@ -231,9 +235,7 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
 }
 
 hipError_t hipIpcCloseMemHandle(void *devPtr) {
-  (void)devPtr;
-  fake_ipc_close(&registry);
-  return hipSuccess;
+  return fake_ipc_close(&registry, devPtr) ? hipSuccess : hipErrorInvalidValue;
 }
 
 hipError_t hipEventQuery(hipEvent_t event) {

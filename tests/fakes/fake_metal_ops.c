@@ -14,6 +14,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _GNU_SOURCE /* memfd_create and MAP_ANONYMOUS, in fake_common.h */
 #include <dlfcn.h>
 #include <stdio.h>
 

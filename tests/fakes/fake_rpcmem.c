@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _GNU_SOURCE /* memfd_create and MAP_ANONYMOUS, in fake_common.h */
 #include "fake_common.h"
 
 FAKE_EXPORT void rpcmem_init(void);

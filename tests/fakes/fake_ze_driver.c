@@ -9,6 +9,7 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
+#define _GNU_SOURCE /* memfd_create and MAP_ANONYMOUS, in fake_common.h */
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
@@ -40,7 +41,7 @@ struct _ze_event_handle_t {
   bool signalled;
 };
 
-static fake_registry registry = FAKE_REGISTRY_INIT;
+static fake_registry registry = FAKE_REGISTRY_INIT_NAMED("ze");
 static struct _ze_driver_handle_t the_driver;
 static struct _ze_device_handle_t devices[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
 
@@ -170,7 +171,9 @@ static ze_result_t allocate(size_t size, size_t alignment, int kind, void **out)
     return kind == KIND_HOST ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY
                              : ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
   }
-  *out = fake_allocate(&registry, size, kind, alignment);
+  /* Device memory is shareable: its IPC handles open in other processes. */
+  *out = kind == KIND_DEVICE ? fake_allocate_shareable(&registry, size, kind, alignment)
+                             : fake_allocate(&registry, size, kind, alignment);
   return *out != NULL ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
 }
 
@@ -210,7 +213,8 @@ static ze_result_t fake_mem_free(ze_context_handle_t context, void *ptr) {
   return fake_release(&registry, ptr, -1) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
-/* IPC memory handles (fake_common.h: opened in the same process only). */
+/* IPC memory handles of device allocations (fake_common.h: a memfd another
+ * process maps). */
 static ze_result_t fake_mem_get_ipc_handle(ze_context_handle_t context, const void *ptr,
                                            ze_ipc_mem_handle_t *handle) {
   (void)context;
@@ -235,9 +239,7 @@ static ze_result_t fake_mem_open_ipc_handle(ze_context_handle_t context, ze_devi
 
 static ze_result_t fake_mem_close_ipc_handle(ze_context_handle_t context, const void *ptr) {
   (void)context;
-  (void)ptr;
-  fake_ipc_close(&registry);
-  return ZE_RESULT_SUCCESS;
+  return fake_ipc_close(&registry, ptr) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 static ze_result_t fake_list_create_immediate(ze_context_handle_t context,

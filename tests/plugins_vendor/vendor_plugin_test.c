@@ -16,15 +16,23 @@
  * Each Check test runs in its own process (fork mode), so a test sets the
  * stand-in's switches (fake_common.h) with setenv before loading.
  *
+ * The cross-process IPC test starts this program again as the importer:
+ *   vendor_plugin_test <plugin> <plugin.so> <stand-in.so> importer <socket fd>
+ *
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
 #include <check.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hurray/buffer.h"
 #include "hurray/handoff.h"
@@ -601,9 +609,9 @@ END_TEST
 
 /* PL-IPC-1..6 with the runtimes' IPC handles (cuIpcGetMemHandle,
  * hipIpcGetMemHandle, zeMemGetIpcHandle): an exportable device buffer exports a 64-byte handle
- * and no descriptor; the import opens it (the stand-ins open a handle in the
- * process that made it, the one thing they cannot imitate) onto the same
- * bytes; freeing the import closes it, once; the exporter's buffer is
+ * and no descriptor; the import opens it (here in the exporting process,
+ * which the stand-ins allow; ipc_handle_opens_in_another_process covers
+ * another) onto the same bytes; freeing the import closes it, once; the exporter's buffer is
  * untouched. A runtime without IPC handles here is never asked. */
 START_TEST(ipc_handles_open_the_same_memory) {
   hurray_plugin *plugin = load_with_stand_in();
@@ -673,6 +681,257 @@ START_TEST(ipc_handles_open_the_same_memory) {
                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &pinned, &err),
                    HURRAY_ERR_UNSUPPORTED);
   ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  dlclose(stand_in);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* The runtimes' IPC handles across two processes                         */
+/* ---------------------------------------------------------------------- */
+
+extern char **environ;
+
+/* Not a multiple of the page: the import's last bytes are the buffer's. */
+enum { CROSS_BYTES = (1 << 16) + 123 };
+
+static unsigned char cross_pattern(size_t i, unsigned seed) {
+  return (unsigned char)(i * 11u + seed);
+}
+
+/* What the importer failed at (its exit status and the byte it sends). */
+static const char *const importer_steps[] = {"nothing",
+                                             "receive the memory record",
+                                             "inherit a memfd of the stand-in",
+                                             "load the plugin with the stand-in",
+                                             "import",
+                                             "read the import",
+                                             "find the exporter's bytes",
+                                             "declare what the exporter declared",
+                                             "write the import",
+                                             "release the import",
+                                             "leave the stand-in holding nothing of the import"};
+
+enum { IMPORTER_STEPS = sizeof importer_steps / sizeof importer_steps[0] };
+
+/* True when this process holds a descriptor of one of the stand-ins' memfds
+ * (fake_common.h names them hurray-fake-...): the exporter's are
+ * close-on-exec, so the importer reaches the memory through the handle
+ * alone, as with a real runtime. */
+static bool holds_a_stand_in_memfd(void) {
+  DIR *dir = opendir("/proc/self/fd");
+  if (dir == NULL) {
+    return true; /* cannot tell: count it as the failure */
+  }
+  bool found = false;
+  for (struct dirent *e = readdir(dir); e != NULL && !found; e = readdir(dir)) {
+    char path[300];
+    char target[256];
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(path, target, sizeof target - 1u);
+    if (n > 0) {
+      target[n] = '\0';
+      found = strncmp(target, "/memfd:hurray-fake-", 19) == 0;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+/* The importer (a second process, no Check): receives the exporter's
+ * hurray_plugin_ipc_memory, loads the same plugin with the same stand-in,
+ * imports (PL-IPC-3), checks the exporter's bytes and what the import
+ * declares (PL-IPC-4), writes its own bytes and releases the import, which
+ * closes the handle. Returns 0, or the index of the step that failed in
+ * importer_steps. */
+static unsigned char import_in_this_process(int socket_fd) {
+  hurray_plugin_ipc_memory memory;
+  if (read(socket_fd, &memory, sizeof memory) != (ssize_t)sizeof memory) {
+    return 1;
+  }
+  if (holds_a_stand_in_memfd()) {
+    return 2;
+  }
+  setenv(the_case->stand_in_env, stand_in_path, 1);
+  hurray_error err;
+  hurray_plugin_registry *own = NULL;
+  hurray_plugin *plugin = NULL;
+  void *stand_in = NULL;
+  long (*live)(void) = NULL;
+  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
+      hurray_plugin_load(own, plugin_path, 0, &plugin, &err) != HURRAY_OK ||
+      hurray_plugin_device_count(plugin) == 0 ||
+      (stand_in = dlopen(stand_in_path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+    hurray_plugin_registry_destroy(own);
+    return 3;
+  }
+  void *symbol = dlsym(stand_in, "hurray_fake_live_objects");
+  if (symbol != NULL) {
+    memcpy(&live, &symbol, sizeof symbol);
+  }
+  long live_before = live != NULL ? live() : -1;
+  static unsigned char bytes[CROSS_BYTES];
+  unsigned char step = 0;
+  hurray_plugin_buffer *imported = NULL;
+  if (hurray_plugin_import(plugin, 0, &memory, &imported, &err) != HURRAY_OK) {
+    fprintf(stderr, "importer: %s\n", err.detail);
+    step = 4;
+  } else if (hurray_plugin_buffer_read(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+    step = 5;
+  } else {
+    for (size_t i = 0; i < sizeof bytes && step == 0; i++) {
+      step = bytes[i] == cross_pattern(i, 1u) ? 0 : 6;
+    }
+    const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(imported);
+    if (step == 0 && (handle->byte_size != CROSS_BYTES || handle->alignment != memory.alignment ||
+                      handle->device_tag != the_case->tag ||
+                      handle->memory_class != HURRAY_MEMORY_STANDARD)) {
+      step = 7;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++) {
+      bytes[i] = cross_pattern(i, 2u);
+    }
+    if (step == 0 &&
+        hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+      step = 8;
+    }
+  }
+  if (imported != NULL && hurray_plugin_buffer_release(imported, &err) != HURRAY_OK &&
+      step == 0) {
+    step = 9;
+  }
+  if (step == 0 && (live == NULL || live() != live_before)) {
+    step = 10;
+  }
+  hurray_plugin_registry_destroy(own);
+  dlclose(stand_in);
+  return step;
+}
+
+static int run_importer(int socket_fd) {
+  unsigned char step = import_in_this_process(socket_fd);
+  (void)!write(socket_fd, &step, 1);
+  close(socket_fd);
+  return step;
+}
+
+/* PL-IPC-2..4 across two processes with the runtimes' IPC handles: an
+ * exportable device buffer with the exporter's pattern is exported
+ * (PL-IPC-2: kind HANDLE, 64 bytes, no descriptor), the record alone goes
+ * over a socket to a second process started from this program, which loads
+ * the same plugin with the same stand-in and imports it (PL-IPC-3), finds
+ * the exporter's bytes, declares what the exporter declared, writes its own
+ * bytes and frees its import, which closes the handle only (PL-IPC-4); the
+ * exporter then reads the importer's bytes from its own buffer: one
+ * memory, no copy. Nothing of the importer's is counted in the exporter's
+ * stand-in. */
+START_TEST(ipc_handle_opens_in_another_process) {
+  hurray_plugin *plugin = load_with_stand_in();
+  void *stand_in = hold_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  hurray_status s = hurray_plugin_allocate_flags(plugin, 0, CROSS_BYTES, 256, HURRAY_MEMORY_STANDARD,
+                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err);
+  ck_assert_msg(s == HURRAY_OK, "%s", err.detail);
+  static unsigned char bytes[CROSS_BYTES];
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    bytes[i] = cross_pattern(i, 1u);
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  hurray_plugin_ipc_memory memory;
+  memset(&memory, 0, sizeof memory);
+  memory.struct_size = sizeof memory;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
+  ck_assert_uint_eq(memory.kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE);
+  ck_assert_uint_eq(memory.handle_size, 64u);
+  ck_assert_int_eq(memory.fd, -1);
+  ck_assert_uint_eq(memory.byte_size, CROSS_BYTES);
+  ck_assert_uint_eq(memory.alignment, hurray_plugin_buffer_handle(buffer)->alignment);
+  ck_assert_uint_eq(memory.device_tag, the_case->tag);
+  ck_assert_uint_eq(memory.memory_class, HURRAY_MEMORY_STANDARD);
+  long live_before = live_objects(stand_in);
+
+  int pair[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  posix_spawn_file_actions_t actions;
+  ck_assert_int_eq(posix_spawn_file_actions_init(&actions), 0);
+  /* The importer's end survives exec as descriptor 100 (dup2 clears
+   * close-on-exec; 100 is never pair[1] here, where dup2 would do nothing). */
+  ck_assert_int_ne(pair[1], 100);
+  ck_assert_int_eq(posix_spawn_file_actions_adddup2(&actions, pair[1], 100), 0);
+  char program[] = "/proc/self/exe";
+  char importer[] = "importer";
+  char descriptor[] = "100";
+  char *name = strdup(the_case->name);
+  char *plugin_file = strdup(plugin_path);
+  char *stand_in_file = strdup(stand_in_path);
+  ck_assert(name != NULL && plugin_file != NULL && stand_in_file != NULL);
+  char *argv[] = {program, name, plugin_file, stand_in_file, importer, descriptor, NULL};
+  pid_t child;
+  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  free(name);
+  free(plugin_file);
+  free(stand_in_file);
+  close(pair[1]);
+  ck_assert_int_eq(write(pair[0], &memory, sizeof memory), (ssize_t)sizeof memory);
+  unsigned char step = 0xFF;
+  ck_assert_int_eq(read(pair[0], &step, 1), 1);
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  close(pair[0]);
+  ck_assert_msg(step == 0, "the importer failed to %s",
+                step < IMPORTER_STEPS ? importer_steps[step] : "answer");
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ck_assert_int_eq(live_objects(stand_in), live_before);
+
+  /* The importer's bytes, read through the exporter's own buffer. */
+  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
+  for (size_t i = 0; i < sizeof bytes; i++) {
+    ck_assert_uint_eq(bytes[i], cross_pattern(i, 2u));
+  }
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_int_eq(live_objects(stand_in), live_before - 1);
+  dlclose(stand_in);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
+/* PL-IPC-3: the handle of memory that has been freed opens nothing, even
+ * when a later allocation takes the place the handle named (the stand-ins
+ * reuse descriptor numbers, as the kernel does); the refusal is the
+ * runtime's error and leaves nothing open, and the later buffer's own
+ * handle still opens. */
+START_TEST(ipc_handle_of_freed_memory_does_not_open) {
+  hurray_plugin *plugin = load_with_stand_in();
+  void *stand_in = hold_stand_in();
+  hurray_error err;
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 256, HURRAY_MEMORY_STANDARD,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                   HURRAY_OK);
+  hurray_plugin_ipc_memory stale;
+  memset(&stale, 0, sizeof stale);
+  stale.struct_size = sizeof stale;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &stale, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 256, HURRAY_MEMORY_STANDARD,
+                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                   HURRAY_OK);
+  long live = live_objects(stand_in);
+  hurray_plugin_buffer *imported = NULL;
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &stale, &imported, &err),
+                   HURRAY_ERR_DEVICE_ERROR);
+  ck_assert_ptr_null(imported);
+  ck_assert_int_eq(live_objects(stand_in), live);
+  hurray_plugin_ipc_memory current;
+  memset(&current, 0, sizeof current);
+  current.struct_size = sizeof current;
+  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &current, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &current, &imported, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_release(imported, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
+  ck_assert_int_eq(live_objects(stand_in), live - 1);
   dlclose(stand_in);
   hurray_plugin_registry_destroy(registry);
 }
@@ -900,7 +1159,8 @@ static void clear_switches(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "concurrency") == 0)) {
+  bool importer = argc == 6 && strcmp(argv[4], "importer") == 0;
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "concurrency") == 0) && !importer) {
     fprintf(stderr, "usage: %s <plugin> <plugin.so> <stand-in.so> [concurrency]\n", argv[0]);
     return 2;
   }
@@ -915,6 +1175,9 @@ int main(int argc, char **argv) {
   }
   plugin_path = argv[2];
   stand_in_path = argv[3];
+  if (importer) {
+    return run_importer(atoi(argv[5]));
+  }
 
   Suite *suite = suite_create(the_case->name);
   TCase *tc = tcase_create("stand-in");
@@ -944,6 +1207,12 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, events_complete_and_time_out);
   tcase_add_test(tc, native_event_is_the_runtimes);
   tcase_add_test(tc, ipc_handles_open_the_same_memory);
+  if (the_case->tag == HURRAY_DEVICE_CUDA || the_case->tag == HURRAY_DEVICE_ROCM ||
+      the_case->tag == HURRAY_DEVICE_LEVEL_ZERO) {
+    /* The plugins that export with the runtime's IPC handles (PL-IPC-6). */
+    tcase_add_test(tc, ipc_handle_opens_in_another_process);
+    tcase_add_test(tc, ipc_handle_of_freed_memory_does_not_open);
+  }
   tcase_add_test(tc, registry_destroy_leaves_live_objects_to_their_holders);
   tcase_add_test(tc, free_and_release_return_every_object);
   if (the_case->has_events) {
