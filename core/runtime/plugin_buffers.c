@@ -574,9 +574,10 @@ static HOT_PATH hurray_status keep_or_return(const hurray_plugin *plugin,
  * which suits every device (BP-SYNC-2). */
 static HOT_PATH void publish_buffer(hurray_plugin *plugin, hurray_plugin_buffer *buffer,
                            uint64_t byte_size, uint32_t alignment,
-                           hurray_memory_class memory_class) {
+                           hurray_memory_class memory_class, uint32_t flags) {
   /* PL-LIFE-1: no count here; an unload finds this buffer in the table. */
   buffer->plugin = plugin;
+  buffer->flags = flags;
   buffer->handle.byte_size = byte_size;
   buffer->handle.alignment = alignment;
   buffer->handle.device_tag = plugin->table.device_tag;
@@ -645,7 +646,7 @@ static HOT_PATH hurray_status allocate_buffer(hurray_plugin *plugin, uint32_t de
   uint32_t declared = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u
                           ? alignment
                           : buffer->allocation.alignment;
-  publish_buffer(plugin, buffer, byte_size, declared, memory_class);
+  publish_buffer(plugin, buffer, byte_size, declared, memory_class, flags);
   *out = token;
   return HURRAY_OK;
 }
@@ -732,6 +733,17 @@ hurray_status hurray_plugin_buffer_export(const hurray_plugin_buffer *buffer,
   if (plugin->table.export_memory == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, plugin->table.device_tag, 0,
                               "%s cannot export memory to another process (PL-IPC-6)",
+                              plugin->table.name);
+  }
+  /* PL-IPC-1, PL-IPC-2: only what was allocated exportable is exported;
+   * some runtimes would hand out a handle to any allocation (cuIpcGetMemHandle
+   * on any cuMemAlloc), so the host decides, not the plugin. An import is
+   * not re-exported either. */
+  if ((body->flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) == 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, body->flags, plugin->table.device_tag,
+                              0,
+                              "%s buffer was not allocated exportable: allocate it with "
+                              "HURRAY_PLUGIN_ALLOCATE_EXPORTABLE (PL-IPC-1)",
                               plugin->table.name);
   }
   hurray_plugin_ipc_memory memory;
@@ -841,7 +853,7 @@ hurray_status hurray_plugin_import(hurray_plugin *plugin, uint32_t device_index,
     return status;
   }
   /* PL-IPC-4: the exporter's declaration, which the mapping was checked to meet. */
-  publish_buffer(plugin, buffer, memory->byte_size, memory->alignment, memory->memory_class);
+  publish_buffer(plugin, buffer, memory->byte_size, memory->alignment, memory->memory_class, 0u);
   *out = token;
   return HURRAY_OK;
 }

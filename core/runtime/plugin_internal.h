@@ -21,6 +21,8 @@ struct hurray_plugin_buffer {
   hurray_plugin *plugin; /* kept loaded by the unload's orphan count (PL-LIFE-1) */
   hurray_plugin_allocation allocation;
   hurray_buffer_handle handle;
+  /* The allocate() flags it was made with: export needs EXPORTABLE (PL-IPC-1, -2). */
+  uint32_t flags;
 };
 
 struct hurray_plugin_event {

@@ -264,7 +264,8 @@ static void local_pair(event_log *events, hurray_ipc_producer **producer, uint64
   ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, consumer, &err), HURRAY_OK);
 }
 
-/* IPC-OFF-3: what the producer cannot export it refuses; it never copies. */
+/* IPC-OFF-3, PL-IPC-2: what the producer cannot export it refuses (the host
+ * decides, whatever the runtime would hand out); it never copies. */
 START_TEST(a_buffer_not_allocated_exportable_is_refused) {
   leak_probe probe = leak_start("share of a non-exportable buffer");
   hurray_error err;
