@@ -11,12 +11,14 @@
  *
  * Usage: test_ipc_device PLUGIN_FILE [--require-devices]
  *        test_ipc_device --consumer PLUGIN_FILE SOCKET_FD   (run by the test)
+ *        test_ipc_device --holder PLUGIN_FILE SOCKET_FD     (imports, then waits to be killed)
  * Without a device it prints SKIP and exits 77 unless --require-devices.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "ipc_test_support.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <sys/socket.h>
@@ -131,6 +133,31 @@ static int run_consumer(const char *file, int socket_fd) {
   hurray_ipc_consumer_destroy(&consumer);
   hurray_plugin_registry_destroy(own);
   return verdict;
+}
+
+/* The consumer that dies holding its imports: receives, says so, waits. */
+static int run_holder(const char *file, int socket_fd) {
+  hurray_error err;
+  hurray_plugin_registry *own = NULL;
+  hurray_plugin *loaded = NULL;
+  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
+      hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
+    return 2;
+  }
+  hurray_ipc_consumer_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  opts.plugins = own;
+  hurray_ipc_consumer *consumer = NULL;
+  hurray_ipc_received *received = NULL;
+  if (hurray_ipc_consumer_from_socket(socket_fd, &opts, &consumer, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
+    return 3;
+  }
+  (void)!write(101, "h", 1); /* descriptor 101: the parent's pipe */
+  for (;;) {
+    pause(); /* SIGKILL ends it holding every buffer */
+  }
 }
 
 typedef struct device_release {
@@ -402,9 +429,108 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
 }
 END_TEST
 
+/* Spawns this program as `role` with the socket end `child_end` as
+ * descriptor 100 and `signal_end` (or -1) as 101. */
+static pid_t spawn_role(const char *role, int child_end, int signal_end) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  ck_assert_int_ne(child_end, 100); /* dup2 onto itself would keep CLOEXEC */
+  ck_assert_int_ne(signal_end, 101);
+  posix_spawn_file_actions_adddup2(&actions, child_end, 100);
+  if (signal_end >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, signal_end, 101);
+  }
+  char program[] = "/proc/self/exe";
+  char *role_arg = strdup(role);
+  char *file = strdup(plugin_file);
+  char descriptor[] = "100";
+  ck_assert(role_arg != NULL && file != NULL);
+  char *argv[] = {program, role_arg, file, descriptor, NULL};
+  pid_t child;
+  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  free(role_arg);
+  free(file);
+  return child;
+}
+
+/* IPC-FLT-1 with device memory: a consumer killed (SIGKILL) while holding
+ * imported buffers; the producer notices the hang-up, reclaims each hold
+ * exactly once, and the release callbacks free the producer's buffers. */
+START_TEST(a_consumer_killed_holding_device_buffers) {
+  leak_probe probe = leak_start("device holds of a killed consumer");
+  hurray_error err;
+  int pair[2];
+  int signal_pipe[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  ck_assert_int_eq(pipe2(signal_pipe, O_CLOEXEC), 0);
+  pid_t child = spawn_role("--holder", pair[1], signal_pipe[1]);
+  close(pair[1]);
+  close(signal_pipe[1]);
+  event_log events;
+  memset(&events, 0, sizeof events);
+  hurray_ipc_producer_options po;
+  memset(&po, 0, sizeof po);
+  po.struct_size = sizeof po;
+  po.on_event = record_event;
+  po.event_ctx = &events;
+  hurray_ipc_producer *producer = NULL;
+  uint64_t consumer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(pair[0], &po, &producer, &consumer_id, &err),
+                   HURRAY_OK);
+  device_release released[BUFFERS];
+  hurray_ipc_shared *shared[BUFFERS];
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    released[b].calls = 0;
+    released[b].buffer = exportable(1u + b);
+    ck_assert_int_eq(hurray_ipc_producer_share_device(producer, released[b].buffer, NULL,
+                                                      free_device_buffer, &released[b],
+                                                      &shared[b], &err),
+                     HURRAY_OK);
+  }
+  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, NULL,
+                                             &err),
+                   HURRAY_OK);
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    hurray_ipc_shared_retire(shared[b]); /* only the consumer's holds keep them now */
+  }
+  char imported = 0;
+  ck_assert_int_eq(read(signal_pipe[0], &imported, 1), 1); /* the child holds its imports */
+  close(signal_pipe[0]);
+  size_t holds = 0;
+  ck_assert_int_eq(hurray_ipc_producer_holds(producer, NULL, 0, &holds, &err), HURRAY_OK);
+  ck_assert_uint_eq(holds, BUFFERS);
+  ck_assert_int_eq(kill(child, SIGKILL), 0);
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  for (int tries = 0; tries < 100 && count_events(&events, HURRAY_IPC_EVENT_GONE) == 0; tries++) {
+    ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
+  }
+  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_GONE), 1);
+  for (int i = 0; i < events.count && i < MAX_EVENTS; i++) {
+    if (events.events[i].kind == HURRAY_IPC_EVENT_GONE) {
+      ck_assert_uint_eq(events.events[i].value, BUFFERS); /* holds reclaimed */
+    }
+  }
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    ck_assert_int_eq(released[b].calls, 1); /* exactly once each */
+  }
+  ck_assert_uint_eq(live_buffers(plugin), 0);
+  hurray_ipc_producer_destroy(&producer);
+  for (unsigned b = 0; b < BUFFERS; b++) {
+    ck_assert_int_eq(released[b].calls, 1); /* and not again at destroy */
+  }
+  leak_check(&probe);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
     return run_consumer(argv[2], atoi(argv[3]));
+  }
+  if (argc == 4 && strcmp(argv[1], "--holder") == 0) {
+    return run_holder(argv[2], atoi(argv[3]));
   }
   if (argc < 2) {
     fprintf(stderr, "usage: test_ipc_device PLUGIN_FILE [--require-devices]\n");
@@ -436,6 +562,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, another_process_imports_the_offer);
   tcase_add_test(tc, a_buffer_not_allocated_exportable_is_refused);
   tcase_add_test(tc, one_refused_import_rejects_the_whole_offer);
+  tcase_add_test(tc, a_consumer_killed_holding_device_buffers);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_set_fork_status(runner, CK_NOFORK);
