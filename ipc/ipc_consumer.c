@@ -127,11 +127,6 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
     uids = opts->allowed_uids;
     uid_count = opts->allowed_uid_count;
   }
-  hurray_plugin_registry *plugins = NULL;
-  if (opts != NULL && opts->struct_size >= offsetof(hurray_ipc_consumer_options, plugins) +
-                                               sizeof opts->plugins) {
-    plugins = opts->plugins;
-  }
   struct ucred cred;
   socklen_t len = sizeof cred;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
@@ -151,7 +146,6 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
   link->fd = fd;
   link->producer_pid = (int32_t)cred.pid;
   c->link = link;
-  c->plugins = plugins;
   /* The first message: HELLO, or REFUSE with the reason (IPC-CRED-2). */
   hurray_status st = hurray_internal_ipc_wait_readable(fd, timeout, err);
   int fds[IPC_RECV_FDS];
@@ -331,6 +325,16 @@ static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pendi
     err->index = index;
   }
   return first.status;
+}
+
+hurray_status hurray_ipc_consumer_set_plugins(hurray_ipc_consumer *consumer,
+                                              hurray_plugin_registry *plugins,
+                                              hurray_error *err) {
+  if (consumer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  consumer->plugins = plugins;
+  return HURRAY_OK;
 }
 
 int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer) {

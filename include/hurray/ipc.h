@@ -19,7 +19,7 @@
  * device buffers a plugin allocated exportable travel as the plugin's
  * export, a descriptor or a runtime IPC handle, in a DEVICE message
  * (hurray_ipc_producer_share_device; IPC-OFF-3), and the consumer imports
- * them through its own plugin registry (hurray_ipc_consumer_options.plugins;
+ * them through its own plugin registry (hurray_ipc_consumer_set_plugins;
  * IPC-SEG-5, IPC-SEG-6). Nothing is ever copied instead. This version
  * carries no events: every buffer offered is producer_synced.
  *
@@ -294,13 +294,6 @@ typedef struct hurray_ipc_consumer_options {
   /** How long connect waits for HELLO or REFUSE; 0: 5000 ms. */
   int32_t connect_timeout_ms;
   uint32_t reserved;
-  /**
-   * Where device buffers are imported (IPC-SEG-5): a plugin of this
-   * registry serving the buffer's device tag. NULL: offers of device
-   * memory are rejected with DEVICE_UNAVAILABLE. The registry must outlive
-   * every received offer. Read only when struct_size covers it.
-   */
-  hurray_plugin_registry *plugins;
 } hurray_ipc_consumer_options;
 
 /**
@@ -317,13 +310,24 @@ hurray_ipc_consumer_connect(const char *address, const hurray_ipc_consumer_optio
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_from_socket(
     int fd, const hurray_ipc_consumer_options *opts, hurray_ipc_consumer **out, hurray_error *err);
 
+/**
+ * Where this consumer imports device buffers (IPC-SEG-5): a plugin of
+ * `plugins` serving each buffer's device tag. Until it is called (or with
+ * NULL) an offer of device memory is rejected with DEVICE_UNAVAILABLE. The
+ * registry must outlive every offer received after the call (the imports
+ * are its plugins' buffers). Not thread-safe against receive.
+ * NULL_ARGUMENT (index 0) without a consumer.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_set_plugins(
+    hurray_ipc_consumer *consumer, hurray_plugin_registry *plugins, hurray_error *err);
+
 /** The producer's pid, as its HELLO reported it (SO_PEERCRED of a socketpair names its creator). */
 HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *consumer);
 
 /**
  * Waits at most timeout_ms (-1: no limit) for the next OFFER, checks it
  * (IPC-MSG-*, IPC-SEG-2, IPC-SEG-3), maps every host segment read-only,
- * imports every device buffer through opts->plugins (IPC-SEG-5; the DEVICE
+ * imports every device buffer through its plugins (IPC-SEG-5; the DEVICE
  * messages before the OFFER are read on the way, each wait up to
  * timeout_ms) and returns its buffers accepted (state READABLE,
  * HURRAY_TRANSPORT_IPC). Any failure maps and imports nothing, closes

@@ -213,11 +213,10 @@ ABI_AT(hurray_ipc_hold, pid, 16);
 ABI_AT(hurray_ipc_hold, buffer_index, 20);
 ABI_AT(hurray_ipc_hold, buffer, 24);
 
-ABI_SIZE(hurray_ipc_consumer_options, 32);
+ABI_SIZE(hurray_ipc_consumer_options, 24);
 ABI_AT(hurray_ipc_consumer_options, allowed_uids, 8);
 ABI_AT(hurray_ipc_consumer_options, connect_timeout_ms, 16);
 ABI_AT(hurray_ipc_consumer_options, reserved, 20);
-ABI_AT(hurray_ipc_consumer_options, plugins, 24); /* appended: IPC-SEG-5 */
 
 /* net.h (built or not, the header is the same: it names no UCX type) */
 ABI_SIZE(hurray_net_message, 56);

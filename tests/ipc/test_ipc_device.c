@@ -67,12 +67,9 @@ static int run_consumer(const char *file, int socket_fd) {
       hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
     return 2;
   }
-  hurray_ipc_consumer_options opts;
-  memset(&opts, 0, sizeof opts);
-  opts.struct_size = sizeof opts;
-  opts.plugins = own;
   hurray_ipc_consumer *consumer = NULL;
-  if (hurray_ipc_consumer_from_socket(socket_fd, &opts, &consumer, &err) != HURRAY_OK) {
+  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &consumer, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_set_plugins(consumer, own, &err) != HURRAY_OK) {
     fprintf(stderr, "consumer: connect: %s\n", err.detail);
     return 3;
   }
@@ -144,13 +141,10 @@ static int run_holder(const char *file, int socket_fd) {
       hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
     return 2;
   }
-  hurray_ipc_consumer_options opts;
-  memset(&opts, 0, sizeof opts);
-  opts.struct_size = sizeof opts;
-  opts.plugins = own;
   hurray_ipc_consumer *consumer = NULL;
   hurray_ipc_received *received = NULL;
-  if (hurray_ipc_consumer_from_socket(socket_fd, &opts, &consumer, &err) != HURRAY_OK ||
+  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &consumer, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_set_plugins(consumer, own, &err) != HURRAY_OK ||
       hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
     return 3;
   }
@@ -284,11 +278,8 @@ static void local_pair(event_log *events, hurray_ipc_producer **producer, uint64
   hurray_error err;
   ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, producer, consumer_id, &err),
                    HURRAY_OK);
-  hurray_ipc_consumer_options co;
-  memset(&co, 0, sizeof co);
-  co.struct_size = sizeof co;
-  co.plugins = plugins;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, consumer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, consumer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(*consumer, plugins, &err), HURRAY_OK);
 }
 
 /* IPC-OFF-3, PL-IPC-2: what the producer cannot export it refuses (the host
@@ -375,12 +366,10 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
   uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
   size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
   raw_send(sv[0], msg, n, -1);
-  hurray_ipc_consumer_options co;
-  memset(&co, 0, sizeof co);
-  co.struct_size = sizeof co;
-  co.plugins = own;
   hurray_ipc_consumer *consumer = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, &consumer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &consumer, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(NULL, own, &err), HURRAY_ERR_NULL_ARGUMENT);
   const int passed = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory.fd : -1;
   const uint32_t handle_size =
       memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory.handle_size : 0u;

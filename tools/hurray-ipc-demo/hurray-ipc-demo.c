@@ -109,11 +109,8 @@ static int consumer(const char *address, uint64_t size, const char *vulkan_file)
   hurray_plugin_registry *plugins = NULL;
   hurray_plugin *vulkan = NULL;
   int device = vulkan_ready(vulkan_file, &plugins, &vulkan);
-  hurray_ipc_consumer_options opts;
-  memset(&opts, 0, sizeof opts);
-  opts.struct_size = sizeof opts;
-  opts.plugins = plugins;
-  if (hurray_ipc_consumer_connect(address, &opts, &c, &err) != HURRAY_OK ||
+  if (hurray_ipc_consumer_connect(address, NULL, &c, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_set_plugins(c, plugins, &err) != HURRAY_OK ||
       hurray_ipc_consumer_receive(c, 10000, &r, &err) != HURRAY_OK) {
     return fail("consumer", &err);
   }
