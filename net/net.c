@@ -241,6 +241,8 @@ struct hurray_net_connection {
   uint64_t bytes_received;
   uint64_t max_tensor_bytes;
   uint64_t max_connection_bytes;
+  /* Where a receiver places buffers declared on a device (NET-DEV-2); NULL: host only. */
+  hurray_plugin_registry *plugins;
   /* The control receive stays posted between calls, so a message that
    * arrives while nobody waits is matched, not lost to a cancel race. */
   net_op ctl;
@@ -582,12 +584,20 @@ void hurray_net_listener_destroy(hurray_net_listener **lp) {
 /* Validation shared by both sides (NET-SEND-1, NET-RECV-2)                 */
 /* ------------------------------------------------------------------------ */
 
-/* The network rule for every handle, then host memory. `device_status` is
- * UNSUPPORTED for a sender (it offers what this version cannot send) and
- * DEVICE_UNAVAILABLE for a receiver (it cannot place the buffers where the
- * sender declared, and must not place them elsewhere). */
-static hurray_status check_handles(const hurray_buffer_handle *h, size_t n,
-                                   hurray_status device_status, hurray_error *err) {
+/* The plugin of `plugins` that places buffers of `tag` (NET-DEV-2), or
+ * NULL: none loaded, or its runtime has no device here. */
+static hurray_plugin *placing_plugin(hurray_plugin_registry *plugins, hurray_device_tag tag) {
+  hurray_plugin *plugin = plugins == NULL ? NULL : hurray_plugin_registry_find(plugins, tag);
+  return plugin != NULL && hurray_plugin_device_count(plugin) > 0u ? plugin : NULL;
+}
+
+/* The network rule for every handle; for a receiver (`plugins` given as
+ * `receiving`), then the declared device: host memory, or a device a
+ * plugin of its registry serves. The sender declares where the receiver
+ * places each buffer (NET-DEV-1); a receiver that cannot place it there
+ * must not place it elsewhere: DEVICE_UNAVAILABLE. */
+static hurray_status check_handles(const hurray_buffer_handle *h, size_t n, int receiving,
+                                   hurray_plugin_registry *plugins, hurray_error *err) {
   for (size_t i = 0; i < n; i++) {
     hurray_error e;
     if (hurray_transport_check_sync_mode(HURRAY_TRANSPORT_NETWORK, h[i].sync_mode, 0, &e) !=
@@ -598,12 +608,16 @@ static hurray_status check_handles(const hurray_buffer_handle *h, size_t n,
                                       i, (unsigned)h[i].sync_mode);
     }
   }
-  for (size_t i = 0; i < n; i++) {
-    if (h[i].device_tag != HURRAY_DEVICE_CPU) {
-      return hurray_internal_net_fail(err, device_status, h[i].device_tag, HURRAY_DEVICE_CPU, i,
-                                      "handle %zu: device_tag 0x%02x: only host memory (cpu) "
-                                      "crosses the network in this version",
-                                      i, (unsigned)h[i].device_tag);
+  for (size_t i = 0; receiving && i < n; i++) {
+    if (h[i].device_tag != HURRAY_DEVICE_CPU && placing_plugin(plugins, h[i].device_tag) == NULL) {
+      return hurray_internal_net_fail(err, HURRAY_ERR_DEVICE_UNAVAILABLE, h[i].device_tag,
+                                      HURRAY_DEVICE_CPU, i,
+                                      "handle %zu: device %s (tag 0x%02x) is not available "
+                                      "here (%s); the buffer is not placed elsewhere",
+                                      i, hurray_device_tag_name(h[i].device_tag),
+                                      (unsigned)h[i].device_tag,
+                                      plugins == NULL ? "no plugin registry given"
+                                                      : "no plugin with a device serves it");
     }
   }
   return HURRAY_OK;
@@ -710,7 +724,7 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     }
   }
   if (st == HURRAY_OK) {
-    st = check_handles(handles, n, HURRAY_ERR_UNSUPPORTED, err);
+    st = check_handles(handles, n, 0, NULL, err);
   }
   if (st == HURRAY_OK && conn->ep != NULL) {
     /* NET-SEND-4: a refusal of an earlier tensor that came after its send
@@ -807,6 +821,8 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
 typedef struct net_entry {
   hurray_handoff handoff;
   hurray_accepted_buffer accepted;
+  /* A buffer placed on a device (NET-DEV-2), freed by the release. */
+  hurray_plugin_buffer *device;
 } net_entry;
 
 struct hurray_net_received {
@@ -856,6 +872,15 @@ static void free_memory(void **mem, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(mem[i]);
     mem[i] = NULL;
+  }
+}
+
+static void free_devices(hurray_plugin_buffer **dev, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (dev[i] != NULL) {
+      hurray_plugin_buffer_free(dev[i]);
+      dev[i] = NULL;
+    }
   }
 }
 
@@ -950,7 +975,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
   size_t n = st == HURRAY_OK ? m.buffer_count : 0u;
   if (st == HURRAY_OK) {
-    st = check_handles(handles, n, HURRAY_ERR_DEVICE_UNAVAILABLE, &e);
+    st = check_handles(handles, n, 1, conn->plugins, &e);
   }
   /* NET-LIM-1: the limits on what was declared, before any allocation. */
   uint64_t total = 0;
@@ -991,8 +1016,11 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   /* NET-RECV-3: destination memory, aligned as declared. */
   hurray_net_received *r = calloc(1, sizeof *r + n * sizeof(net_entry));
   void *mem[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  /* NET-DEV-2: the device buffers; mem[i] is then where UCX lands the bytes. */
+  hurray_plugin_buffer *dev[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   net_op *ops = calloc(n > 0u ? n : 1u, sizeof *ops);
   memset(mem, 0, sizeof mem);
+  memset(dev, 0, sizeof dev);
   if (r == NULL || ops == NULL) {
     free(r);
     free(ops);
@@ -1006,6 +1034,16 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
     if (handles[i].byte_size == 0u) {
       continue;
+    }
+    if (handles[i].device_tag != HURRAY_DEVICE_CPU) {
+      /* NET-DEV-2: on the declared device, or refused (never elsewhere). */
+      hurray_plugin *plugin = placing_plugin(conn->plugins, handles[i].device_tag);
+      st = hurray_plugin_allocate(plugin, 0, handles[i].byte_size, handles[i].alignment,
+                                  handles[i].memory_class, &dev[i], &e);
+      if (st != HURRAY_OK) {
+        e.index = i;
+        break;
+      }
     }
     size_t align = handles[i].alignment < sizeof(void *) ? sizeof(void *) : handles[i].alignment;
     if (posix_memalign(&mem[i], align, (size_t)handles[i].byte_size) != 0) {
@@ -1083,8 +1121,23 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
     op_cancel(&ops[i], conn->worker);
   }
   free(ops);
+  /* NET-DEV-2: every byte arrived; onto each device buffer, then the
+   * landing memory goes. */
+  for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
+    if (dev[i] == NULL) {
+      continue;
+    }
+    st = hurray_plugin_buffer_write(dev[i], 0, mem[i], handles[i].byte_size, &e);
+    if (st != HURRAY_OK) {
+      e.index = i;
+      break;
+    }
+    free(mem[i]);
+    mem[i] = NULL;
+  }
   if (st != HURRAY_OK) {
     free_memory(mem, n);
+    free_devices(dev, n);
     free(r);
     if (err != NULL) {
       *err = e;
@@ -1097,7 +1150,12 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   for (size_t i = 0; i < n; i++) {
     net_entry *en = &r->entries[i];
     hurray_buffer_offer offer =
-        hurray_buffer_offer_make(mem[i], free_buffer, NULL, hurray_sync_payload_none());
+        dev[i] != NULL
+            ? hurray_buffer_offer_make(hurray_plugin_buffer_allocation(dev[i])->address,
+                                       hurray_plugin_buffer_release_callback, dev[i],
+                                       hurray_sync_payload_none())
+            : hurray_buffer_offer_make(mem[i], free_buffer, NULL, hurray_sync_payload_none());
+    en->device = dev[i];
     hurray_handoff_init(&en->handoff);
     st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, &e);
     if (st == HURRAY_OK) {
@@ -1111,6 +1169,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
       hurray_status ignored = hurray_handoff_withdraw(&en->handoff, NULL);
       (void)ignored;
       free_memory(mem + i, n - i);
+      free_devices(dev + i, n - i);
       hurray_net_received_free(&r);
       if (err != NULL) {
         *err = e;
@@ -1120,6 +1179,25 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
   conn->bytes_received += total;
   *out = r;
+  return HURRAY_OK;
+}
+
+hurray_plugin_buffer *hurray_net_received_plugin_buffer(const hurray_net_received *received,
+                                                        size_t index) {
+  if (received == NULL || index >= received->count ||
+      hurray_handoff_state_of(&received->entries[index].handoff) != HURRAY_HANDOFF_READABLE) {
+    return NULL;
+  }
+  return received->entries[index].device;
+}
+
+hurray_status hurray_net_connection_set_plugins(hurray_net_connection *conn,
+                                                hurray_plugin_registry *plugins,
+                                                hurray_error *err) {
+  if (conn == NULL) {
+    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  conn->plugins = plugins;
   return HURRAY_OK;
 }
 

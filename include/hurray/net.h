@@ -45,6 +45,7 @@
 #include "hurray/buffer.h"
 #include "hurray/export.h"
 #include "hurray/handoff.h"
+#include "hurray/plugin_host.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -360,6 +361,26 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_received_release(hurray_net
 
 /** Releases every buffer not yet released, frees the tensor, writes NULL. */
 HURRAY_API void hurray_net_received_free(hurray_net_received **received);
+
+/**
+ * Where this connection, as a receiver, places buffers the sender declared
+ * on a device (NET-DEV-2): through the plugin of `plugins` serving the
+ * declared tag, device 0. Until it is called (or with NULL) only host
+ * memory (cpu) is placed and a device tag is DEVICE_UNAVAILABLE. The
+ * registry must outlive every tensor received after the call (its buffers
+ * are the plugins'). NULL_ARGUMENT (index 0) without a connection.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connection_set_plugins(
+    hurray_net_connection *conn, hurray_plugin_registry *plugins, hurray_error *err);
+
+/**
+ * Buffer `index`'s plugin buffer when it was placed on a device
+ * (NET-DEV-2): read or use it through the plugin (hurray_plugin_buffer_read)
+ * or its runtime. NULL for host memory, past the end, or once released
+ * (the release frees it).
+ */
+HURRAY_API hurray_plugin_buffer *hurray_net_received_plugin_buffer(
+    const hurray_net_received *received, size_t index);
 
 #ifdef __cplusplus
 }

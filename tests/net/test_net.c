@@ -579,13 +579,8 @@ START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV
   ck_assert_uint_eq(err.index, 0);
   ck_assert_int_eq(atomic_load(&log.calls[0]), 2);
 
-  /* producer_synced device memory: not in this version */
-  hurray_buffer_handle dev[1] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED)};
-  tlen = encode_table(dev, 1, table, sizeof table);
-  ck_assert_int_eq(hurray_net_send(c, table, tlen, src, 1, 1000, NULL, &err),
-                   HURRAY_ERR_UNSUPPORTED);
-  ck_assert_uint_eq(err.value, 0x01);
-  ck_assert_uint_eq(err.index, 0);
+  /* A device tag is no refusal here: it names where the receiver places
+   * the buffer (NET-DEV-1); tensor_placed_on_the_declared_device sends one. */
 
   /* a table the decoder rejects: trailing byte; a source count that differs */
   hurray_buffer_handle cpu[1] = {handle_of(4096, 64, 0, 0)};
@@ -600,8 +595,8 @@ START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV
   ck_assert_int_eq(hurray_net_send(c, table, tlen, &nul, 1, 1000, NULL, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.expected, 4096);
-  /* every refusal released every source once: 2 + 2 + 1 + 1 + 2 + 1 */
-  ck_assert_int_eq(atomic_load(&log.calls[0]), 6);
+  /* every refusal released every source once: 2 + 1 + 1 + 2 + 1 */
+  ck_assert_int_eq(atomic_load(&log.calls[0]), 5);
   ck_assert_int_eq(atomic_load(&log.calls[1]), 3);
 
   /* nothing left the sender: the receiver gets no tensor */
@@ -1110,6 +1105,87 @@ START_TEST(peer_dies_mid_transfer) {  // NET-RECV-6, NET-ERR-2
 }
 END_TEST
 
+/* NET-DEV-1, NET-DEV-2: a tensor declared on the device of the plugin
+ * named by HURRAY_NET_TEST_PLUGIN (the cuda plugin on its stand-in, in
+ * meson), sent from host memory: a receiver without the plugin refuses it
+ * (DEVICE_UNAVAILABLE, never placing it elsewhere); one with it places
+ * every buffer on that device, with the bytes sent; the release frees it. */
+START_TEST(tensor_placed_on_the_declared_device) {
+  const char *file = getenv("HURRAY_NET_TEST_PLUGIN");
+  hurray_error err;
+  hurray_plugin_registry *plugins = NULL;
+  hurray_plugin *plugin = NULL;
+  ck_assert_int_eq(hurray_plugin_registry_create(&plugins, &err), HURRAY_OK);
+  ck_assert_msg(hurray_plugin_load(plugins, file, 0, &plugin, &err) == HURRAY_OK, "load %s: %s",
+                file, err.detail);
+  ck_assert_uint_gt(hurray_plugin_device_count(plugin), 0);
+  const uint8_t tag = (uint8_t)hurray_plugin_device_tag(plugin);
+  for (int placed = 0; placed < 2; placed++) {
+    receiver rv = {0};
+    receiver_start(&rv);
+    sender s = {0};
+    s.port = rv.port;
+    s.seed = 11;
+    s.count = 2;
+    s.sizes[0] = 1u << 20;
+    s.sizes[1] = 4096;
+    s.device = tag;
+    sender_start(&s);
+    hurray_net_connection *conn = NULL;
+    ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_net_connection_set_plugins(conn, placed ? plugins : NULL, &err),
+                     HURRAY_OK);
+    hurray_net_received *r = NULL;
+    hurray_status st = hurray_net_receive(conn, 20000, &r, &err);
+    if (!placed) {
+      ck_assert_int_eq(st, HURRAY_ERR_DEVICE_UNAVAILABLE);
+      ck_assert_uint_eq(err.value, tag);
+      ck_assert_uint_eq(err.index, 0);
+      ck_assert_ptr_null(r);
+      while (!atomic_load(&s.sent)) {
+        usleep(1000);
+      }
+      ck_assert_int_eq(s.status, HURRAY_ERR_DEVICE_UNAVAILABLE); /* the sender learns why */
+    } else {
+      ck_assert_msg(st == HURRAY_OK, "receive: %s (%s)", hurray_status_name(st), err.detail);
+      size_t buffers = 0;
+      size_t events = 0;
+      (void)hurray_plugin_outstanding(plugin, &buffers, &events);
+      ck_assert_uint_eq(buffers, 2); /* on the device, the landing memory gone */
+      static uint8_t bytes[1u << 20];
+      for (size_t i = 0; i < 2; i++) {
+        const hurray_accepted_buffer *b = hurray_net_received_buffer(r, i);
+        hurray_plugin_buffer *pb = hurray_net_received_plugin_buffer(r, i);
+        ck_assert_ptr_nonnull(pb);
+        ck_assert_uint_eq(b->handle.device_tag, tag);
+        ck_assert_ptr_eq(b->data, hurray_plugin_buffer_allocation(pb)->address);
+        ck_assert_int_eq(hurray_plugin_buffer_read(pb, 0, bytes, s.sizes[i], &err), HURRAY_OK);
+        for (uint64_t k = 0; k < s.sizes[i]; k++) {
+          ck_assert_uint_eq(bytes[k], pattern(s.seed + i, k));
+        }
+      }
+      ck_assert_int_eq(hurray_net_received_release(r, 0, &err), HURRAY_OK);
+      ck_assert_ptr_null(hurray_net_received_plugin_buffer(r, 0));
+      hurray_net_received_free(&r);
+      (void)hurray_plugin_outstanding(plugin, &buffers, &events);
+      ck_assert_uint_eq(buffers, 0); /* each freed by its release, once */
+      while (!atomic_load(&s.sent)) {
+        usleep(1000);
+      }
+      ck_assert_int_eq(s.status, HURRAY_OK);
+    }
+    for (int i = 0; i < 2; i++) {
+      ck_assert_int_eq(atomic_load(&s.log.calls[i]), 1); /* sources released once */
+    }
+    atomic_store(&s.done, 1);
+    sender_join(&s);
+    hurray_net_close(&conn);
+    receiver_stop(&rv);
+  }
+  hurray_plugin_registry_destroy(plugins);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("net");
   TCase *tc = tcase_create("net");
@@ -1146,6 +1222,9 @@ int main(void) {
   tcase_add_test(tc, bad_peer_stalls);
   tcase_add_test(tc, bad_peer_repeats_tensor_id);
   tcase_add_test(tc, peer_dies_mid_transfer);
+  if (getenv("HURRAY_NET_TEST_PLUGIN") != NULL) {
+    tcase_add_test(tc, tensor_placed_on_the_declared_device);
+  }
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
