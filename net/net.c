@@ -13,6 +13,7 @@
 #include "net_internal.h"
 
 #include <arpa/inet.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,14 +45,22 @@ static int expired(int64_t deadline) { return deadline >= 0 && now_ms() >= deadl
 
 /* Progress without pinning a core: the machines this runs on in CI share
  * their cores, and a busy-wait on an idle peer would starve it. */
+/* Polls the worker. While it makes progress, nothing else; idle, first a
+ * yield (a transfer in flight: the kernel or the peer is moving bytes and
+ * a sleep would cost more than it saves), and only after a long idle
+ * stretch (about a millisecond of polls) a short sleep, so a receiver that
+ * waits for a tensor does not hold a core. */
 static void progress(ucp_worker_h worker, unsigned *idle) {
   if (ucp_worker_progress(worker) != 0u) {
     *idle = 0;
     return;
   }
-  if (++*idle > 64u) {
+  ++*idle;
+  if (*idle > 20000u) {
     struct timespec ts = {0, 50000};
     nanosleep(&ts, NULL);
+  } else if (*idle > 64u) {
+    sched_yield();
   }
 }
 
