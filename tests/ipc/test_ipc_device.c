@@ -189,41 +189,49 @@ static int count_events(const event_log *log, uint32_t kind) {
   return n;
 }
 
-/* IPC-OFF-3, IPC-SEG-5, IPC-SEG-6 across two processes. */
-START_TEST(another_process_imports_the_offer) {
-  leak_probe probe = leak_start("device offer to another process");
-  hurray_error err;
-  int pair[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+/* Spawns this program as `role` with the socket end `child_end` as
+ * descriptor 100 and `signal_end` (or -1) as 101. */
+static pid_t spawn_role(const char *role, int child_end, int signal_end) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  ck_assert_int_ne(pair[1], 100); /* dup2 onto itself would keep CLOEXEC */
-  posix_spawn_file_actions_adddup2(&actions, pair[1], 100);
+  ck_assert_int_ne(child_end, 100); /* dup2 onto itself would keep CLOEXEC */
+  ck_assert_int_ne(signal_end, 101);
+  posix_spawn_file_actions_adddup2(&actions, child_end, 100);
+  if (signal_end >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, signal_end, 101);
+  }
   char program[] = "/proc/self/exe";
-  char consumer[] = "--consumer";
-  char descriptor[] = "100";
+  char *role_arg = strdup(role);
   char *file = strdup(plugin_file);
-  ck_assert_ptr_nonnull(file);
-  char *argv[] = {program, consumer, file, descriptor, NULL};
+  char descriptor[] = "100";
+  ck_assert(role_arg != NULL && file != NULL);
+  char *argv[] = {program, role_arg, file, descriptor, NULL};
   pid_t child;
   ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
   posix_spawn_file_actions_destroy(&actions);
+  free(role_arg);
   free(file);
-  close(pair[1]);
+  return child;
+}
 
-  event_log events;
-  memset(&events, 0, sizeof events);
+/* A producer on `end` whose events go to `events`. */
+static hurray_ipc_producer *producer_on(int end, event_log *events, uint64_t *consumer_id) {
   hurray_ipc_producer_options po;
   memset(&po, 0, sizeof po);
   po.struct_size = sizeof po;
   po.on_event = record_event;
-  po.event_ctx = &events;
+  po.event_ctx = events;
   hurray_ipc_producer *producer = NULL;
-  uint64_t consumer_id = 0;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(pair[0], &po, &producer, &consumer_id, &err),
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(end, &po, &producer, consumer_id, &err),
                    HURRAY_OK);
-  device_release released[BUFFERS];
-  hurray_ipc_shared *shared[BUFFERS];
+  return producer;
+}
+
+/* BUFFERS exportable buffers, patterns seeded 1, 2, ..., shared. */
+static void share_buffers(hurray_ipc_producer *producer, device_release *released,
+                          hurray_ipc_shared **shared) {
+  hurray_error err;
   for (unsigned b = 0; b < BUFFERS; b++) {
     released[b].calls = 0;
     released[b].buffer = exportable(1u + b);
@@ -232,6 +240,23 @@ START_TEST(another_process_imports_the_offer) {
                                                       &shared[b], &err),
                      HURRAY_OK);
   }
+}
+
+/* IPC-OFF-3, IPC-SEG-5, IPC-SEG-6 across two processes. */
+START_TEST(another_process_imports_the_offer) {
+  leak_probe probe = leak_start("device offer to another process");
+  hurray_error err;
+  int pair[2];
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  pid_t child = spawn_role("--consumer", pair[1], -1);
+  close(pair[1]);
+  event_log events;
+  memset(&events, 0, sizeof events);
+  uint64_t consumer_id = 0;
+  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
+  device_release released[BUFFERS];
+  hurray_ipc_shared *shared[BUFFERS];
+  share_buffers(producer, released, shared);
   uint64_t offer_id = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id,
                                              &err),
@@ -418,31 +443,6 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
 }
 END_TEST
 
-/* Spawns this program as `role` with the socket end `child_end` as
- * descriptor 100 and `signal_end` (or -1) as 101. */
-static pid_t spawn_role(const char *role, int child_end, int signal_end) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  ck_assert_int_ne(child_end, 100); /* dup2 onto itself would keep CLOEXEC */
-  ck_assert_int_ne(signal_end, 101);
-  posix_spawn_file_actions_adddup2(&actions, child_end, 100);
-  if (signal_end >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, signal_end, 101);
-  }
-  char program[] = "/proc/self/exe";
-  char *role_arg = strdup(role);
-  char *file = strdup(plugin_file);
-  char descriptor[] = "100";
-  ck_assert(role_arg != NULL && file != NULL);
-  char *argv[] = {program, role_arg, file, descriptor, NULL};
-  pid_t child;
-  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  free(role_arg);
-  free(file);
-  return child;
-}
-
 /* IPC-FLT-1 with device memory: a consumer killed (SIGKILL) while holding
  * imported buffers; the producer notices the hang-up, reclaims each hold
  * exactly once, and the release callbacks free the producer's buffers. */
@@ -458,25 +458,11 @@ START_TEST(a_consumer_killed_holding_device_buffers) {
   close(signal_pipe[1]);
   event_log events;
   memset(&events, 0, sizeof events);
-  hurray_ipc_producer_options po;
-  memset(&po, 0, sizeof po);
-  po.struct_size = sizeof po;
-  po.on_event = record_event;
-  po.event_ctx = &events;
-  hurray_ipc_producer *producer = NULL;
   uint64_t consumer_id = 0;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(pair[0], &po, &producer, &consumer_id, &err),
-                   HURRAY_OK);
+  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
   device_release released[BUFFERS];
   hurray_ipc_shared *shared[BUFFERS];
-  for (unsigned b = 0; b < BUFFERS; b++) {
-    released[b].calls = 0;
-    released[b].buffer = exportable(1u + b);
-    ck_assert_int_eq(hurray_ipc_producer_share_device(producer, released[b].buffer, NULL,
-                                                      free_device_buffer, &released[b],
-                                                      &shared[b], &err),
-                     HURRAY_OK);
-  }
+  share_buffers(producer, released, shared);
   ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, NULL,
                                              &err),
                    HURRAY_OK);
