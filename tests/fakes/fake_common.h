@@ -13,6 +13,9 @@
  *                             4096), so plugins must measure, not assume
  *   HURRAY_FAKE_NO_UNIFIED=1  devices report no managed/shared memory
  *   HURRAY_FAKE_NO_PEER=1     devices report no peer access
+ *   HURRAY_FAKE_NO_IPC_EVENTS=1  devices cannot share events across
+ *                             processes (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+ *                             0; hipEventInterprocess refused, as HIP 5 does)
  *
  * Device memory (cuMemAlloc, hipMalloc, zeMemAllocDevice) is a memfd mapped
  * shared, so that its IPC handles open in another process of the same user

@@ -89,9 +89,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
       *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
       break;
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
+      *pi = fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS") ? 0 : 1;
+      break;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
       *pi = 1;
       break;
     default:

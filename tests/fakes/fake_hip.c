@@ -191,14 +191,16 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
 static hipEvent_t event_of(fake_event_object *object) { return (hipEvent_t)(void *)object; }
 
 /* hipEventInterprocess as ROCm 6 accepts it (with hipEventDisableTiming, as
- * CUDA's rule); Debian 12's HIP 5 refuses the flag, which the plugin's probe
- * at init reads as "events not exported". */
+ * CUDA's rule); with HURRAY_FAKE_NO_IPC_EVENTS refused, as Debian 12's HIP 5
+ * refuses it, which the plugin's probe at init reads as "events not
+ * exported". */
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags) {
   if (event == NULL || (flags & ~0x7u) != 0) {
     return hipErrorInvalidValue;
   }
   bool interprocess = (flags & hipEventInterprocess) != 0;
-  if (interprocess && (flags & hipEventDisableTiming) == 0) {
+  if (interprocess && ((flags & hipEventDisableTiming) == 0 ||
+                       fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS"))) {
     return hipErrorInvalidValue;
   }
   fake_event_object *object = fake_event_object_new(&registry, interprocess);

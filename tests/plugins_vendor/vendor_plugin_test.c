@@ -1188,6 +1188,32 @@ START_TEST(ipc_events_open_the_same_event) {
 }
 END_TEST
 
+/* PL-IPC-11, PL-DEV-3, PL-IPC-7: a device whose runtime cannot share events
+ * (CUDA without CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, HIP 5 refusing
+ * hipEventInterprocess) does not declare HURRAY_IPC_EXPORTS_EVENTS, and the
+ * host refuses an exportable event on it (UNSUPPORTED, index 1) before the
+ * plugin is asked; ordinary events are unaffected. */
+START_TEST(device_without_ipc_events_refuses_exportable_events) {
+  setenv("HURRAY_FAKE_NO_IPC_EVENTS", "1", 1);
+  hurray_plugin *plugin = load_with_stand_in();
+  hurray_error err;
+  hurray_plugin_device_info info = describe(plugin, 0);
+  ck_assert_uint_eq(info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS, 0u);
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
+                                                    &event, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.index, 1u);
+  ck_assert_uint_eq(err.expected, the_case->tag);
+  ck_assert_msg(strstr(err.detail, "HURRAY_IPC_EXPORTS_EVENTS") != NULL, "detail: %s",
+                err.detail);
+  ck_assert_ptr_null(event);
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  hurray_plugin_event_release(event);
+  hurray_plugin_registry_destroy(registry);
+}
+END_TEST
+
 /* What the event importer failed at (its exit status and the byte it sends). */
 static const char *const event_importer_steps[] = {
     "nothing",
@@ -1439,6 +1465,7 @@ static void clear_switches(void) {
   unsetenv("HURRAY_FAKE_ALIGNMENT");
   unsetenv("HURRAY_FAKE_NO_UNIFIED");
   unsetenv("HURRAY_FAKE_NO_PEER");
+  unsetenv("HURRAY_FAKE_NO_IPC_EVENTS");
   unsetenv(the_case->library_env);
   unsetenv(the_case->stand_in_env);
 }
@@ -1507,6 +1534,7 @@ int main(int argc, char **argv) {
   if (exports_events(the_case->tag)) {
     /* The plugins that export events (PL-IPC-11). */
     tcase_add_test(tc, ipc_event_opens_in_another_process);
+    tcase_add_test(tc, device_without_ipc_events_refuses_exportable_events);
   }
   tcase_add_test(tc, registry_destroy_leaves_live_objects_to_their_holders);
   tcase_add_test(tc, free_and_release_return_every_object);
