@@ -9,8 +9,8 @@
  * that follow; the rest is the table (or description) as the plugin's memory
  * would hold it: sizes, versions, tag, reserved bytes, pointers, NULLs.
  *
- * Oracle: the checks of PL-NEG-1..5, PL-TABLE-1..7, PL-TABLE-10 and PL-IPC-5, transcribed here in
- * the spec's order, decide the status and payload of
+ * Oracle: the checks of PL-NEG-1..5, PL-TABLE-1..7, PL-TABLE-10, PL-IPC-5 and
+ * PL-IPC-10, transcribed here in the spec's order, decide the status and payload of
  * hurray_plugin_table_validate; an accepted table is normalised exactly
  * (min(struct_size, sizeof) bytes, the rest zero) and a refused one leaves
  * *out untouched. Every pointer in the bytes is garbage that must never be
@@ -131,6 +131,25 @@ static table_verdict ref_validate(const uint8_t *bytes, size_t len, uint32_t hos
     return verdict(HURRAY_ERR_PLUGIN_INVALID, 0, 0,
                    normalised->export_memory == NULL ? OFFSET(export_memory) : OFFSET(import_memory),
                    MATCH_INDEX);
+  }
+  /* PL-IPC-10: the three event IPC entries together, and only with events. */
+  static const size_t event_ipc_entries[] = {OFFSET(create_event_flags), OFFSET(export_event),
+                                             OFFSET(import_event)};
+  size_t ipc_set = 0;
+  size_t ipc_first_null = 0;
+  for (size_t i = 3; i-- > 0;) {
+    if (pointer_is_null(normalised, event_ipc_entries[i])) {
+      ipc_first_null = event_ipc_entries[i];
+    } else {
+      ipc_set++;
+    }
+  }
+  if (ipc_set != 0 && ipc_set != 3) {
+    return verdict(HURRAY_ERR_PLUGIN_INVALID, ipc_set, 3, ipc_first_null,
+                   MATCH_VALUE | MATCH_EXPECTED | MATCH_INDEX);
+  }
+  if (ipc_set == 3 && events_set == 0) {
+    return verdict(HURRAY_ERR_PLUGIN_INVALID, 0, 0, OFFSET(create_event_flags), MATCH_INDEX);
   }
   return verdict(HURRAY_OK, 0, 0, 0, 0);
 }

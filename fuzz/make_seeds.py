@@ -398,7 +398,17 @@ def plugin_table_seeds():
         "valid-1-0": plugin_input(plugin_table()),
         "valid-with-events": plugin_input(plugin_table(optional=(0x5000,) + events + (0, 0x6000))),
         "valid-minimum-size": plugin_input(plugin_table(struct_size=96)[:96]),
-        "valid-larger-than-host": plugin_input(plugin_table(struct_size=200) + b"\0" * 48),
+        "valid-larger-than-host": plugin_input(plugin_table(struct_size=240) + b"\0" * 88),
+        # ABI 1.1 event IPC (PL-IPC-10): the 1.1 table of 200 bytes, with all
+        # three entries; one missing; all three without events.
+        "valid-event-ipc": plugin_input(plugin_table(struct_size=200, abi=ABI_1_0 | 1,
+                                                     optional=(0x5000,) + events + (0, 0x6000, 0x7000)
+                                                     + (0x8000,) * 2 + (0x9000,) * 3)),
+        "event-ipc-partial": plugin_input(plugin_table(struct_size=200, abi=ABI_1_0 | 1,
+                                                       optional=(0x5000,) + events + (0,) * 5
+                                                       + (0x9000, 0, 0x9000))),
+        "event-ipc-without-events": plugin_input(plugin_table(struct_size=200, abi=ABI_1_0 | 1,
+                                                              optional=(0,) * 10 + (0x9000,) * 3)),
         "valid-newer-minor": plugin_input(plugin_table(abi=ABI_1_0 | 7)),
         "host-2-0": plugin_input(plugin_table(), host_xor=(2 << 16) ^ ABI_1_0),
         "truncated-header": plugin_input(b"\x98\0\0\0\0\0"),

@@ -29,7 +29,14 @@ struct hurray_plugin_event {
   hurray_plugin *plugin; /* holds one of its references (PL-LIFE-1) */
   void *native;
   uint32_t device_index;
+  /* HURRAY_PLUGIN_EVENT_EXPORTABLE as created, or HURRAY_EVENT_IMPORTED:
+   * export needs the first and refuses the second (PL-IPC-8). */
+  uint32_t flags;
 };
+
+/* hurray_plugin_event.flags of an event opened by hurray_plugin_event_import:
+ * a bit no creation flag will take (the host never passes it to a plugin). */
+#define HURRAY_EVENT_IMPORTED 0x80000000u
 
 struct hurray_plugin {
   hurray_plugin_registry *registry; /* NULL once unloaded */

@@ -2,7 +2,7 @@
  * Validation of what a plugin hands the host: its table (as raw bytes, so a
  * fuzzer can feed any content), the strings the table points to, and device
  * descriptions. Pure: no allocation, no I/O, no global state.
- * Rules: specs/plugin-abi.md PL-NEG-1..5, PL-TABLE-1..8, PL-DEV-1..4.
+ * Rules: specs/plugin-abi.md PL-NEG-1..5, PL-TABLE-1..10, PL-IPC-5, PL-IPC-10, PL-DEV-1..4.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stddef.h>
@@ -170,6 +170,35 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
                               "export_memory and import_memory are both set or both NULL: %s is "
                               "NULL",
                               exports ? "import_memory" : "export_memory");
+  }
+  /* PL-IPC-10: an exportable event must be creatable, exportable and
+   * openable, and it is an event: all three, and only with events. */
+  static const required_field event_ipc_fields[] = {
+      {offsetof(hurray_plugin_table, create_event_flags), "create_event_flags"},
+      {offsetof(hurray_plugin_table, export_event), "export_event"},
+      {offsetof(hurray_plugin_table, import_event), "import_event"},
+  };
+  size_t event_ipc_set = 0;
+  size_t event_ipc_null = SIZE_MAX;
+  for (size_t i = 0; i < sizeof event_ipc_fields / sizeof event_ipc_fields[0]; i++) {
+    if (!field_is_null(&table, event_ipc_fields[i].offset)) {
+      event_ipc_set++;
+    } else if (event_ipc_null == SIZE_MAX) {
+      event_ipc_null = i;
+    }
+  }
+  if (event_ipc_set != 0u && event_ipc_null != SIZE_MAX) {
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, event_ipc_set, 3,
+                              event_ipc_fields[event_ipc_null].offset,
+                              "create_event_flags, export_event and import_event are all set or "
+                              "all NULL: %s is NULL but %zu of the three are set",
+                              event_ipc_fields[event_ipc_null].name, event_ipc_set);
+  }
+  if (event_ipc_set != 0u && events_set == 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, 0, 0,
+                              offsetof(hurray_plugin_table, create_event_flags),
+                              "create_event_flags, export_event and import_event are set but the "
+                              "event entries are not");
   }
   hurray_plugin_copy_out(out, &table, sizeof table); /* PL-VER-5 */
   return HURRAY_OK;

@@ -299,7 +299,10 @@ HURRAY_API void hurray_plugin_buffer_release_callback(void *data, void *ctx);
 
 /* Events ------------------------------------------------------------------ */
 
-/** Creates an event on a device; UNSUPPORTED when the plugin has no events. */
+/** Creates an event on a device; UNSUPPORTED when the plugin has no events
+ * (expected: the tag), INVALID_ARGUMENT (index 1) for a device index past the
+ * count, NULL_ARGUMENT (index 0 plugin, 2 out). Not exportable: see
+ * hurray_plugin_event_create_flags. */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_create(hurray_plugin *plugin,
                                                                      uint32_t device_index,
                                                                      hurray_plugin_event **out,
@@ -393,6 +396,69 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_import(
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_native(
     const hurray_plugin_event *event, hurray_plugin_native_event *out, hurray_error *err);
+
+/**
+ * As hurray_plugin_event_create with creation flags (PL-IPC-7): 0, or
+ * HURRAY_PLUGIN_EVENT_EXPORTABLE for an event another process can open
+ * (hurray_plugin_event_export, hurray_plugin_event_import). Errors, in
+ * order: NULL_ARGUMENT (index 0 plugin, 3 out); INVALID_ARGUMENT for an
+ * unknown flag bit (value: the flags, expected: the known ones, index 2);
+ * UNSUPPORTED when the plugin has no events (expected: the tag);
+ * INVALID_ARGUMENT for a device index past the count (value: it, expected:
+ * the count, index 1); for EXPORTABLE, UNSUPPORTED (value: the flags,
+ * expected: the tag) when the plugin cannot export events (no
+ * create_event_flags: cpu, opencl, vulkan, level_zero, any 1.0 plugin) or
+ * the device does not declare HURRAY_IPC_EXPORTS_EVENTS (index 1); any
+ * error of the plugin's call. *out is written only on success; release the
+ * event with hurray_plugin_event_release.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_create_flags(
+    hurray_plugin *plugin, uint32_t device_index, uint32_t flags, hurray_plugin_event **out,
+    hurray_error *err);
+
+/**
+ * Describes a live exportable event for another process (PL-IPC-8): the
+ * runtime's IPC handle (kind HURRAY_PLUGIN_IPC_EVENT_HANDLE, handle_size
+ * 1..64) and the plugin's tag, in a record that holds no descriptor and can
+ * be sent as bytes. The caller sets out->struct_size
+ * (sizeof(hurray_plugin_ipc_event)); at most that many bytes are written,
+ * struct_size kept (PL-VER-5). The record stays valid while the event
+ * lives; every record of the event moves what importers wait for. Errors:
+ * NULL_ARGUMENT (index 0 event, 1 out); INVALID_ARGUMENT (out->struct_size
+ * below 8, index 1); UNSUPPORTED (expected: the tag) for a plugin without
+ * export_event, an event not created with HURRAY_PLUGIN_EVENT_EXPORTABLE
+ * or one imported from another process (value: the event's flags);
+ * PLUGIN_INVALID when the plugin wrote another kind or a handle_size
+ * outside 1..64 (value: the kind); any error of the plugin's call. On
+ * failure nothing is written.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_export(
+    const hurray_plugin_event *event, hurray_plugin_ipc_event *out, hurray_error *err);
+
+/**
+ * Opens an event another process exported (PL-IPC-9) on `plugin`'s device
+ * `device_index`, from `record` as the exporter's hurray_plugin_event_export
+ * wrote it. The result is an ordinary event of this process: wait on it
+ * (hurray_plugin_event_wait, _stream_wait), read its native handle, offer it
+ * in a handoff; its state is the exporter's. hurray_plugin_event_release
+ * closes the import only, never the exporter's event; release it before the
+ * exporter releases its own (the runtimes leave an import of a destroyed
+ * event undefined). It cannot be exported again. Errors, in order:
+ * NULL_ARGUMENT (index 0 plugin, 2 record, 3 out); INVALID_ARGUMENT
+ * (record->struct_size too small, value: it, expected: the library's
+ * sizeof, index 2); DEVICE_TAG_MISMATCH (value: the record's tag,
+ * expected: the plugin's); INVALID_ARGUMENT (index 2: kind undefined,
+ * value: the kind; handle_size outside 1..64, value: it, expected: 64; a
+ * reserved byte not zero, value: the byte); UNSUPPORTED for a plugin
+ * without import_event (expected: the tag); INVALID_ARGUMENT for a device
+ * index past the count (index 1); then the plugin's: INVALID_ARGUMENT for a
+ * handle of another size than its runtime's, DEVICE_ERROR for a handle the
+ * runtime refuses. *out is written only on success, and on failure nothing
+ * is left open.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_import(
+    hurray_plugin *plugin, uint32_t device_index, const hurray_plugin_ipc_event *record,
+    hurray_plugin_event **out, hurray_error *err);
 
 /** Blocks until the stream's work completes; UNSUPPORTED without wait_stream. */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_stream_wait(hurray_plugin *plugin,

@@ -52,7 +52,8 @@ extern "C" {
 #define HURRAY_PLUGIN_ABI_MAJOR 1u
 /** Minor of the plugin ABI: bumped when fields are appended to a struct.
  * 1.1 appended native_event (PL-EVENT-5), export_memory and import_memory
- * (PL-IPC-1..6) to hurray_plugin_table. */
+ * (PL-IPC-1..6), create_event_flags, export_event and import_event
+ * (PL-IPC-7..11) to hurray_plugin_table. */
 #define HURRAY_PLUGIN_ABI_MINOR 1u
 /** One u32: major in the high 16 bits, minor in the low 16 bits. */
 #define HURRAY_PLUGIN_ABI_MAKE(major, minor) ((uint32_t)(((major) << 16) | (minor)))
@@ -393,6 +394,64 @@ typedef hurray_status (*hurray_plugin_import_memory_fn)(void *state, uint32_t de
                                                         hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Events shared with another process (PL-IPC-7..11, ABI 1.1)               */
+/* ------------------------------------------------------------------------ */
+
+/** create_event_flags() flags: an event another process can open
+ * (PL-IPC-7); runtimes fix this at creation (CU_EVENT_INTERPROCESS). */
+#define HURRAY_PLUGIN_EVENT_EXPORTABLE 0x1u
+/** Every event creation flag this version defines. */
+#define HURRAY_PLUGIN_EVENT_KNOWN_FLAGS HURRAY_PLUGIN_EVENT_EXPORTABLE
+/** hurray_plugin_ipc_event.kind: `handle` holds a runtime's opaque IPC event
+ * handle. The value of HURRAY_PLUGIN_IPC_MEMORY_HANDLE, so a kind reads the
+ * same in both records; 1 stays free for a descriptor kind. */
+#define HURRAY_PLUGIN_IPC_EVENT_HANDLE 2u
+
+/**
+ * An exported event as another process opens it (PL-IPC-8, PL-IPC-9).
+ * Growable: struct_size first. 112 bytes, no implicit padding.
+ */
+typedef struct hurray_plugin_ipc_event {
+  /** sizeof(hurray_plugin_ipc_event) as the writer was compiled. */
+  uint32_t struct_size;
+  /** HURRAY_PLUGIN_IPC_EVENT_HANDLE. */
+  uint32_t kind;
+  /** Bytes of `handle` used, 1..HURRAY_PLUGIN_IPC_HANDLE_SIZE. */
+  uint32_t handle_size;
+  /** The exporting plugin's tag; an importer of another tag refuses it. */
+  hurray_device_tag device_tag;
+  /** Zero. */
+  uint8_t reserved[3];
+  /** The runtime's IPC event handle (cuIpcEventHandle, hipIpcEventHandle_t). */
+  uint8_t handle[HURRAY_PLUGIN_IPC_HANDLE_SIZE];
+  /** The exporting device's identity where the runtime has one; zeros otherwise. */
+  uint8_t device_uuid[16];
+  /** The exporting driver's identity where the runtime has one; zeros otherwise. */
+  uint8_t driver_uuid[16];
+} hurray_plugin_ipc_event;
+
+/** Optional (ABI 1.1, with export_event and import_event, PL-IPC-10).
+ * Creates an event as create_event() does; `flags` is
+ * HURRAY_PLUGIN_EVENT_EXPORTABLE (the host passes no other value, and flags
+ * 0 go to create_event): an event export_event() can describe. A device that
+ * cannot make one says UNSUPPORTED. */
+typedef hurray_status (*hurray_plugin_create_event_flags_fn)(void *state, uint32_t device_index,
+                                                             uint32_t flags, void **out_event,
+                                                             hurray_error *err);
+/** Optional (ABI 1.1, PL-IPC-8). Fills `out` (zeroed by the host,
+ * struct_size set) with kind, handle_size and handle (and the identities
+ * where the runtime has them) of an event made by create_event_flags(). */
+typedef hurray_status (*hurray_plugin_export_event_fn)(void *state, void *event,
+                                                       hurray_plugin_ipc_event *out,
+                                                       hurray_error *err);
+/** Optional (ABI 1.1, PL-IPC-9). Opens `in` (checked by the host) on the
+ * device as an event that wait_event, stream_wait_event, native_event and
+ * release_event accept; release_event later closes the import only. */
+typedef hurray_status (*hurray_plugin_import_event_fn)(void *state, uint32_t device_index,
+                                                       const hurray_plugin_ipc_event *in,
+                                                       void **out_event, hurray_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* The table (PL-TABLE-1..8)                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -435,6 +494,10 @@ typedef struct hurray_plugin_table {
   hurray_plugin_native_event_fn native_event;
   hurray_plugin_export_memory_fn export_memory;
   hurray_plugin_import_memory_fn import_memory;
+  /* ABI 1.1, events across processes (optional, all three or none, PL-IPC-10). */
+  hurray_plugin_create_event_flags_fn create_event_flags;
+  hurray_plugin_export_event_fn export_event;
+  hurray_plugin_import_event_fn import_event;
   /* ABI 1.2 and later append here. */
 } hurray_plugin_table;
 
@@ -444,6 +507,11 @@ typedef struct hurray_plugin_table {
 
 /** The size of a table built against plugin ABI 1.0 (no native_event). */
 #define HURRAY_PLUGIN_TABLE_SIZE_1_0 ((uint32_t)offsetof(hurray_plugin_table, native_event))
+
+/** The size of a table built against an unreleased snapshot of 1.1 that
+ * ended with import_memory (no event export, PL-IPC-10); it keeps loading. */
+#define HURRAY_PLUGIN_TABLE_SIZE_1_1_MEMORY \
+  ((uint32_t)offsetof(hurray_plugin_table, create_event_flags))
 
 /** The name of the one symbol a plugin exports (PL-ENTRY-1). */
 #define HURRAY_PLUGIN_ENTRY_SYMBOL "hurray_plugin_entry"

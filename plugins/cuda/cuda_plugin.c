@@ -15,7 +15,9 @@
  *                  cuDeviceCanAccessPeer allows (NVLink / PCIe P2P); offered
  *                  only by a device that has at least one such peer.
  * IPC: HURRAY_IPC_EXPORTS_EVENTS where CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
- * is set (cuIpcGetEventHandle); streams never cross processes.
+ * is set and the driver has cuIpcGetEventHandle and cuIpcOpenEventHandle
+ * (PL-IPC-11: exportable events are made with CU_EVENT_INTERPROCESS |
+ * CU_EVENT_DISABLE_TIMING); streams never cross processes.
  *
  * Streams are CUstream values; NULL means the plugin's own non-blocking
  * stream of the device. Every entry makes the device's primary context
@@ -86,9 +88,16 @@
   X(CUresult, cuStreamSynchronize, (CUstream))                             \
   X(CUresult, cuStreamDestroy_v2, (CUstream))
 
+/* Driver functions the plugin can do without: a driver that lacks them
+ * leaves the pointer NULL and the feature off (PL-IPC-11), never a crash. */
+#define CUDA_OPTIONAL_SYMBOLS(X)                                          \
+  X(CUresult, cuIpcGetEventHandle, (CUipcEventHandle *, CUevent))         \
+  X(CUresult, cuIpcOpenEventHandle, (CUevent *, CUipcEventHandle))
+
 typedef struct cuda_symbols {
 #define CUDA_SYMBOL_FIELD(ret, name, args) ret(*name) args;
   CUDA_SYMBOLS(CUDA_SYMBOL_FIELD)
+  CUDA_OPTIONAL_SYMBOLS(CUDA_SYMBOL_FIELD)
 #undef CUDA_SYMBOL_FIELD
 } cuda_symbols;
 
@@ -101,7 +110,7 @@ typedef struct cuda_device {
   bool managed; /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY */
   bool unified_addressing;
   bool has_peer;   /* at least one device cuDeviceCanAccessPeer allows */
-  bool ipc_events; /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED */
+  bool ipc_events; /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, and the IPC event calls exist */
 } cuda_device;
 
 typedef struct cuda_state {
@@ -235,7 +244,8 @@ static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
   d->memory_bytes = total;
   d->managed = managed != 0;
   d->unified_addressing = unified_addressing != 0;
-  d->ipc_events = ipc_events != 0;
+  d->ipc_events = ipc_events != 0 && s->cu.cuIpcGetEventHandle != NULL &&
+                  s->cu.cuIpcOpenEventHandle != NULL;
   return true;
 }
 
@@ -271,9 +281,13 @@ static void cuda_open(cuda_state *s) {
   if (s->library == NULL) {
     return;
   }
-  /* The X-macro's second expansion: every symbol, required, into s->cu. */
-#define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, true},
-  const plugin_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)};
+  /* The X-macros' second expansion: every symbol into s->cu, the first
+   * list required, the second optional. */
+#define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_TRUE},
+#define CUDA_OPTIONAL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_FALSE},
+  const plugin_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)
+                                       CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
+#undef CUDA_OPTIONAL_ENTRY
 #undef CUDA_SYMBOL_ENTRY
   int count = 0;
   CUresult r = CUDA_SUCCESS;
@@ -645,9 +659,9 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
-                                       hurray_error *err) {
-  const cuda_state *s = state;
+/* One CUevent with the driver's creation flags `cu_flags`. */
+static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
+                                    unsigned int cu_flags, void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -661,7 +675,7 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
     free(e);
     return status;
   }
-  CUresult r = s->cu.cuEventCreate(&e->event, CU_EVENT_DISABLE_TIMING);
+  CUresult r = s->cu.cuEventCreate(&e->event, cu_flags);
   cuda_leave(s);
   if (r != CUDA_SUCCESS) {
     free(e);
@@ -670,6 +684,30 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
   e->device_index = device_index;
   *out_event = e;
   return HURRAY_OK;
+}
+
+static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
+                                       hurray_error *err) {
+  return cuda_new_event(state, device_index, CU_EVENT_DISABLE_TIMING, out_event, err);
+}
+
+/* PL-IPC-7: an event another process can open; cuda.h requires
+ * CU_EVENT_DISABLE_TIMING together with CU_EVENT_INTERPROCESS. */
+static hurray_status cuda_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
+                                             void **out_event, hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (flags != HURRAY_PLUGIN_EVENT_EXPORTABLE || !s->devices[device_index].ipc_events) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_CUDA,
+                       "cuda: device %u exports no events (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED "
+                       "or cuIpcGetEventHandle missing), flags 0x%X",
+                       (unsigned)device_index, (unsigned)flags);
+  }
+  return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING,
+                        out_event, err);
 }
 
 static hurray_status cuda_record_event(void *state, void *event, void *stream, hurray_error *err) {
@@ -779,6 +817,73 @@ static hurray_status cuda_native_event(void *state, void *event, hurray_plugin_n
   return HURRAY_OK;
 }
 
+/* PL-IPC-8: the driver's 64-byte handle of an interprocess event. */
+static hurray_status cuda_export_event(void *state, void *event, hurray_plugin_ipc_event *out,
+                                       hurray_error *err) {
+  const cuda_state *s = state;
+  const cuda_event *e = event;
+  if (s->cu.cuIpcGetEventHandle == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
+                       "cuda: the driver has no cuIpcGetEventHandle");
+  }
+  hurray_status status = cuda_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUipcEventHandle handle;
+  memset(&handle, 0, sizeof handle);
+  CUresult r = s->cu.cuIpcGetEventHandle(&handle, e->event);
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    return cuda_vendor_fail(s, err, "cuIpcGetEventHandle", r, 0);
+  }
+  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
+  out->handle_size = (uint32_t)sizeof handle.reserved;
+  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  return HURRAY_OK;
+}
+
+/* PL-IPC-9: opens the handle as a CUevent of the device; release_event's
+ * cuEventDestroy closes it (cuda.h: an imported event is freed that way). */
+static hurray_status cuda_import_event(void *state, uint32_t device_index,
+                                       const hurray_plugin_ipc_event *in, void **out_event,
+                                       hurray_error *err) {
+  const cuda_state *s = state;
+  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  CUipcEventHandle handle;
+  if (in->handle_size != sizeof handle.reserved) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
+                       "cuda: a %u-byte event handle, cuIpcEventHandle is %zu bytes",
+                       (unsigned)in->handle_size, sizeof handle.reserved);
+  }
+  if (s->cu.cuIpcOpenEventHandle == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
+                       "cuda: the driver has no cuIpcOpenEventHandle");
+  }
+  memcpy(handle.reserved, in->handle, sizeof handle.reserved);
+  cuda_event *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
+  }
+  status = cuda_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    free(e);
+    return status;
+  }
+  CUresult r = s->cu.cuIpcOpenEventHandle(&e->event, handle);
+  cuda_leave(s);
+  if (r != CUDA_SUCCESS) {
+    free(e);
+    return cuda_vendor_fail(s, err, "cuIpcOpenEventHandle", r, 0);
+  }
+  e->device_index = device_index;
+  *out_event = e;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table cuda_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -803,6 +908,9 @@ static const hurray_plugin_table cuda_table = {
     .native_event = cuda_native_event,
     .export_memory = cuda_export_memory,
     .import_memory = cuda_import_memory,
+    .create_event_flags = cuda_create_event_flags,
+    .export_event = cuda_export_event,
+    .import_event = cuda_import_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

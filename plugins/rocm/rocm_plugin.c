@@ -17,8 +17,11 @@
  *   peer        -> hipMalloc with peer access enabled from every device
  *                  hipDeviceCanAccessPeer allows (xGMI / PCIe); offered only
  *                  by a device that has at least one such peer.
- * IPC: HURRAY_IPC_EXPORTS_EVENTS (hipIpcGetEventHandle exists for every
- * device, BP-XPORT-3); streams never cross processes.
+ * IPC: HURRAY_IPC_EXPORTS_EVENTS (BP-XPORT-3) for a device where the runtime
+ * has hipIpcGetEventHandle and hipIpcOpenEventHandle and makes an event with
+ * hipEventInterprocess | hipEventDisableTiming (probed once per device at
+ * init: HIP before ROCm 6, Debian 12's included, refuses the flag); such
+ * events are exported (PL-IPC-11). Streams never cross processes.
  *
  * Streams are hipStream_t values; NULL means the plugin's own non-blocking
  * stream of the device. Every entry selects its device with hipSetDevice.
@@ -83,9 +86,16 @@
   X(hipError_t, hipStreamQuery, (hipStream_t))                               \
   X(hipError_t, hipStreamDestroy, (hipStream_t))
 
+/* Runtime functions the plugin can do without: a runtime that lacks them
+ * leaves the pointer NULL and the feature off (PL-IPC-11), never a crash. */
+#define ROCM_OPTIONAL_SYMBOLS(X)                                             \
+  X(hipError_t, hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))   \
+  X(hipError_t, hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))
+
 typedef struct rocm_symbols {
 #define ROCM_SYMBOL_FIELD(ret, name, args) ret(*name) args;
   ROCM_SYMBOLS(ROCM_SYMBOL_FIELD)
+  ROCM_OPTIONAL_SYMBOLS(ROCM_SYMBOL_FIELD)
 #undef ROCM_SYMBOL_FIELD
 } rocm_symbols;
 
@@ -96,6 +106,7 @@ typedef struct rocm_device {
   uint64_t memory_bytes;
   bool managed;  /* hipDeviceAttributeManagedMemory */
   bool has_peer; /* at least one device hipDeviceCanAccessPeer allows */
+  bool ipc_events; /* the IPC event calls exist and hipEventInterprocess works */
 } rocm_device;
 
 typedef struct rocm_state {
@@ -202,6 +213,15 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
   d->name[sizeof d->name - 1] = '\0';
   d->memory_bytes = total;
   d->managed = managed != 0;
+  /* PL-IPC-11: the flag's support is the runtime's to say, so ask it once
+   * (the device is current from above). */
+  hipEvent_t probe = NULL;
+  d->ipc_events = s->hip.hipIpcGetEventHandle != NULL && s->hip.hipIpcOpenEventHandle != NULL &&
+                  s->hip.hipEventCreateWithFlags(
+                      &probe, hipEventInterprocess | hipEventDisableTiming) == hipSuccess;
+  if (d->ipc_events) {
+    (void)s->hip.hipEventDestroy(probe);
+  }
   return true;
 }
 
@@ -239,8 +259,11 @@ static void rocm_open(rocm_state *s) {
     return;
   }
   /* The X-macro's second expansion: every symbol, required, into s->hip. */
-#define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, true},
-  const plugin_symbol symbols[] = {ROCM_SYMBOLS(ROCM_SYMBOL_ENTRY)};
+#define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_TRUE},
+#define ROCM_OPTIONAL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_FALSE},
+  const plugin_symbol symbols[] = {ROCM_SYMBOLS(ROCM_SYMBOL_ENTRY)
+                                       ROCM_OPTIONAL_SYMBOLS(ROCM_OPTIONAL_ENTRY)};
+#undef ROCM_OPTIONAL_ENTRY
 #undef ROCM_SYMBOL_ENTRY
   int count = 0;
   hipError_t r = hipSuccess;
@@ -338,7 +361,7 @@ static hurray_status rocm_describe_device(void *state, uint32_t device_index,
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
-  info.ipc_capabilities = HURRAY_IPC_EXPORTS_EVENTS; /* hipIpcGetEventHandle */
+  info.ipc_capabilities = d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u; /* PL-IPC-11 */
   memcpy(info.name, d->name, sizeof info.name);
   info.memory_bytes = d->memory_bytes;
   static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
@@ -604,9 +627,9 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
-                                       hurray_error *err) {
-  const rocm_state *s = state;
+/* One hipEvent_t with the runtime's creation flags `hip_flags`. */
+static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
+                                    unsigned hip_flags, void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -620,7 +643,7 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
     free(e);
     return status;
   }
-  hipError_t r = s->hip.hipEventCreateWithFlags(&e->event, hipEventDisableTiming);
+  hipError_t r = s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
   if (r != hipSuccess) {
     free(e);
     return rocm_vendor_fail(s, err, "hipEventCreateWithFlags", r, 0);
@@ -628,6 +651,30 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
   e->device_index = device_index;
   *out_event = e;
   return HURRAY_OK;
+}
+
+static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
+                                       hurray_error *err) {
+  return rocm_new_event(state, device_index, hipEventDisableTiming, out_event, err);
+}
+
+/* PL-IPC-7: an event another process can open (hipEventInterprocess, with
+ * hipEventDisableTiming as the runtime requires). */
+static hurray_status rocm_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
+                                             void **out_event, hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  if (flags != HURRAY_PLUGIN_EVENT_EXPORTABLE || !s->devices[device_index].ipc_events) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_ROCM,
+                       "rocm: device %u exports no events (hipEventInterprocess refused or "
+                       "hipIpcGetEventHandle missing), flags 0x%X",
+                       (unsigned)device_index, (unsigned)flags);
+  }
+  return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, out_event,
+                        err);
 }
 
 static hurray_status rocm_record_event(void *state, void *event, void *stream, hurray_error *err) {
@@ -732,6 +779,71 @@ static hurray_status rocm_native_event(void *state, void *event, hurray_plugin_n
   return HURRAY_OK;
 }
 
+/* PL-IPC-8: the runtime's 64-byte handle of an interprocess event. */
+static hurray_status rocm_export_event(void *state, void *event, hurray_plugin_ipc_event *out,
+                                       hurray_error *err) {
+  const rocm_state *s = state;
+  const rocm_event *e = event;
+  if (s->hip.hipIpcGetEventHandle == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
+                       "rocm: the runtime has no hipIpcGetEventHandle");
+  }
+  hurray_status status = rocm_enter(s, e->device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipIpcEventHandle_t handle;
+  memset(&handle, 0, sizeof handle);
+  hipError_t r = s->hip.hipIpcGetEventHandle(&handle, e->event);
+  if (r != hipSuccess) {
+    return rocm_vendor_fail(s, err, "hipIpcGetEventHandle", r, 0);
+  }
+  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
+  out->handle_size = (uint32_t)sizeof handle.reserved;
+  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  return HURRAY_OK;
+}
+
+/* PL-IPC-9: opens the handle as a hipEvent_t of the device; release_event's
+ * hipEventDestroy closes it (the runtime frees an imported event that way). */
+static hurray_status rocm_import_event(void *state, uint32_t device_index,
+                                       const hurray_plugin_ipc_event *in, void **out_event,
+                                       hurray_error *err) {
+  const rocm_state *s = state;
+  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  hipIpcEventHandle_t handle;
+  if (in->handle_size != sizeof handle.reserved) {
+    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
+                       "rocm: a %u-byte event handle, hipIpcEventHandle_t is %zu bytes",
+                       (unsigned)in->handle_size, sizeof handle.reserved);
+  }
+  if (s->hip.hipIpcOpenEventHandle == NULL) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
+                       "rocm: the runtime has no hipIpcOpenEventHandle");
+  }
+  memcpy(handle.reserved, in->handle, sizeof handle.reserved);
+  rocm_event *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
+  }
+  status = rocm_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    free(e);
+    return status;
+  }
+  hipError_t r = s->hip.hipIpcOpenEventHandle(&e->event, handle);
+  if (r != hipSuccess) {
+    free(e);
+    return rocm_vendor_fail(s, err, "hipIpcOpenEventHandle", r, 0);
+  }
+  e->device_index = device_index;
+  *out_event = e;
+  return HURRAY_OK;
+}
+
 static const hurray_plugin_table rocm_table = {
     .struct_size = sizeof(hurray_plugin_table),
     .abi_version = HURRAY_PLUGIN_ABI_VERSION,
@@ -756,6 +868,9 @@ static const hurray_plugin_table rocm_table = {
     .native_event = rocm_native_event,
     .export_memory = rocm_export_memory,
     .import_memory = rocm_import_memory,
+    .create_event_flags = rocm_create_event_flags,
+    .export_event = rocm_export_event,
+    .import_event = rocm_import_event,
 };
 
 HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t host_abi_version);

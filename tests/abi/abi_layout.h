@@ -141,7 +141,7 @@ ABI_AT(hurray_plugin_allocation, memory_class, 52);
 ABI_AT(hurray_plugin_allocation, alignment_basis, 53);
 ABI_AT(hurray_plugin_allocation, reserved, 54);
 
-ABI_SIZE(hurray_plugin_table, 32 + 8 * 18);
+ABI_SIZE(hurray_plugin_table, 32 + 8 * 21);
 ABI_AT(hurray_plugin_table, struct_size, 0);
 ABI_AT(hurray_plugin_table, abi_version, 4);
 ABI_AT(hurray_plugin_table, name, 8);
@@ -154,6 +154,18 @@ ABI_AT(hurray_plugin_table, stream_wait_event, 32 + 8 * 14);
 ABI_AT(hurray_plugin_table, native_event, 32 + 8 * 15); /* ABI 1.1 */
 ABI_AT(hurray_plugin_table, export_memory, 32 + 8 * 16);
 ABI_AT(hurray_plugin_table, import_memory, 32 + 8 * 17);
+ABI_AT(hurray_plugin_table, create_event_flags, 32 + 8 * 18); /* ABI 1.1, PL-IPC-10 */
+ABI_AT(hurray_plugin_table, export_event, 32 + 8 * 19);
+ABI_AT(hurray_plugin_table, import_event, 32 + 8 * 20);
+ABI_SIZE(hurray_plugin_ipc_event, 112); /* PL-IPC-8 */
+ABI_AT(hurray_plugin_ipc_event, struct_size, 0);
+ABI_AT(hurray_plugin_ipc_event, kind, 4);
+ABI_AT(hurray_plugin_ipc_event, handle_size, 8);
+ABI_AT(hurray_plugin_ipc_event, device_tag, 12);
+ABI_AT(hurray_plugin_ipc_event, reserved, 13);
+ABI_AT(hurray_plugin_ipc_event, handle, 16);
+ABI_AT(hurray_plugin_ipc_event, device_uuid, 80);
+ABI_AT(hurray_plugin_ipc_event, driver_uuid, 96);
 ABI_SIZE(hurray_plugin_ipc_memory, 144);
 ABI_AT(hurray_plugin_ipc_memory, struct_size, 0);
 ABI_AT(hurray_plugin_ipc_memory, kind, 4);
@@ -284,7 +296,8 @@ ABI_AT(hurray_dlpack_layout, strides, 24);
   X(hurray_error) X(hurray_buffer_handle) X(hurray_sync_payload) X(hurray_buffer_offer) \
   X(hurray_handoff_step) X(hurray_handoff) X(hurray_accepted_buffer)                    \
   X(hurray_plugin_memory_class_info) X(hurray_plugin_device_info)                       \
-  X(hurray_plugin_allocation) X(hurray_plugin_table) X(hurray_ipc_event)                \
+  X(hurray_plugin_allocation) X(hurray_plugin_table) X(hurray_plugin_ipc_event)         \
+  X(hurray_ipc_event)                                                                   \
   X(hurray_ipc_producer_options) X(hurray_ipc_buffer_desc) X(hurray_ipc_hold)           \
   X(hurray_ipc_consumer_options) X(hurray_ipc_message) X(hurray_ipc_segment)            \
   X(hurray_dl_tensor) X(hurray_dl_managed_tensor) X(hurray_dl_managed_tensor_versioned) \

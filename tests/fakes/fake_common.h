@@ -13,10 +13,16 @@
  *                             4096), so plugins must measure, not assume
  *   HURRAY_FAKE_NO_UNIFIED=1  devices report no managed/shared memory
  *   HURRAY_FAKE_NO_PEER=1     devices report no peer access
+ *   HURRAY_FAKE_NO_IPC_EVENTS=1  devices cannot share events across
+ *                             processes (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED
+ *                             0; hipEventInterprocess refused, as HIP 5 does)
  *
  * Device memory (cuMemAlloc, hipMalloc, zeMemAllocDevice) is a memfd mapped
  * shared, so that its IPC handles open in another process of the same user
- * onto the same pages, as the real runtimes' do (fake_ipc_get below).
+ * onto the same pages, as the real runtimes' do (fake_ipc_get below). An
+ * interprocess event (CU_EVENT_INTERPROCESS, hipEventInterprocess) keeps its
+ * state in a memfd page the same way (fake_event_object below), so that a
+ * record in one process is what a query in another sees.
  *
  * Each stand-in also exports hurray_fake_live_objects(), the number of
  * allocations, events, streams and contexts the caller still holds, so the
@@ -354,7 +360,7 @@ static inline bool fake_ipc_get(fake_registry *registry, const void *address, ch
 }
 
 /* Opens the memfd a handle names; -1 unless it is that memfd, whole. */
-static inline int fake_ipc_open_memfd(const fake_registry *registry, const fake_ipc_handle *h) {
+static inline int fake_ipc_open_memfd(const char *runtime, const fake_ipc_handle *h) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%ld/fd/%ld", (long)h->pid, (long)h->fd);
   int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -366,7 +372,7 @@ static inline int fake_ipc_open_memfd(const fake_registry *registry, const fake_
   char name[128];
   char expected[160];
   char link[192];
-  fake_memfd_name(name, sizeof name, registry->name, (long)h->pid, h->serial);
+  fake_memfd_name(name, sizeof name, runtime, (long)h->pid, h->serial);
   snprintf(expected, sizeof expected, "/memfd:%s (deleted)", name);
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(path, link, sizeof link - 1u);
@@ -401,7 +407,7 @@ static inline void *fake_ipc_open(fake_registry *registry, const char handle[64]
   if (record == NULL) {
     return NULL;
   }
-  int fd = fake_ipc_open_memfd(registry, &h);
+  int fd = fake_ipc_open_memfd(registry->name, &h);
   size_t mapped = 0;
   void *block = NULL;
   if (fd >= 0) {
@@ -450,13 +456,161 @@ typedef struct fake_event {
 
 #define FAKE_EVENT_MAGIC 0x45564e54u
 
+/* Atomic stores and loads: an interprocess event's state is read by other
+ * processes (and threads) while it is recorded. `hangs` is stored first, so
+ * a record never shows a moment of "complete" that was not meant. */
 static inline void fake_event_record(fake_event *event) {
-  event->recorded = true;
-  event->hangs = fake_env_flag("HURRAY_FAKE_EVENT_HANG");
+  __atomic_store_n(&event->hangs, fake_env_flag("HURRAY_FAKE_EVENT_HANG"), __ATOMIC_SEQ_CST);
+  __atomic_store_n(&event->recorded, true, __ATOMIC_SEQ_CST);
 }
 
 static inline bool fake_event_complete(const fake_event *event) {
-  return !event->recorded || !event->hangs;
+  return !__atomic_load_n(&event->recorded, __ATOMIC_SEQ_CST) ||
+         !__atomic_load_n(&event->hangs, __ATOMIC_SEQ_CST);
+}
+
+/* A stand-in runtime event (CUevent, hipEvent_t): its fake_event either in
+ * the object (`local`) or, for an interprocess event and for one opened from
+ * an IPC handle, in one shared page of a memfd, as fake_ipc_handle describes
+ * memory: the exporter keeps the memfd open (fd) so that another process of
+ * the same user opens /proc/<pid>/fd/<fd>, checks that it is the memfd the
+ * handle names (hurray-fake-<runtime>-event-<pid>-<serial>, one page) and
+ * maps the same page. An opened event holds only its mapping (fd -1). */
+#define FAKE_IPC_EVENT_MAGIC "hurray-fake-evt"
+
+typedef struct fake_event_object {
+  fake_event local;
+  fake_event *state; /* &local, or the shared page */
+  void *page;        /* the shared page, or NULL */
+  size_t page_size;
+  int fd;            /* the exporter's memfd, else -1 */
+  uint64_t serial;
+  bool interprocess; /* made interprocess here: its handle can be taken */
+  bool imported;     /* opened from a handle */
+} fake_event_object;
+
+_Static_assert(sizeof FAKE_IPC_EVENT_MAGIC == 16, "the event magic fills its field");
+
+static inline void fake_event_memfd_runtime(char *out, size_t cap, const fake_registry *registry) {
+  snprintf(out, cap, "%s-event", registry->name);
+}
+
+/* A new event, counted as one object; NULL when out of memory or the memfd
+ * cannot be made. */
+static inline fake_event_object *fake_event_object_new(fake_registry *registry,
+                                                       bool interprocess) {
+  fake_event_object *e = calloc(1, sizeof *e);
+  if (e == NULL) {
+    return NULL;
+  }
+  e->fd = -1;
+  e->state = &e->local;
+  if (interprocess) {
+    char runtime[64];
+    char name[128];
+    fake_event_memfd_runtime(runtime, sizeof runtime, registry);
+    pthread_mutex_lock(&registry->lock);
+    e->serial = ++registry->next_serial;
+    pthread_mutex_unlock(&registry->lock);
+    fake_memfd_name(name, sizeof name, runtime, (long)getpid(), e->serial);
+    e->page_size = (size_t)sysconf(_SC_PAGESIZE);
+    /* Close-on-exec, as for memory: a child reaches the event by its handle. */
+    e->fd = memfd_create(name, MFD_CLOEXEC);
+    if (e->fd >= 0 && ftruncate(e->fd, (off_t)e->page_size) == 0) {
+      e->page = mmap(NULL, e->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+    }
+    if (e->page == NULL || e->page == MAP_FAILED) {
+      if (e->fd >= 0) {
+        close(e->fd);
+      }
+      free(e);
+      return NULL;
+    }
+    e->state = e->page; /* a fresh memfd page is zeros: never recorded */
+    e->interprocess = true;
+  }
+  e->state->magic = FAKE_EVENT_MAGIC;
+  fake_count_object(registry, 1);
+  return e;
+}
+
+static inline bool fake_event_object_valid(const fake_event_object *e) {
+  return e != NULL && e->state != NULL && e->state->magic == FAKE_EVENT_MAGIC;
+}
+
+/* The IPC handle of an interprocess event made here; false for any other
+ * (a local event, or one that was itself opened from a handle). */
+static inline bool fake_event_object_handle(const fake_event_object *e, char handle[64]) {
+  if (!fake_event_object_valid(e) || !e->interprocess) {
+    return false;
+  }
+  fake_ipc_handle h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, FAKE_IPC_EVENT_MAGIC, sizeof h.magic);
+  h.pid = (int32_t)getpid();
+  h.fd = e->fd;
+  h.serial = e->serial;
+  h.offset = 0;
+  h.size = e->page_size;
+  memcpy(handle, &h, sizeof h);
+  return true;
+}
+
+/* Opens the event a handle names onto its page, counted as one object;
+ * NULL for any handle that does not open (not an event handle, its
+ * exporter gone, its event destroyed). */
+static inline fake_event_object *fake_event_object_open(fake_registry *registry,
+                                                        const char handle[64]) {
+  fake_ipc_handle h;
+  memcpy(&h, handle, sizeof h);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (memcmp(h.magic, FAKE_IPC_EVENT_MAGIC, sizeof h.magic) != 0 || h.reserved[0] != 0 ||
+      h.reserved[1] != 0 || h.pid <= 0 || h.fd < 0 || h.offset != 0 || h.size != page) {
+    return NULL;
+  }
+  char runtime[64];
+  fake_event_memfd_runtime(runtime, sizeof runtime, registry);
+  int fd = fake_ipc_open_memfd(runtime, &h);
+  if (fd < 0) {
+    return NULL;
+  }
+  void *mapped = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd); /* the mapping keeps the page */
+  if (mapped == MAP_FAILED) {
+    return NULL;
+  }
+  fake_event_object *e = calloc(1, sizeof *e);
+  if (e == NULL || ((fake_event *)mapped)->magic != FAKE_EVENT_MAGIC) {
+    munmap(mapped, page);
+    free(e);
+    return NULL;
+  }
+  e->fd = -1;
+  e->page = mapped;
+  e->page_size = page;
+  e->state = mapped;
+  e->serial = h.serial;
+  e->imported = true;
+  fake_count_object(registry, 1);
+  return e;
+}
+
+/* Destroys an event, or closes an opened one: the exporter's event (and its
+ * page, while the exporter holds it) is untouched by an importer's close. */
+static inline void fake_event_object_free(fake_registry *registry, fake_event_object *e) {
+  if (e->page != NULL) {
+    if (!e->imported) {
+      e->state->magic = 0; /* the exporter's event is gone for every opener */
+    }
+    munmap(e->page, e->page_size);
+  } else {
+    e->local.magic = 0;
+  }
+  if (e->fd >= 0) {
+    close(e->fd);
+  }
+  free(e);
+  fake_count_object(registry, -1);
 }
 
 #endif /* HURRAY_TESTS_FAKE_COMMON_H */

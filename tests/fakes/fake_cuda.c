@@ -21,7 +21,7 @@ struct CUstream_st {
   const fake_event *blocked_on;
 };
 struct CUevent_st {
-  fake_event state;
+  fake_event_object object;
 };
 
 static fake_registry registry = FAKE_REGISTRY_INIT_NAMED("cuda");
@@ -89,9 +89,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS:
       *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
       break;
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
+      *pi = fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS") ? 0 : 1;
+      break;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED:
       *pi = 1;
       break;
     default:
@@ -289,6 +291,13 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) {
                                                                    : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* A CUevent is a fake_event_object (fake_common.h): the struct is its only
+ * member, so the object's address is the event's. */
+static CUevent event_of(fake_event_object *object) { return (CUevent)(void *)object; }
+static bool valid_event(CUevent hEvent) {
+  return hEvent != NULL && fake_event_object_valid(&hEvent->object);
+}
+
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {
   if (current_context == NULL) {
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -296,49 +305,83 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) {
   if (phEvent == NULL || (Flags & ~0x7u) != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  CUevent event = calloc(1, sizeof *event);
-  if (event == NULL) {
+  /* As in cuda.h: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING. */
+  bool interprocess = (Flags & CU_EVENT_INTERPROCESS) != 0;
+  if (interprocess && (Flags & CU_EVENT_DISABLE_TIMING) == 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  fake_event_object *object = fake_event_object_new(&registry, interprocess);
+  if (object == NULL) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  event->state.magic = FAKE_EVENT_MAGIC;
-  fake_count_object(&registry, 1);
-  *phEvent = event;
+  *phEvent = event_of(object);
+  return CUDA_SUCCESS;
+}
+
+/* The handle of an event made with CU_EVENT_INTERPROCESS (fake_common.h:
+ * its memfd page); any other event is CUDA_ERROR_INVALID_VALUE. */
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event) {
+  if (current_context == NULL) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (!valid_event(event)) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  if (pHandle == NULL || !fake_event_object_handle(&event->object, pHandle->reserved)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* Opens the exporter's page: records there are what this event reports. */
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle) {
+  if (current_context == NULL) {
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (phEvent == NULL) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  fake_event_object *object = fake_event_object_open(&registry, handle.reserved);
+  if (object == NULL) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *phEvent = event_of(object);
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) {
   (void)hStream;
-  if (hEvent == NULL || hEvent->state.magic != FAKE_EVENT_MAGIC) {
+  if (!valid_event(hEvent)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  fake_event_record(&hEvent->state);
+  fake_event_record(hEvent->object.state);
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
-  if (hEvent == NULL || hEvent->state.magic != FAKE_EVENT_MAGIC) {
+  if (!valid_event(hEvent)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  return fake_event_complete(&hEvent->state) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return fake_event_complete(hEvent->object.state) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) {
-  if (hEvent == NULL || hEvent->state.magic != FAKE_EVENT_MAGIC) {
+  if (!valid_event(hEvent)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  while (!fake_event_complete(&hEvent->state)) {
+  while (!fake_event_complete(hEvent->object.state)) {
     fake_pause();
   }
   return CUDA_SUCCESS;
 }
 
+/* Destroys the event, or closes one opened from a handle (cuda.h: an
+ * imported event is freed with cuEventDestroy). */
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent) {
-  if (hEvent == NULL || hEvent->state.magic != FAKE_EVENT_MAGIC) {
+  if (!valid_event(hEvent)) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  hEvent->state.magic = 0;
-  free(hEvent);
-  fake_count_object(&registry, -1);
+  fake_event_object_free(&registry, &hEvent->object);
   return CUDA_SUCCESS;
 }
 
@@ -359,12 +402,12 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags) {
 }
 
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
-  if (hEvent == NULL || hEvent->state.magic != FAKE_EVENT_MAGIC || Flags != 0) {
+  if (!valid_event(hEvent) || Flags != 0) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
   /* A device-side wait: it returns at once; the stream stalls until then. */
-  if (hStream != NULL && !fake_event_complete(&hEvent->state)) {
-    hStream->blocked_on = &hEvent->state;
+  if (hStream != NULL && !fake_event_complete(hEvent->object.state)) {
+    hStream->blocked_on = hEvent->object.state;
   }
   return CUDA_SUCCESS;
 }

@@ -18,7 +18,7 @@ struct ihipStream_t {
   const fake_event *blocked_on;
 };
 struct ihipEvent_t {
-  fake_event state;
+  fake_event_object object;
 };
 
 static fake_registry registry = FAKE_REGISTRY_INIT_NAMED("hip");
@@ -186,22 +186,59 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
   return hipSuccess;
 }
 
+/* A hipEvent_t is a fake_event_object (fake_common.h): the struct is its
+ * only member, so the object's address is the event's. */
+static hipEvent_t event_of(fake_event_object *object) { return (hipEvent_t)(void *)object; }
+
+/* hipEventInterprocess as ROCm 6 accepts it (with hipEventDisableTiming, as
+ * CUDA's rule); with HURRAY_FAKE_NO_IPC_EVENTS refused, as Debian 12's HIP 5
+ * refuses it, which the plugin's probe at init reads as "events not
+ * exported". */
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags) {
   if (event == NULL || (flags & ~0x7u) != 0) {
     return hipErrorInvalidValue;
   }
-  hipEvent_t e = calloc(1, sizeof *e);
-  if (e == NULL) {
+  bool interprocess = (flags & hipEventInterprocess) != 0;
+  if (interprocess && ((flags & hipEventDisableTiming) == 0 ||
+                       fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS"))) {
+    return hipErrorInvalidValue;
+  }
+  fake_event_object *object = fake_event_object_new(&registry, interprocess);
+  if (object == NULL) {
     return hipErrorOutOfMemory;
   }
-  e->state.magic = FAKE_EVENT_MAGIC;
-  fake_count_object(&registry, 1);
-  *event = e;
+  *event = event_of(object);
   return hipSuccess;
 }
 
 static bool valid_event(hipEvent_t event) {
-  return event != NULL && event->state.magic == FAKE_EVENT_MAGIC;
+  return event != NULL && fake_event_object_valid(&event->object);
+}
+
+/* The handle of an event made with hipEventInterprocess (its memfd page). */
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event) {
+  if (!valid_event(event)) {
+    return hipErrorInvalidHandle;
+  }
+  if (handle == NULL || !fake_event_object_handle(&event->object, handle->reserved)) {
+    return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
+/* Opens the exporter's page: records there are what this event reports.
+ * (The real runtime refuses an open in the exporting process,
+ * hipErrorInvalidContext; the stand-in allows it, as for memory.) */
+hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle) {
+  if (event == NULL) {
+    return hipErrorInvalidValue;
+  }
+  fake_event_object *object = fake_event_object_open(&registry, handle.reserved);
+  if (object == NULL) {
+    return hipErrorInvalidHandle;
+  }
+  *event = event_of(object);
+  return hipSuccess;
 }
 
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
@@ -209,7 +246,7 @@ hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
   if (!valid_event(event)) {
     return hipErrorInvalidHandle;
   }
-  fake_event_record(&event->state);
+  fake_event_record(event->object.state);
   return hipSuccess;
 }
 
@@ -242,14 +279,14 @@ hipError_t hipEventQuery(hipEvent_t event) {
   if (!valid_event(event)) {
     return hipErrorInvalidHandle;
   }
-  return fake_event_complete(&event->state) ? hipSuccess : hipErrorNotReady;
+  return fake_event_complete(event->object.state) ? hipSuccess : hipErrorNotReady;
 }
 
 hipError_t hipEventSynchronize(hipEvent_t event) {
   if (!valid_event(event)) {
     return hipErrorInvalidHandle;
   }
-  while (!fake_event_complete(&event->state)) {
+  while (!fake_event_complete(event->object.state)) {
     fake_pause();
   }
   return hipSuccess;
@@ -259,9 +296,7 @@ hipError_t hipEventDestroy(hipEvent_t event) {
   if (!valid_event(event)) {
     return hipErrorInvalidHandle;
   }
-  event->state.magic = 0;
-  free(event);
-  fake_count_object(&registry, -1);
+  fake_event_object_free(&registry, &event->object); /* an opened one: closed */
   return hipSuccess;
 }
 
@@ -282,8 +317,8 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
   if (!valid_event(event) || flags != 0) {
     return hipErrorInvalidHandle;
   }
-  if (stream != NULL && !fake_event_complete(&event->state)) {
-    stream->blocked_on = &event->state;
+  if (stream != NULL && !fake_event_complete(event->object.state)) {
+    stream->blocked_on = event->object.state;
   }
   return hipSuccess;
 }

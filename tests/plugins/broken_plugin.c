@@ -190,6 +190,41 @@ static hurray_status t_native(void *state, void *event, hurray_plugin_native_eve
   return HURRAY_OK;
 }
 
+#if defined(BROKEN_EVENT_IPC_PARTIAL) || defined(BROKEN_EVENT_IPC_WITHOUT_EVENTS) || \
+    defined(VARIANT_ABI_1_1_MEMORY)
+/* PL-IPC-10: entries the host must refuse (or, past a 1.1-memory table's
+ * end, never read); never called. */
+static hurray_status t_create_flags(void *state, uint32_t device_index, uint32_t flags,
+                                    void **out_event, hurray_error *err) {
+  (void)state;
+  (void)device_index;
+  (void)flags;
+  (void)out_event;
+  (void)err;
+  abort();
+}
+static hurray_status t_export_event(void *state, void *event, hurray_plugin_ipc_event *out,
+                                    hurray_error *err) {
+  (void)state;
+  (void)event;
+  (void)out;
+  (void)err;
+  abort();
+}
+#ifndef BROKEN_EVENT_IPC_PARTIAL /* the entry that variant leaves out */
+static hurray_status t_import_event(void *state, uint32_t device_index,
+                                    const hurray_plugin_ipc_event *in, void **out_event,
+                                    hurray_error *err) {
+  (void)state;
+  (void)device_index;
+  (void)in;
+  (void)out_event;
+  (void)err;
+  abort();
+}
+#endif
+#endif
+
 static const struct {
   hurray_plugin_table table;
 } t_table = {{
@@ -270,6 +305,29 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
 #endif
 #ifdef BROKEN_EXPORT_WITHOUT_IMPORT
   patched.export_memory = t_export;
+#endif
+#ifdef BROKEN_EVENT_IPC_PARTIAL
+  patched.create_event_flags = t_create_flags;
+  patched.export_event = t_export_event;
+#endif
+#ifdef BROKEN_EVENT_IPC_WITHOUT_EVENTS
+  patched.create_event = NULL;
+  patched.record_event = NULL;
+  patched.wait_event = NULL;
+  patched.release_event = NULL;
+  patched.native_event = NULL;
+  patched.create_event_flags = t_create_flags;
+  patched.export_event = t_export_event;
+  patched.import_event = t_import_event;
+#endif
+#ifdef VARIANT_ABI_1_1_MEMORY
+  /* Built against the 1.1 header before events crossed processes: its
+   * table ends with import_memory; the entries past it (set here) are not
+   * the host's to read, so its events are not exportable (PL-IPC-10). */
+  patched.struct_size = HURRAY_PLUGIN_TABLE_SIZE_1_1_MEMORY;
+  patched.create_event_flags = t_create_flags;
+  patched.export_event = t_export_event;
+  patched.import_event = t_import_event;
 #endif
 #ifdef VARIANT_ABI_1_0
   /* Built against the 1.0 header: its table ends before native_event, and

@@ -437,6 +437,94 @@ START_TEST(refusals_without_export) {
 }
 END_TEST
 
+/* PL-IPC-7, PL-IPC-8, PL-IPC-9, PL-IPC-11: none of these plugins (cpu,
+ * example-private, opencl, vulkan) exports events. Exportable creation is
+ * UNSUPPORTED (unknown flags are INVALID_ARGUMENT before that), an ordinary
+ * event is not exported, nothing is written; an import is judged by the
+ * host's checks in their order, and a record that passes them is
+ * UNSUPPORTED, nothing opened. */
+START_TEST(events_are_not_exported_here) {
+  hurray_error err;
+  hurray_device_tag tag = hurray_plugin_device_tag(plugin);
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, 0x2u, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 0x2u);
+  ck_assert_uint_eq(err.index, 2u);
+  ck_assert_int_eq(hurray_plugin_event_create_flags(NULL, 0, 0u, &event, &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, 0u, NULL, &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 3u);
+  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
+                                                    &event, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.expected, tag);
+  ck_assert_ptr_null(event);
+  hurray_plugin_device_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  ck_assert_int_eq(hurray_plugin_describe_device(plugin, 0, &info, &err), HURRAY_OK);
+  ck_assert_uint_eq(info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS, 0u); /* PL-DEV-3 */
+  if (hurray_plugin_supports_events(plugin)) {
+    ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, 0u, &event, &err), HURRAY_OK);
+    hurray_plugin_ipc_event record;
+    memset(&record, 0xEE, sizeof record);
+    record.struct_size = sizeof record;
+    ck_assert_int_eq(hurray_plugin_event_export(event, &record, &err), HURRAY_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(err.expected, tag);
+    ck_assert_uint_eq(record.kind, 0xEEEEEEEEu); /* nothing written */
+    hurray_plugin_event_release(event);
+    event = NULL;
+  }
+
+  hurray_plugin_ipc_event good;
+  memset(&good, 0, sizeof good);
+  good.struct_size = sizeof good;
+  good.kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
+  good.handle_size = 64;
+  good.device_tag = tag;
+  hurray_plugin_ipc_event bad = good;
+  bad.struct_size = 8;
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 8u);
+  ck_assert_uint_eq(err.expected, sizeof good);
+  ck_assert_uint_eq(err.index, 2u);
+  bad = good;
+  bad.device_tag = (hurray_device_tag)(tag ^ 0x01u);
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_DEVICE_TAG_MISMATCH);
+  ck_assert_uint_eq(err.value, bad.device_tag);
+  ck_assert_uint_eq(err.expected, tag);
+  bad = good;
+  bad.kind = HURRAY_PLUGIN_IPC_MEMORY_FD;
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, HURRAY_PLUGIN_IPC_MEMORY_FD);
+  bad = good;
+  bad.handle_size = 65;
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 65u);
+  bad.handle_size = 0;
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  bad = good;
+  bad.reserved[2] = 0x5A;
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &bad, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.value, 0x5Au);
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, NULL, &event, &err),
+                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(err.index, 2u);
+  ck_assert_int_eq(hurray_plugin_event_import(plugin, 0, &good, &event, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.expected, tag);
+  ck_assert_ptr_null(event);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
     return run_consumer(argv[2], atoi(argv[3]));
@@ -473,6 +561,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, imports_are_checked);
   tcase_add_test(tc, sealed_segment_is_imported_read_only);
   tcase_add_test(tc, refusals_without_export);
+  tcase_add_test(tc, events_are_not_exported_here);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_set_fork_status(runner, CK_NOFORK);

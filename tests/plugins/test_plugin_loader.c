@@ -317,6 +317,64 @@ START_TEST(native_event_negotiates) {
 }
 END_TEST
 
+/* PL-IPC-10, PL-IPC-7: the three event export entries are all or none and
+ * need events, else the load fails naming the first NULL one; a 1.1 table
+ * that ends before them loads, whatever lies past its end, and its events
+ * are not exportable (UNSUPPORTED, the detail saying why), while its
+ * ordinary events still work. */
+START_TEST(event_ipc_entries_negotiate) {
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("event-ipc-partial"),
+                                      HURRAY_PLUGIN_LOAD_REPLACE_TAG, NULL, &err),
+                   HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, import_event));
+  ck_assert_uint_eq(err.value, 2u);
+  ck_assert_msg(strstr(err.detail, "import_event") != NULL, "detail: %s", err.detail);
+
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("event-ipc-without-events"),
+                                      HURRAY_PLUGIN_LOAD_REPLACE_TAG, NULL, &err),
+                   HURRAY_ERR_PLUGIN_INVALID);
+  ck_assert_uint_eq(err.index, offsetof(hurray_plugin_table, create_event_flags));
+  ck_assert_msg(strstr(err.detail, "event entries") != NULL, "detail: %s", err.detail);
+
+  hurray_plugin *older = NULL;
+  ck_assert_int_eq(hurray_plugin_load(registry, broken("abi-1-1-memory"), 0, &older, &err),
+                   HURRAY_OK);
+  hurray_plugin_event *event = (hurray_plugin_event *)&err; /* must stay as it is */
+  hurray_plugin_event *untouched = event;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hurray_plugin_event_create_flags(older, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
+                                                    &event, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_ptr_eq(event, untouched);
+  ck_assert_uint_eq(err.value, HURRAY_PLUGIN_EVENT_EXPORTABLE);
+  ck_assert_uint_eq(err.expected, 0xFCu);
+  ck_assert_msg(strstr(err.detail, "ends before create_event_flags") != NULL, "detail: %s",
+                err.detail);
+  /* Unknown bits first, whatever the plugin (PL-IPC-7). */
+  ck_assert_int_eq(hurray_plugin_event_create_flags(older, 0, 0x6u, &event, &err),
+                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(err.index, 2u);
+  ck_assert_uint_eq(err.value, 0x6u);
+  ck_assert_int_eq(hurray_plugin_event_create_flags(older, 0, 0u, &event, &err), HURRAY_OK);
+  hurray_plugin_ipc_event record;
+  memset(&record, 0, sizeof record);
+  record.struct_size = sizeof record;
+  ck_assert_int_eq(hurray_plugin_event_export(event, &record, &err), HURRAY_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(err.expected, 0xFCu);
+  ck_assert_uint_eq(record.kind, 0u); /* nothing written */
+  ck_assert_int_eq(hurray_plugin_event_wait(event, 0, &err), HURRAY_OK);
+  hurray_plugin_event_release(event);
+  record.kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
+  record.handle_size = 64;
+  record.device_tag = 0xFC;
+  hurray_plugin_event *imported = NULL;
+  ck_assert_int_eq(hurray_plugin_event_import(older, 0, &record, &imported, &err),
+                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(imported);
+}
+END_TEST
+
 /* PL-DEV-4: 256 devices are read (each described once, at load); 257 are
  * refused as PLUGIN_INVALID, value the count, expected the limit. */
 START_TEST(device_count_limit) {
@@ -626,6 +684,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, unsafe_paths_refused);
   tcase_add_test(tc, minor_versions_negotiate);
   tcase_add_test(tc, native_event_negotiates);
+  tcase_add_test(tc, event_ipc_entries_negotiate);
   tcase_add_test(tc, table_bytes_validation);
   tcase_add_test(tc, device_count_limit);
   tcase_add_test(tc, example_private_end_to_end);
