@@ -275,7 +275,8 @@ typedef struct hurray_net_source {
   /** sizeof(hurray_net_source): sources are an array, so it must be this size exactly. */
   uint32_t struct_size;
   uint32_t reserved;
-  /** The bytes (byte_size of the matching handle); NULL only for an empty buffer. */
+  /** The bytes, in host memory (byte_size of the matching handle); NULL only for an empty
+   * buffer. The handle's device tag names where the receiver places them (NET-DEV-1). */
   const void *data;
   /** Called exactly once, when UCX has finished with the bytes (may be NULL). */
   hurray_buffer_release_fn release;
@@ -291,8 +292,8 @@ typedef struct hurray_net_source {
  * (INVALID_ARGUMENT, value: it, expected: sizeof, index: the source) and
  * data (NULL_ARGUMENT, index: the source, for a non-empty buffer); every
  * handle producer_synced (SYNC_MODE_NOT_ALLOWED, value: the mode, expected:
- * HURRAY_TRANSPORT_NETWORK, index: the handle); host memory
- * (UNSUPPORTED, value: the device tag, index: the handle). Then the
+ * HURRAY_TRANSPORT_NETWORK, index: the handle). A handle's device tag is
+ * the destination, not checked here (NET-DEV-1). Then the
  * message and every buffer go out and the call waits until UCX has
  * finished with them, at most timeout_ms (-1: no limit; TIMEOUT, value: ns,
  * and the connection is ended). A REFUSE from the receiver is returned as
@@ -317,11 +318,14 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection 
  * Waits at most timeout_ms (-1: no limit) for the next tensor and receives
  * all of it (NET-RECV-1..8): the message decoded (NET-MSG-4), its tensor_id
  * above the previous one's (INVALID_ARGUMENT, value: the id, index 16), every handle
- * producer_synced (SYNC_MODE_NOT_ALLOWED), host memory (DEVICE_UNAVAILABLE,
- * value: the device tag, index: the handle), the limits (CAPACITY, value:
+ * producer_synced (SYNC_MODE_NOT_ALLOWED), its device placeable: host
+ * memory, or a device a plugin of hurray_net_connection_set_plugins serves
+ * (DEVICE_UNAVAILABLE, value: the device tag, index: the handle; NET-DEV-2),
+ * the limits (CAPACITY, value:
  * bytes declared, expected: the limit; index 0 per tensor, 1 per
  * connection) checked before anything is allocated; then every buffer is
- * allocated (aligned as declared) and received, and must be exactly its
+ * allocated (aligned as declared; a device buffer through its plugin,
+ * whose refusal is the error) and received, and must be exactly its
  * declared size (TRUNCATED or TRAILING_BYTES, value: bytes, expected: the
  * size, index: the buffer). Only when every byte arrived are the buffers
  * handed out, accepted (READABLE, HURRAY_TRANSPORT_NETWORK, owned by the
