@@ -1,5 +1,5 @@
 /*
- * libhurray — the network transport: a tensor's host buffers copied to
+ * libhurray — the network transport: a tensor's buffers copied to
  * another process or machine over UCX (libucp).
  *
  * A receiver listens on an IP address and port (UCX's ucp_listener) and
@@ -15,10 +15,12 @@
  *
  * Rules: specs/network.md (IDs NET-...). Guide: docs/network.md.
  *
- * Scope of this version: host memory (device_tag cpu) only; a table for
- * another device is refused on the sender's side (UNSUPPORTED) and on the
- * receiver's (DEVICE_UNAVAILABLE). Sends and receives block the calling
- * thread until they are complete, failed or timed out.
+ * Scope of this version: the sender's bytes are host memory; a handle's
+ * device tag names where the receiver places the buffer: host memory, or
+ * a device through a plugin of the registry the receiver gave the
+ * connection (hurray_net_connection_set_plugins), else DEVICE_UNAVAILABLE
+ * (NET-DEV-1, NET-DEV-2). Sends and receives block the calling thread until
+ * they are complete, failed or timed out.
  *
  * Threads: a context and everything made from it (listeners, connections)
  * are driven by one thread at a time. Use one context per thread. Releases
