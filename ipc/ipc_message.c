@@ -1,18 +1,18 @@
 /*
- * The decoder of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..12).
+ * The decoder of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..13).
  * Pure: no allocation, no I/O, no global state (IPC-MSG-12). The buffer
  * table an OFFER carries is decoded by the proven table decoder
  * (hurray_buffer_table_decode_exact, BP-TABLE-1..6).
  *
- * NOT PROVEN YET, hence here and not in core/proven: the ACSL contracts
- * below are complete (OK exactly for the messages the spec accepts), and
- * with Frama-C WP (Z3, CVC4, 10 s) the loads and the two record passes
- * prove (49/49 and 110/110 goals) and ipc_decode_offer_buffers proves 63 of
- * its 64 goals; the open one is the frame of segments[] across the call of
- * the table decoder (assert ipc_segments_decoded after it; CVC4 times out at
- * 40 s, Z3 fails). hurray_ipc_message_decode itself was not run to the end.
- * Tested by tests/ipc/test_ipc_message.c and fuzzed (fuzz/fuzz_ipc_message.c).
- * To move it back: finish those goals with proofs/run-proofs.
+ * NOT PROVEN YET, hence here and not in core/proven. The contracts below
+ * were written for IPC-MSG-1..12 and extended, unproven, for the DEVICE
+ * message (IPC-MSG-13) and the host-record count of IPC-MSG-9. The proof
+ * in progress is on branch h-ipcproof: the decoder restructured in
+ * core/proven/ipc_message.c, 1159 of its 1163 goals proved with the
+ * runner's settings (the frame of *out on two rejection paths and two
+ * asserts that time out under load remain). Until then the claim of
+ * IPC-MSG-12 rests on tests/ipc/test_ipc_message.c and the fuzz target
+ * fuzz/fuzz_ipc_message.c, whose oracle is a second reader of the spec.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "../core/proven/error_set.h"
