@@ -569,6 +569,12 @@ hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
   return HURRAY_OK;
 }
 
+/* The DEVICE message carries the export's kind as it is (IPC-MSG-13); the
+ * host has checked it is one of these two (PL-IPC-2). */
+_Static_assert(HURRAY_IPC_DEVICE_FD == HURRAY_PLUGIN_IPC_MEMORY_FD &&
+                   HURRAY_IPC_DEVICE_HANDLE == HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
+               "IPC-MSG-13 kinds are the plugin export's");
+
 hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
                                                const hurray_plugin_buffer *buffer, void *data,
                                                hurray_buffer_release_fn release,
@@ -606,14 +612,6 @@ hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
   if (st != HURRAY_OK) {
     free(s);
     return st;
-  }
-  if (s->device.kind != HURRAY_IPC_DEVICE_FD && s->device.kind != HURRAY_IPC_DEVICE_HANDLE) {
-    if (s->device.kind == HURRAY_PLUGIN_IPC_MEMORY_FD && s->device.fd >= 0) {
-      close(s->device.fd);
-    }
-    uint32_t kind = s->device.kind;
-    free(s);
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_DEVICE_HANDLE, 1);
   }
   s->producer = producer;
   s->memory_kind = HURRAY_IPC_MEMORY_DEVICE;
