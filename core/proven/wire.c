@@ -409,21 +409,17 @@ static hurray_status check_table_handles(const uint8_t *in, size_t n, hurray_err
 static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle *out) {
   /*@
     loop invariant 0 <= i <= n;
+    loop invariant \forall integer k; 0 <= k < bp_table_size(n) ==> in[k] == \at(in[k], Pre);
     loop invariant bp_table_decoded{Here, Pre}(out, in, i);
     loop assigns i, out[0 .. n - 1];
     loop variant n - i;
   */
   for (size_t i = 0; i < n; i++) {
     const uint8_t *p = in + 1 + HURRAY_BUFFER_HANDLE_SIZE * i;
-    // The lemma bp_handle_fields_kept turns these bytes into field values.
-    //@ assert bp_handle_bytes_kept{Here, Pre}(p);
     /*@ assert bp_le64(p) == bp_le64{Pre}(p) && bp_le32(p + 8) == bp_le32{Pre}(p + 8) &&
                p[12] == bp_byte_at{Pre}(p, 12) && p[13] == bp_byte_at{Pre}(p, 13) &&
                p[14] == bp_byte_at{Pre}(p, 14); */
     store_decoded(p, &out[i]);
-    // The lemma bp_table_decoded_kept carries the handles decoded before.
-    //@ assert bp_table_handles_kept{LoopCurrent, Here}(out, i);
-    //@ assert bp_table_decoded{Here, Pre}(out, in, i);
   }
 }
 

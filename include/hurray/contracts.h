@@ -193,28 +193,6 @@
         bp_fields_rejected{Le}(st, err, index, \at(bp_le64(p), Lp), \at(bp_le32(p + 8), Lp),
                                \at(p[12], Lp), \at(p[13], Lp), \at(p[14], Lp)));
 
-  // The 15 field bytes at p (0 .. 14) are the same in states L1 and L2.
-  // Spelled out, not quantified: the lemma below then needs no instance.
-  predicate bp_handle_bytes_kept{L1, L2}(uint8_t *p) =
-    \at(p[0], L1) == \at(p[0], L2) && \at(p[1], L1) == \at(p[1], L2) &&
-    \at(p[2], L1) == \at(p[2], L2) && \at(p[3], L1) == \at(p[3], L2) &&
-    \at(p[4], L1) == \at(p[4], L2) && \at(p[5], L1) == \at(p[5], L2) &&
-    \at(p[6], L1) == \at(p[6], L2) && \at(p[7], L1) == \at(p[7], L2) &&
-    \at(p[8], L1) == \at(p[8], L2) && \at(p[9], L1) == \at(p[9], L2) &&
-    \at(p[10], L1) == \at(p[10], L2) && \at(p[11], L1) == \at(p[11], L2) &&
-    \at(p[12], L1) == \at(p[12], L2) && \at(p[13], L1) == \at(p[13], L2) &&
-    \at(p[14], L1) == \at(p[14], L2);
-
-  // Hence so are the field values read from them. A lemma (proved by WP in
-  // every run) so that a loop reading handle i in one state and stating the
-  // result in another does not leave the provers to unfold bp_le64 there.
-  lemma bp_handle_fields_kept{L1, L2}:
-    \forall uint8_t *p; bp_handle_bytes_kept{L1, L2}(p) ==>
-      \at(bp_le64(p), L1) == \at(bp_le64(p), L2) &&
-      \at(bp_le32(p + 8), L1) == \at(bp_le32(p + 8), L2) &&
-      \at(p[12], L1) == \at(p[12], L2) && \at(p[13], L1) == \at(p[13], L2) &&
-      \at(p[14], L1) == \at(p[14], L2);
-
   // The handle at h (read in state Lh) holds the field values of the wire
   // bytes at p (read in state Lp) (BP-WIRE-1). Two states, so that a
   // contract can compare what a function wrote with the bytes it was given.
@@ -270,18 +248,6 @@
     \forall uint8_t *out, hurray_buffer_handle *h, integer n;
       bp_table_bytes_kept{L1, L2}(out, n) ==>
       bp_table_encodes{L1, Lh}(out, h, n) ==> bp_table_encodes{L2, Lh}(out, h, n);
-
-  // The first n handles at `out` are the same structs in states L1 and L2.
-  predicate bp_table_handles_kept{L1, L2}(hurray_buffer_handle *out, integer n) =
-    \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
-
-  // Handles decoded into `out` in state L1 are still decoded there in state
-  // L2 when those structs did not change in between: the decoding loop's
-  // counterpart of bp_table_encodes_kept, proved by WP like it.
-  lemma bp_table_decoded_kept{L1, L2, Lp}:
-    \forall hurray_buffer_handle *out, uint8_t *in, integer n;
-      bp_table_handles_kept{L1, L2}(out, n) ==>
-      bp_table_decoded{L1, Lp}(out, in, n) ==> bp_table_decoded{L2, Lp}(out, in, n);
 
   // ---- Colocation (BP-COLOC-1, BP-COLOC-2) -------------------------------
 
