@@ -372,6 +372,64 @@
   predicate readable_anywhere(integer s) =
     s == HURRAY_HANDOFF_READABLE || s == HURRAY_HANDOFF_EVENT_WAITED ||
     s == HURRAY_HANDOFF_EVENT_RELEASED || s == HURRAY_HANDOFF_STREAM_WAITED;
+
+  // ---- The table of HO-SM-2 ----------------------------------------------
+  // A cell is a code: a next state (0 .. 11) plus 16 times the callback the
+  // step fires (ho_e: the event release, ho_b: the buffer release), or one
+  // of the negative codes below. Names as in the spec's cells, prefixed ho_.
+  logic integer ho_same = -1;  // "=": allowed, state unchanged
+  logic integer ho_ILL = -2;   // ILLEGAL_TRANSITION
+  logic integer ho_AR = -3;    // ALREADY_RELEASED
+  logic integer ho_UAD = -4;   // USE_AFTER_DESTROY
+  logic integer ho_e(integer next) = next + 16 * HURRAY_HANDOFF_EFFECT_RELEASE_EVENT;
+  logic integer ho_b(integer next) = next + 16 * HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
+  logic integer ho_empty = HURRAY_HANDOFF_EMPTY;
+  logic integer ho_offered = HURRAY_HANDOFF_OFFERED;
+  logic integer ho_withdrawn = HURRAY_HANDOFF_WITHDRAWN;
+  logic integer ho_readable = HURRAY_HANDOFF_READABLE;
+  logic integer ho_event_pending = HURRAY_HANDOFF_EVENT_PENDING;
+  logic integer ho_event_waited = HURRAY_HANDOFF_EVENT_WAITED;
+  logic integer ho_event_released = HURRAY_HANDOFF_EVENT_RELEASED;
+  logic integer ho_event_dropped = HURRAY_HANDOFF_EVENT_DROPPED;
+  logic integer ho_stream_bound = HURRAY_HANDOFF_STREAM_BOUND;
+  logic integer ho_stream_waited = HURRAY_HANDOFF_STREAM_WAITED;
+  logic integer ho_released = HURRAY_HANDOFF_RELEASED;
+  logic integer ho_destroyed = HURRAY_HANDOFF_DESTROYED;
+
+  // Cell o of a row, o in operation order: offer withdraw acc_ps acc_ev
+  // acc_cs ev_wait rel_ev st_wait access access_other release destroy transfer.
+  logic integer ho_row(integer o, integer c0, integer c1, integer c2, integer c3,
+                       integer c4, integer c5, integer c6, integer c7, integer c8,
+                       integer c9, integer c10, integer c11, integer c12) =
+    o == 0 ? c0 : o == 1 ? c1 : o == 2 ? c2 : o == 3 ? c3 : o == 4 ? c4 :
+    o == 5 ? c5 : o == 6 ? c6 : o == 7 ? c7 : o == 8 ? c8 : o == 9 ? c9 :
+    o == 10 ? c10 : o == 11 ? c11 : c12;
+
+  // HO-SM-2: one row per state, in state order (the spec's rows).
+  logic integer ho_table(integer s, integer o) =
+    s == 0 ? ho_row(o, ho_offered, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_destroyed, ho_ILL) :
+    s == 1 ? ho_row(o, ho_ILL, ho_withdrawn, ho_readable, ho_event_pending, ho_stream_bound, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL) :
+    s == 2 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_destroyed, ho_ILL) :
+    s == 3 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_same, ho_same, ho_b(ho_released), ho_ILL, ho_released) :
+    s == 4 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_event_waited, ho_e(ho_event_dropped), ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL) :
+    s == 5 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_same, ho_e(ho_event_released), ho_ILL, ho_same, ho_same, ho_ILL, ho_ILL, ho_ILL) :
+    s == 6 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_AR, ho_AR, ho_ILL, ho_same, ho_same, ho_b(ho_released), ho_ILL, ho_released) :
+    s == 7 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_AR, ho_AR, ho_ILL, ho_ILL, ho_ILL, ho_b(ho_released), ho_ILL, ho_ILL) :
+    s == 8 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_stream_waited, ho_same, ho_ILL, ho_b(ho_released), ho_ILL, ho_ILL) :
+    s == 9 ? ho_row(o, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_ILL, ho_same, ho_same, ho_same, ho_b(ho_released), ho_ILL, ho_released) :
+    s == 10 ? ho_row(o, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_AR, ho_destroyed, ho_AR) :
+    ho_row(o, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD, ho_UAD);
+
+  // What a cell says the step returns (HO-SM-2, HO-SM-3: an error changes nothing).
+  logic integer ho_cell_status(integer c) =
+    c == ho_ILL ? HURRAY_ERR_ILLEGAL_TRANSITION :
+    c == ho_AR ? HURRAY_ERR_ALREADY_RELEASED :
+    c == ho_UAD ? HURRAY_ERR_USE_AFTER_DESTROY : HURRAY_OK;
+  logic integer ho_cell_effect(integer c) =
+    c >= 16 * HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER ? HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER :
+    c >= 16 * HURRAY_HANDOFF_EFFECT_RELEASE_EVENT ? HURRAY_HANDOFF_EFFECT_RELEASE_EVENT :
+    HURRAY_HANDOFF_EFFECT_NONE;
+  logic integer ho_cell_next(integer s, integer c) = c < 0 ? s : c - 16 * ho_cell_effect(c);
 */
 
 /* ---- 3. The proven functions --------------------------------------- */
@@ -635,6 +693,12 @@ HURRAY_API hurray_bool32 hurray_buffer_handle_equal(const hurray_buffer_handle *
   terminates \true;
   assigns \nothing;
 
+  // HO-SM-2, HO-SM-3: the step is the table's cell, for every valid pair.
+  ensures table:
+    valid_state(state) && valid_op(op) ==>
+      \result.status == ho_cell_status(ho_table(state, op)) &&
+      \result.next == ho_cell_next(state, ho_table(state, op)) &&
+      \result.effect == ho_cell_effect(ho_table(state, op));
   ensures known_status:
     \result.status == HURRAY_OK || \result.status == HURRAY_ERR_ILLEGAL_TRANSITION ||
     \result.status == HURRAY_ERR_ALREADY_RELEASED ||

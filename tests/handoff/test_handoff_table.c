@@ -188,6 +188,89 @@ START_TEST(transcription_equals_the_spec_file) {
 }
 END_TEST
 
+/* A cell of the proof's logic table (ho_table in core/proven/handoff_state.c)
+ * in the spec's words: ho_same is "=", ho_ILL "ILL", ho_b(ho_x) "x [B]",
+ * ho_e(ho_x) "x [E]", ho_x "x". Writes into `out` (cap bytes). */
+static void logic_cell_as_spec(const char *cell, size_t len, char *out, size_t cap) {
+  const char *effect = "";
+  if (len > 6 && (strncmp(cell, "ho_b(", 5) == 0 || strncmp(cell, "ho_e(", 5) == 0) &&
+      cell[len - 1] == ')') {
+    effect = cell[3] == 'b' ? " [B]" : " [E]";
+    cell += 5;
+    len -= 6;
+  }
+  ck_assert_msg(len > 3 && strncmp(cell, "ho_", 3) == 0, "logic table cell '%.*s' is not ho_*",
+                (int)len, cell);
+  cell += 3;
+  len -= 3;
+  if (len == 4 && strncmp(cell, "same", 4) == 0) {
+    snprintf(out, cap, "=");
+  } else {
+    snprintf(out, cap, "%.*s%s", (int)len, cell, effect);
+  }
+}
+
+/* HO-SM-2 as the proof states it: the rows of ho_table, the logic function
+ * the contract of hurray_handoff_transition says it computes, are the spec's
+ * rows (hence a wrong row in the proof's table is caught here, and a wrong
+ * function by WP). */
+START_TEST(proof_table_equals_the_spec) {
+  const char *path = getenv("HURRAY_HANDOFF_PROVEN_TABLE");
+  ck_assert_msg(path != NULL, "HURRAY_HANDOFF_PROVEN_TABLE must name core/proven/handoff_state.c");
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char line[1024];
+  int rows = 0;
+  bool in_table = false;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strstr(line, "logic integer ho_table(") != NULL) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table) {
+      continue;
+    }
+    const char *row = strstr(line, "ho_row(o, ");
+    if (row == NULL) {
+      break;
+    }
+    ck_assert_int_lt(rows, N_STATES);
+    /* Rows before the last are guarded by their state's number. */
+    if (rows < N_STATES - 1) {
+      char guard[32];
+      snprintf(guard, sizeof guard, "s == %d ? ", rows);
+      ck_assert_msg(strstr(line, guard) != NULL && strstr(line, guard) < row,
+                    "logic table row %d does not start with '%s'", rows, guard);
+    }
+    const char *p = row + strlen("ho_row(o, ");
+    for (int o = 0; o < N_OPS; o++) {
+      /* A cell ends at the comma or closing parenthesis at depth 0. */
+      int depth = 0;
+      const char *end = p;
+      while (*end != '\0' && !(depth == 0 && (*end == ',' || *end == ')'))) {
+        depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+        end++;
+      }
+      ck_assert_msg(*end != '\0', "logic table row %d ends after %d cells", rows, o);
+      char cell[64];
+      logic_cell_as_spec(p, (size_t)(end - p), cell, sizeof cell);
+      ck_assert_msg(strcmp(cell, spec_table[rows][o]) == 0,
+                    "proof's table row %s column %d says '%s', the spec says '%s'",
+                    state_names[rows], o, cell, spec_table[rows][o]);
+      ck_assert_msg((o < N_OPS - 1) == (*end == ','), "logic table row %d has %s than %d cells",
+                    rows, *end == ',' ? "more" : "fewer", N_OPS);
+      p = end + 1;
+      while (*p == ' ') {
+        p++;
+      }
+    }
+    rows++;
+  }
+  fclose(f);
+  ck_assert_int_eq(rows, N_STATES);
+}
+END_TEST
+
 /* The list transfers go into; runtime_matches_every_cell creates and destroys it. */
 static hurray_buffer_list *transfer_list;
 
@@ -306,6 +389,7 @@ int main(void) {
   tcase_add_test(tc, transition_matches_every_cell);
   tcase_add_test(tc, transition_is_total_outside_the_enums);
   tcase_add_test(tc, transcription_equals_the_spec_file);
+  tcase_add_test(tc, proof_table_equals_the_spec);
   tcase_add_loop_test(tc, runtime_matches_every_cell, 0, N_STATES);
   tcase_add_test(tc, errors_name_operation_and_state);
   tcase_add_test(tc, random_paths_fire_each_release_at_most_once);
