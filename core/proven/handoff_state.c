@@ -53,7 +53,6 @@
   logic integer ho_UAD = -4;   // USE_AFTER_DESTROY
   logic integer ho_e(integer next) = next + 16 * HURRAY_HANDOFF_EFFECT_RELEASE_EVENT;
   logic integer ho_b(integer next) = next + 16 * HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
-  logic integer ho_empty = HURRAY_HANDOFF_EMPTY;
   logic integer ho_offered = HURRAY_HANDOFF_OFFERED;
   logic integer ho_withdrawn = HURRAY_HANDOFF_WITHDRAWN;
   logic integer ho_readable = HURRAY_HANDOFF_READABLE;

@@ -146,11 +146,17 @@ static int split_row(const char *line, char *cells[], int max) {
   return n;
 }
 
-START_TEST(transcription_equals_the_spec_file) {
-  const char *path = getenv("HURRAY_HANDOFF_SPEC");
-  ck_assert_msg(path != NULL, "HURRAY_HANDOFF_SPEC must name specs/handoff.md");
+/* Opens the source file the environment variable `name` gives (meson sets it). */
+static FILE *open_source_file(const char *name, const char *what) {
+  const char *path = getenv(name);
+  ck_assert_msg(path != NULL, "%s must name %s", name, what);
   FILE *f = fopen(path, "r");
   ck_assert_msg(f != NULL, "cannot open %s", path);
+  return f;
+}
+
+START_TEST(transcription_equals_the_spec_file) {
+  FILE *f = open_source_file("HURRAY_HANDOFF_SPEC", "specs/handoff.md");
   char line[1024];
   int rows_checked = 0;
   bool in_table = false;
@@ -215,10 +221,7 @@ static void logic_cell_as_spec(const char *cell, size_t len, char *out, size_t c
  * rows (hence a wrong row in the proof's table is caught here, and a wrong
  * function by WP). */
 START_TEST(proof_table_equals_the_spec) {
-  const char *path = getenv("HURRAY_HANDOFF_PROVEN_TABLE");
-  ck_assert_msg(path != NULL, "HURRAY_HANDOFF_PROVEN_TABLE must name core/proven/handoff_state.c");
-  FILE *f = fopen(path, "r");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
+  FILE *f = open_source_file("HURRAY_HANDOFF_PROVEN_TABLE", "core/proven/handoff_state.c");
   char line[1024];
   int rows = 0;
   bool in_table = false;
