@@ -6,8 +6,12 @@
  *     --1g) sent back to back from one reused, pre-touched source; our
  *     figure is the receiver's, from the first byte of the measured tensors
  *     to the last one freed, so it includes validating each table and
- *     allocating (and faulting in) each destination buffer, which
- *     ucx_perftest does not (it receives into one buffer);
+ *     finding each destination buffer: with NET-RECV-9's reuse (the
+ *     default; the receiver's budget raised to the tensor's size for 1 GiB)
+ *     a released buffer's memory, as ucx_perftest receives into one buffer;
+ *     and, as the baseline of what reuse is worth, with reuse off
+ *     (hurray_net_connection_set_reuse_bytes 0), where every tensor lands
+ *     in new memory that is allocated and faulted in;
  *     ucx_perftest -t tag_bw with the same size;
  *   latency: a one-buffer 4 KiB tensor sent back and forth, half the round
  *     trip; ucx_perftest -t tag_lat -s 4096.
@@ -123,7 +127,7 @@ static void receive_one(hurray_net_connection *conn) {
  * writing the seconds to the pipe; for latency (count == 0) echoes
  * `rounds` tensors back. */
 static int serve(const transport *t, int port_pipe, uint64_t count, uint64_t rounds,
-                 uint64_t bytes) {
+                 uint64_t bytes, bool reuse) {
   hurray_error err;
   hurray_net_context *ctx = NULL;
   hurray_net_listener *listener = NULL;
@@ -139,6 +143,10 @@ static int serve(const transport *t, int port_pipe, uint64_t count, uint64_t rou
   if (write(port_pipe, &port, sizeof port) != (ssize_t)sizeof port ||
       hurray_net_accept(listener, &options, TIMEOUT_MS, &conn, &err) != HURRAY_OK) {
     die("accept", &err);
+  }
+  uint64_t budget = bytes > HURRAY_NET_DEFAULT_REUSE_BYTES ? bytes : HURRAY_NET_DEFAULT_REUSE_BYTES;
+  if (hurray_net_connection_set_reuse_bytes(conn, reuse ? budget : 0u, &err) != HURRAY_OK) {
+    die("reuse", &err);
   }
   double seconds = 0.0;
   if (count > 0u) {
@@ -165,7 +173,8 @@ static int serve(const transport *t, int port_pipe, uint64_t count, uint64_t rou
 
 /* One measurement with our transport: throughput in MB/s (MiB, as
  * ucx_perftest counts) when count > 0, else half the round trip in us. */
-static double ours(const transport *t, uint64_t bytes, uint64_t count, uint64_t rounds) {
+static double ours(const transport *t, uint64_t bytes, uint64_t count, uint64_t rounds,
+                   bool reuse) {
   setenv("UCX_TLS", t->tls, 1);
   setenv("UCX_NET_DEVICES", "lo", 1);
   int fds[2];
@@ -176,7 +185,7 @@ static double ours(const transport *t, uint64_t bytes, uint64_t count, uint64_t 
   pid_t child = fork();
   if (child == 0) {
     close(fds[0]);
-    _exit(serve(t, fds[1], count, rounds, bytes));
+    _exit(serve(t, fds[1], count, rounds, bytes, reuse));
   }
   close(fds[1]);
   uint16_t port = 0;
@@ -322,25 +331,26 @@ int main(int argc, char **argv) {
     const transport *tr = &transports[t];
     for (size_t s = 0; s < size_count; s++) {
       double mine = -1.0;
+      double fresh = -1.0;
       double theirs = -1.0;
       for (int r = 0; r < RUNS; r++) {
-        mine = best(mine, ours(tr, sizes[s], counts[s], 0), true);
+        mine = best(mine, ours(tr, sizes[s], counts[s], 0, true), true);
+        fresh = best(fresh, ours(tr, sizes[s], counts[s], 0, false), true);
         theirs = best(theirs, perftest(tr, "tag_bw", sizes[s], counts[s] * 2u, port++), true);
       }
+      printf("%-4s throughput %5" PRIu64 " MiB tensors: libhurray %9.1f MB/s (reuse off %9.1f, "
+             "x%.2f)   ",
+             tr->name, sizes[s] >> 20, mine, fresh, mine / fresh);
       if (theirs > 0.0) {
-        printf("%-4s throughput %5" PRIu64 " MiB tensors: libhurray %9.1f MB/s   ucx_perftest "
-               "%9.1f MB/s   ratio %.3f\n",
-               tr->name, sizes[s] >> 20, mine, theirs, mine / theirs);
+        printf("ucx_perftest %9.1f MB/s   ratio %.3f\n", theirs, mine / theirs);
       } else {
-        printf("%-4s throughput %5" PRIu64 " MiB tensors: libhurray %9.1f MB/s   ucx_perftest "
-               "not run (not on PATH or failed)\n",
-               tr->name, sizes[s] >> 20, mine);
+        printf("ucx_perftest not run (not on PATH or failed)\n");
       }
     }
     double mine = -1.0;
     double theirs = -1.0;
     for (int r = 0; r < RUNS; r++) {
-      mine = best(mine, ours(tr, 4096, 0, 2001), false);
+      mine = best(mine, ours(tr, 4096, 0, 2001, true), false);
       theirs = best(theirs, perftest(tr, "tag_lat", 4096, 2000, port++), false);
     }
     printf("%-4s latency 4 KiB one-buffer tensor: libhurray %7.1f us   ucx_perftest %7.1f us   "

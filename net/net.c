@@ -252,6 +252,8 @@ struct hurray_net_connection {
   uint64_t max_connection_bytes;
   /* Where a receiver places buffers declared on a device (NET-DEV-2); NULL: host only. */
   hurray_plugin_registry *plugins;
+  /* Released landing memory kept for the next receives (NET-RECV-9). */
+  hurray_internal_landing_pool *landing;
   /* The control receive stays posted between calls, so a message that
    * arrives while nobody waits is matched, not lost to a cancel race. */
   net_op ctl;
@@ -298,9 +300,16 @@ static hurray_status conn_new(hurray_net_context *ctx, const hurray_net_options 
   conn->ctx = ctx;
   hurray_status st = read_options(opts, conn, err);
   if (st == HURRAY_OK) {
+    conn->landing = hurray_internal_landing_pool_new(HURRAY_NET_DEFAULT_REUSE_BYTES);
+    if (conn->landing == NULL) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 0, 0, 0, "the landing pool");
+    }
+  }
+  if (st == HURRAY_OK) {
     st = worker_create(ctx, &conn->worker, err);
   }
   if (st != HURRAY_OK) {
+    hurray_internal_landing_close(conn->landing);
     free(conn);
     return st;
   }
@@ -310,6 +319,7 @@ static hurray_status conn_new(hurray_net_context *ctx, const hurray_net_options 
 
 static void conn_free(hurray_net_connection *conn) {
   ucp_worker_destroy(conn->worker);
+  hurray_internal_landing_close(conn->landing);
   free(conn);
 }
 
@@ -832,6 +842,9 @@ typedef struct net_entry {
   hurray_accepted_buffer accepted;
   /* A buffer placed on a device (NET-DEV-2), freed by the release. */
   hurray_plugin_buffer *device;
+  /* Host memory: where its release returns it (NET-RECV-9), and its size. */
+  hurray_internal_landing_pool *landing;
+  uint64_t landing_size;
 } net_entry;
 
 struct hurray_net_received {
@@ -840,9 +853,12 @@ struct hurray_net_received {
   net_entry entries[];
 };
 
-static void free_buffer(void *buffer, void *ctx) {
-  (void)ctx;
-  free(buffer);
+/* The release of a host buffer handed out (NET-RECV-5): back to the pool. */
+static void release_landing(void *buffer, void *ctx) {
+  net_entry *en = ctx;
+  if (buffer != NULL) { /* an empty buffer has no memory and took no reference */
+    hurray_internal_landing_release(en->landing, buffer, en->landing_size);
+  }
 }
 
 /* A refusal after the message was taken: tell the sender why when the
@@ -877,6 +893,8 @@ static hurray_status refuse(hurray_net_connection *conn, uint64_t tensor_id, hur
   return st;
 }
 
+/* A failed receive frees its memory, taken from the pool or not (NET-ERR-2):
+ * the failure ends the connection, so nothing would reuse it. */
 static void free_memory(void **mem, size_t n) {
   for (size_t i = 0; i < n; i++) {
     free(mem[i]);
@@ -1055,8 +1073,10 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
       }
     }
     size_t align = handles[i].alignment < sizeof(void *) ? sizeof(void *) : handles[i].alignment;
-    if (posix_memalign(&mem[i], align, (size_t)handles[i].byte_size) != 0) {
-      mem[i] = NULL;
+    /* NET-RECV-9: kept memory of this size, or new; every byte of it is
+     * overwritten before it is handed out (NET-RECV-4, NET-RECV-5). */
+    mem[i] = hurray_internal_landing_take(conn->landing, handles[i].byte_size, align);
+    if (mem[i] == NULL) {
       st = hurray_internal_net_fail(&e, HURRAY_ERR_OUT_OF_MEMORY, handles[i].byte_size, align, i,
                                     "buffer %zu", i);
     }
@@ -1141,7 +1161,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
       e.index = i;
       break;
     }
-    free(mem[i]);
+    hurray_internal_landing_give(conn->landing, mem[i], handles[i].byte_size);
     mem[i] = NULL;
   }
   if (st != HURRAY_OK) {
@@ -1163,8 +1183,10 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
             ? hurray_buffer_offer_make(hurray_plugin_buffer_allocation(dev[i])->address,
                                        hurray_plugin_buffer_release_callback, dev[i],
                                        hurray_sync_payload_none())
-            : hurray_buffer_offer_make(mem[i], free_buffer, NULL, hurray_sync_payload_none());
+            : hurray_buffer_offer_make(mem[i], release_landing, en, hurray_sync_payload_none());
     en->device = dev[i];
+    en->landing = conn->landing;
+    en->landing_size = handles[i].byte_size;
     hurray_handoff_init(&en->handoff);
     st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, &e);
     if (st == HURRAY_OK) {
@@ -1184,6 +1206,9 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
         *err = e;
       }
       return refuse(conn, m.tensor_id, st, &e);
+    }
+    if (dev[i] == NULL && mem[i] != NULL) {
+      hurray_internal_landing_hold(conn->landing); /* the release's reference */
     }
   }
   conn->bytes_received += total;
@@ -1208,6 +1233,23 @@ hurray_status hurray_net_connection_set_plugins(hurray_net_connection *conn,
   }
   conn->plugins = plugins;
   return HURRAY_OK;
+}
+
+hurray_status hurray_net_connection_set_reuse_bytes(hurray_net_connection *conn, uint64_t bytes,
+                                                    hurray_error *err) {
+  if (conn == NULL) {
+    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
+  }
+  hurray_internal_landing_set_max(conn->landing, bytes);
+  return HURRAY_OK;
+}
+
+uint64_t hurray_net_connection_kept_bytes(const hurray_net_connection *conn) {
+  return conn == NULL ? 0u : hurray_internal_landing_kept_bytes(conn->landing);
+}
+
+uint64_t hurray_net_connection_buffers_reused(const hurray_net_connection *conn) {
+  return conn == NULL ? 0u : hurray_internal_landing_reused(conn->landing);
 }
 
 uint64_t hurray_net_received_tensor_id(const hurray_net_received *received) {

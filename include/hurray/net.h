@@ -348,7 +348,8 @@ HURRAY_API size_t hurray_net_received_count(const hurray_net_received *received)
 /**
  * Buffer `index`: its accepted view (handle, data pointer into memory the
  * receiver owns) and its handoff, in state READABLE. Releasing the handoff
- * (hurray_handoff_release, any thread) frees the memory; a second release is
+ * (hurray_handoff_release, any thread) frees the memory, or keeps it for the
+ * connection's next receives (NET-RECV-9); a second release is
  * ALREADY_RELEASED. NULL past the end.
  */
 HURRAY_API const hurray_accepted_buffer *hurray_net_received_buffer(
@@ -378,6 +379,31 @@ HURRAY_API void hurray_net_received_free(hurray_net_received **received);
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connection_set_plugins(
     hurray_net_connection *conn, hurray_plugin_registry *plugins, hurray_error *err);
+
+/** Default of hurray_net_connection_set_reuse_bytes: 256 MiB. */
+#define HURRAY_NET_DEFAULT_REUSE_BYTES (256ull << 20)
+
+/**
+ * The most bytes of released host memory this connection keeps for its
+ * next receives (NET-RECV-9; default HURRAY_NET_DEFAULT_REUSE_BYTES, 0:
+ * keep none). A received host buffer's release returns its memory to the
+ * connection, and a later tensor with a buffer of exactly that size (at an
+ * address that meets its alignment) lands there instead of in new memory,
+ * which spares the allocation and the page faults of every tensor. Nothing
+ * of a previous tensor is ever handed out: a buffer is handed out only when
+ * every declared byte arrived into it (NET-RECV-4). Lowering the budget
+ * frees what is kept above it, oldest first; the close frees all of it, and
+ * a buffer released after the close is freed at once. NULL_ARGUMENT
+ * (index 0) without a connection.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connection_set_reuse_bytes(
+    hurray_net_connection *conn, uint64_t bytes, hurray_error *err);
+
+/** Bytes of released host memory the connection keeps now (NET-RECV-9). */
+HURRAY_API uint64_t hurray_net_connection_kept_bytes(const hurray_net_connection *conn);
+
+/** How many received buffers landed in kept memory instead of new memory (NET-RECV-9). */
+HURRAY_API uint64_t hurray_net_connection_buffers_reused(const hurray_net_connection *conn);
 
 /**
  * Buffer `index`'s plugin buffer when it was placed on a device

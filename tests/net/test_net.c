@@ -440,6 +440,140 @@ START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2
 }
 END_TEST
 
+/* A sender of `tensors` one-buffer tensors of `size` bytes, tensor k filled
+ * with pattern seed + k, each send waiting for the receiver's go (so the
+ * receiver decides when the next tensor comes, after the first). */
+typedef struct serial_sender {
+  pthread_t thread;
+  uint16_t port;
+  uint64_t size;
+  uint64_t seed;
+  int tensors;
+  atomic_int go;   /* tensors the receiver is ready for */
+  atomic_int sent; /* tensors sent */
+  atomic_int done;
+  atomic_int releases;
+  hurray_status status;
+} serial_sender;
+
+static void serial_release(void *buffer, void *ctx) {
+  serial_sender *s = ctx;
+  atomic_fetch_add(&s->releases, 1);
+  free(buffer);
+}
+
+static void *serial_sender_main(void *arg) {
+  serial_sender *s = arg;
+  hurray_net_context *ctx = NULL;
+  hurray_net_connection *conn = NULL;
+  hurray_error err;
+  s->status = hurray_net_context_create(&ctx, &err);
+  if (s->status == HURRAY_OK) {
+    s->status = hurray_net_connect(ctx, "127.0.0.1", s->port, test_opts(), &conn, &err);
+  }
+  for (int k = 0; s->status == HURRAY_OK && k < s->tensors; k++) {
+    while (atomic_load(&s->go) <= k) {
+      usleep(1000);
+    }
+    hurray_buffer_handle h = handle_of(s->size, 64, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED);
+    uint8_t table[1 + HURRAY_BUFFER_HANDLE_SIZE];
+    size_t written = encode_table(&h, 1, table, sizeof table);
+    hurray_net_source src = {(uint32_t)sizeof src, 0,
+                             aligned_pattern((size_t)s->size, s->seed + (uint64_t)k),
+                             serial_release, s};
+    s->status = hurray_net_send(conn, table, written, &src, 1, 20000, NULL, &err);
+    atomic_fetch_add(&s->sent, 1);
+  }
+  int64_t until = ms_now() + 30000;
+  while (!atomic_load(&s->done) && ms_now() < until) {
+    usleep(1000);
+  }
+  hurray_net_close(&conn);
+  hurray_net_context_destroy(&ctx);
+  return NULL;
+}
+
+static const hurray_accepted_buffer *receive_next(serial_sender *s, hurray_net_connection *conn,
+                                                  hurray_net_received **r, int k) {
+  hurray_error err;
+  atomic_store(&s->go, k + 1);
+  hurray_status st = hurray_net_receive(conn, 20000, r, &err);
+  ck_assert_msg(st == HURRAY_OK, "receive %d: %s (%s)", k, hurray_status_name(st), err.detail);
+  const hurray_accepted_buffer *b = hurray_net_received_buffer(*r, 0);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(b->handle.byte_size, s->size);
+  ck_assert_uint_eq((uintptr_t)b->data % b->handle.alignment, 0);
+  check_pattern(b, s->seed + (uint64_t)k); /* every byte this tensor's, none a previous one's */
+  return b;
+}
+
+START_TEST(landing_memory_reused) {  // NET-RECV-9, NET-RECV-4, NET-RECV-5
+  const uint64_t size = 1u << 20;
+  receiver rv = {0};
+  receiver_start(&rv);
+  serial_sender s = {.port = rv.port, .size = size, .seed = 40, .tensors = 5};
+  atomic_store(&s.go, 1); /* the first send is what makes UCX connect */
+  ck_assert_int_eq(pthread_create(&s.thread, NULL, serial_sender_main, &s), 0);
+  hurray_error err;
+  hurray_net_connection *conn = NULL;
+  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+  ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 0);
+
+  /* Tensor 0 lands in new memory; its release keeps the memory. */
+  hurray_net_received *r = NULL;
+  const void *first = receive_next(&s, conn, &r, 0)->data;
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+  hurray_net_received_free(&r);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), size);
+
+  /* Tensor 1 lands in that memory, overwritten with its own bytes. */
+  const void *second = receive_next(&s, conn, &r, 1)->data;
+  ck_assert_ptr_eq(second, first);
+  ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 1);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+
+  /* A budget below the buffer: its release frees it instead. */
+  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(conn, size / 2u, &err), HURRAY_OK);
+  hurray_net_received_free(&r);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+
+  /* Lowering the budget frees what is kept above it. */
+  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(conn, HURRAY_NET_DEFAULT_REUSE_BYTES,
+                                                         &err), HURRAY_OK);
+  (void)receive_next(&s, conn, &r, 2);
+  ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 1);
+  hurray_net_received_free(&r);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), size);
+  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(conn, 0, &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+
+  /* Reuse off: nothing is kept. */
+  (void)receive_next(&s, conn, &r, 3);
+  hurray_net_received_free(&r);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+  ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 1);
+
+  /* A buffer released after the connection closed is freed then (ASan and
+   * valgrind see a leak or a use after free otherwise). */
+  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(conn, size, &err), HURRAY_OK);
+  (void)receive_next(&s, conn, &r, 4);
+  atomic_store(&s.done, 1);
+  ck_assert_int_eq(pthread_join(s.thread, NULL), 0);
+  ck_assert_int_eq(s.status, HURRAY_OK);
+  ck_assert_int_eq(atomic_load(&s.releases), 5); /* NET-SEND-3 */
+  hurray_net_close(&conn);
+  check_pattern(hurray_net_received_buffer(r, 0), s.seed + 4u);
+  ck_assert_int_eq(hurray_net_received_release(r, 0, &err), HURRAY_OK);
+  hurray_net_received_free(&r);
+
+  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(NULL, 0, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(NULL), 0);
+  ck_assert_uint_eq(hurray_net_connection_buffers_reused(NULL), 0);
+  receiver_stop(&rv);
+}
+END_TEST
+
 START_TEST(receiver_closes_first) {  // NET-CONN-3, NET-SEND-3
   receiver rv = {0};
   receiver_start(&rv);
@@ -1195,6 +1329,7 @@ int main(void) {
   tcase_add_test(tc, loopback_tensor);
   tcase_add_test(tc, several_connections);
   tcase_add_test(tc, sender_refuses_before_sending);
+  tcase_add_test(tc, landing_memory_reused);
   if (shm_run()) {
     /* The fault tests need peer checking, under which UCX 1.13 selects
      * only tcp (NET-CONN-5): over shared memory they would test tcp again. */
