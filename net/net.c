@@ -716,6 +716,20 @@ static hurray_status send_wait(hurray_net_connection *conn, net_op *ops, size_t 
   }
 }
 
+/* The first checks of a send (NET-SEND-1), shared by both kinds of source:
+ * the table, and one source per handle. */
+static hurray_status send_table_check(const uint8_t *table, size_t table_len, size_t source_count,
+                                      hurray_buffer_handle *handles, size_t *n,
+                                      hurray_error *err) {
+  hurray_status st = hurray_buffer_table_decode_exact(table, table_len, handles,
+                                                      HURRAY_BUFFER_TABLE_MAX_HANDLES, n, err);
+  if (st == HURRAY_OK && source_count != *n) {
+    st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, source_count, *n, 4,
+                                  "%zu sources for a table of %zu handles", source_count, *n);
+  }
+  return st;
+}
+
 hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table, size_t table_len,
                               const hurray_net_source *sources, size_t source_count,
                               int timeout_ms, uint64_t *tensor_id, hurray_error *err) {
@@ -726,12 +740,7 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
   hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   size_t n = 0;
   /* NET-SEND-1: every check before anything is posted to UCX. */
-  hurray_status st = hurray_buffer_table_decode_exact(table, table_len, handles,
-                                                      HURRAY_BUFFER_TABLE_MAX_HANDLES, &n, err);
-  if (st == HURRAY_OK && source_count != n) {
-    st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, source_count, n, 4,
-                                  "%zu sources for a table of %zu handles", source_count, n);
-  }
+  hurray_status st = send_table_check(table, table_len, source_count, handles, &n, err);
   for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
     if (sources[i].struct_size != (uint32_t)sizeof(hurray_net_source)) {
       st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, sources[i].struct_size,
@@ -831,6 +840,68 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     *tensor_id = id;
   }
   return st;
+}
+
+/* A host copy of a plugin buffer's bytes (NET-SEND-5): freed by its release. */
+static void free_staging(void *buffer, void *ctx) {
+  (void)ctx;
+  free(buffer);
+}
+
+hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const uint8_t *table,
+                                             size_t table_len, hurray_plugin_buffer *const *buffers,
+                                             size_t buffer_count, int timeout_ms,
+                                             uint64_t *tensor_id, hurray_error *err) {
+  if (conn == NULL || table == NULL || buffers == NULL) {
+    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
+                                    conn == NULL ? 0u : (table == NULL ? 1u : 3u), NULL);
+  }
+  hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  size_t n = 0;
+  /* NET-SEND-1 first: a table the send would refuse costs no copy. */
+  hurray_status st = send_table_check(table, table_len, buffer_count, handles, &n, err);
+  if (st == HURRAY_OK) {
+    st = check_handles(handles, n, 0, NULL, err);
+  }
+  for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
+    if (buffers[i] == NULL && handles[i].byte_size != 0u) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, handles[i].byte_size, i,
+                                    "buffer %zu is NULL for %llu bytes", i,
+                                    (unsigned long long)handles[i].byte_size);
+    }
+  }
+  if (st != HURRAY_OK) {
+    return st;
+  }
+  hurray_net_source sources[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  memset(sources, 0, sizeof sources);
+  for (size_t i = 0; i < n; i++) {
+    sources[i].struct_size = (uint32_t)sizeof sources[i];
+    sources[i].release = free_staging;
+    if (handles[i].byte_size == 0u) {
+      continue;
+    }
+    void *copy = NULL;
+    if (handles[i].byte_size > SIZE_MAX ||
+        posix_memalign(&copy, 64, (size_t)handles[i].byte_size) != 0) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY, handles[i].byte_size, 64, i,
+                                    "host copy of buffer %zu", i);
+    } else {
+      sources[i].data = copy;
+      st = hurray_plugin_buffer_read(buffers[i], 0, copy, handles[i].byte_size, err);
+      if (st != HURRAY_OK && err != NULL) {
+        err->index = i;
+      }
+    }
+    if (st != HURRAY_OK) {
+      for (size_t k = 0; k <= i; k++) {
+        free((void *)(uintptr_t)sources[k].data);
+      }
+      return st;
+    }
+  }
+  /* From here hurray_net_send owns the copies: each released exactly once. */
+  return hurray_net_send(conn, table, table_len, sources, n, timeout_ms, tensor_id, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -312,6 +312,28 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection 
                                                          size_t source_count, int timeout_ms,
                                                          uint64_t *tensor_id, hurray_error *err);
 
+/**
+ * Sends one tensor whose bytes are in plugin buffers (NET-SEND-5): as
+ * hurray_net_send, with buffers[i] the source of handle i (NULL only for an
+ * empty buffer; the handle's device tag still names the destination,
+ * NET-DEV-1). UCX here has no memory type for the plugins' runtimes, so
+ * each buffer's first byte_size bytes are copied into host memory of the
+ * library's (hurray_plugin_buffer_read) before anything is sent, and those
+ * copies are freed when UCX is done with them. The plugin buffers stay the
+ * caller's: only read, never freed, free to change once the call returned.
+ * Checked before a byte leaves and before anything is copied, with
+ * hurray_net_send's errors: the table, buffer_count equal to its handles
+ * (INVALID_ARGUMENT, value: buffer_count, expected: handles), every handle
+ * producer_synced; then NULL_ARGUMENT (index: the buffer) for a missing
+ * buffer of a non-empty handle, and the read's error (INVALID_ARGUMENT,
+ * value: the bytes asked, expected: the buffer's size, for a buffer
+ * smaller than its handle; index: the buffer) or OUT_OF_MEMORY for the copy.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send_plugin_buffers(
+    hurray_net_connection *conn, const uint8_t *table, size_t table_len,
+    hurray_plugin_buffer *const *buffers, size_t buffer_count, int timeout_ms,
+    uint64_t *tensor_id, hurray_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Receiving (NET-RECV-*)                                                   */
 /* ------------------------------------------------------------------------ */
