@@ -477,8 +477,7 @@ typedef struct serial_sender {
   uint64_t size;
   uint64_t seed;
   int tensors;
-  atomic_int go;   /* tensors the receiver is ready for */
-  atomic_int sent; /* tensors sent */
+  atomic_int go; /* tensors the receiver is ready for */
   atomic_int done;
   atomic_int releases;
   hurray_status status;
@@ -510,7 +509,6 @@ static void *serial_sender_main(void *arg) {
                              aligned_pattern((size_t)s->size, s->seed + (uint64_t)k),
                              serial_release, s};
     s->status = hurray_net_send(conn, table, written, &src, 1, 20000, NULL, &err);
-    atomic_fetch_add(&s->sent, 1);
   }
   int64_t until = ms_now() + 30000;
   while (!atomic_load(&s->done) && ms_now() < until) {
