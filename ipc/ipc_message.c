@@ -4,14 +4,16 @@
  * table an OFFER carries is decoded by the proven table decoder
  * (hurray_buffer_table_decode_exact, BP-TABLE-1..6).
  *
- * NOT PROVEN YET, hence here and not in core/proven. The contracts below
- * were written for IPC-MSG-1..12 and extended, unproven, for the DEVICE
- * message (IPC-MSG-13) and the host-record count of IPC-MSG-9. The proof
- * in progress is on branch h-ipcproof: the decoder restructured in
- * core/proven/ipc_message.c, 1159 of its 1163 goals proved with the
- * runner's settings (the frame of *out on two rejection paths and two
- * asserts that time out under load remain). Until then the claim of
- * IPC-MSG-12 rests on tests/ipc/test_ipc_message.c and the fuzz target
+ * NOT PROVEN YET, hence here and not in core/proven. The decoder is cut
+ * into one function per concern (header; HELLO/REFUSE/RELEASE/REJECT;
+ * OFFER; DEVICE), each check writing nothing but *err and each store
+ * writing nothing but *out, and every return states which side of the
+ * rule its path is on, so that no postcondition has to rule out the other
+ * paths itself. With the runner's flags (x86_64, 10 s a goal) every
+ * function but ipc_decode_offer and ipc_decode_message proves; those two
+ * leave the frames of *out, *err and handles[] across their calls
+ * (6 goals of 234 at 60 s). Until they prove, the claim of IPC-MSG-12
+ * rests on tests/ipc/test_ipc_message.c and the fuzz target
  * fuzz/fuzz_ipc_message.c, whose oracle is a second reader of the spec.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -59,28 +61,44 @@
   // The buffer count of an OFFER: the count byte of its table (IPC-MSG-9).
   logic integer ipc_offer_count{L}(uint8_t *in) = in[24];
 
-  // IPC-MSG-7..11: the body of the message's type; cap is the reader's
-  // capacity for an OFFER's buffers.
-  predicate ipc_body_ok{L}(uint8_t *in, integer cap) =
+  // IPC-MSG-13: the fields of a DEVICE body that arrived with fds
+  // descriptors (kind 1 FD with one descriptor and no handle bytes, kind 2
+  // HANDLE with none and 1..64 handle bytes).
+  predicate ipc_device_ok{L}(uint8_t *in, integer fds) =
+    bp_le32(in + 24) < 253 &&
+    ((bp_le32(in + 28) == 1 && fds == 1 && bp_le32(in + 40) == 0) ||
+     (bp_le32(in + 28) == 2 && fds == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
+    bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0;
+
+  // IPC-MSG-7, -8, -10, -11: the body of a HELLO, REFUSE, RELEASE or REJECT.
+  predicate ipc_fixed_body_ok{L}(uint8_t *in) =
        (ipc_type(in) == 1 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
         1 <= bp_le32(in + 24) <= 253 && bp_le32(in + 28) == 0)
     || (ipc_type(in) == 2 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
         bp_le32(in + 16) != 0 && bp_le32(in + 20) == 0)
-    || (ipc_type(in) == 3 && ipc_body_size(in) >= 9 &&
-        1 <= ipc_offer_count(in) <= 253 &&
-        ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
-        cap >= ipc_offer_count(in) &&
-        ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)) &&
-        ipc_fd_count(in) == ipc_host_records(in, ipc_offer_count(in), ipc_offer_count(in)) &&
-        bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in))))
     || (ipc_type(in) == 4 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
         bp_le32(in + 28) == 0)
     || (ipc_type(in) == 5 && ipc_body_size(in) == 32 && ipc_fd_count(in) == 0 &&
-        bp_le32(in + 24) != 0)
-    || (ipc_type(in) == 6 && ipc_body_size(in) == 128 && bp_le32(in + 24) < 253 &&
-        ((bp_le32(in + 28) == 1 && ipc_fd_count(in) == 1 && bp_le32(in + 40) == 0) ||
-         (bp_le32(in + 28) == 2 && ipc_fd_count(in) == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
-        bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0);
+        bp_le32(in + 24) != 0);
+
+  // IPC-MSG-9, -11: the body of an OFFER; cap is the reader's capacity for
+  // its buffers.
+  predicate ipc_offer_body_ok{L}(uint8_t *in, integer cap) =
+    ipc_type(in) == 3 && ipc_body_size(in) >= 9 &&
+    1 <= ipc_offer_count(in) <= 253 &&
+    ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
+    cap >= ipc_offer_count(in) &&
+    ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)) &&
+    ipc_fd_count(in) == ipc_host_records(in, ipc_offer_count(in), ipc_offer_count(in)) &&
+    bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in)));
+
+  // IPC-MSG-13: the body of a DEVICE message.
+  predicate ipc_device_body_ok{L}(uint8_t *in) =
+    ipc_type(in) == 6 && ipc_body_size(in) == 128 && ipc_device_ok(in, ipc_fd_count(in));
+
+  // IPC-MSG-7..11, IPC-MSG-13: the body of the message's type.
+  predicate ipc_body_ok{L}(uint8_t *in, integer cap) =
+    ipc_fixed_body_ok(in) || ipc_offer_body_ok(in, cap) || ipc_device_body_ok(in);
 
   // IPC-MSG-5..11: the message a reader accepts.
   predicate ipc_valid_message{L}(uint8_t *in, integer len, integer fds, integer cap) =
@@ -169,10 +187,10 @@ static inline uint64_t ipc_load_le64(const uint8_t *p) {
   requires 1 <= n <= 253;
   requires \valid_read(in + (0 .. 24 + 32 * n));
   requires err == \null || \valid(err);
-  requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
+  requires \separated(in + (0 .. 24 + 32 * n), err);
   requires \valid(host);
   requires \separated(host, in + (0 .. 24 + 32 * n));
-  requires err != \null ==> \separated(host, err);
+  requires \separated(host, err);
   terminates \true;
   assigns *host, err->status, err->value, err->expected, err->index, err->detail[0];
   behavior accepted:  // IPC-MSG-11, IPC-MSG-9: the number of host records
@@ -205,10 +223,12 @@ static hurray_status ipc_check_records(const uint8_t *in, size_t n, uint32_t *ho
     const uint32_t reserved = ipc_load_le32(record + 12);
     if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD && kind != HURRAY_IPC_MEMORY_DEVICE) {
       //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      //@ assert !ipc_records_ok{Pre}(in, n, n);
       return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_MEMORY_DEVICE, i);
     }
     if (reserved != 0u) {
       //@ assert !ipc_record_ok(ipc_record(in, n, i));
+      //@ assert !ipc_records_ok{Pre}(in, n, n);
       return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, i);
     }
     //@ assert ipc_record_ok(ipc_record(in, n, i));
@@ -275,9 +295,9 @@ static void ipc_copy_records(const uint8_t *in, size_t n, hurray_ipc_segment *se
   requires \separated(in + (0 .. 24 + 32 * n), handles + (0 .. n - 1));
   requires \separated(in + (0 .. 24 + 32 * n), segments + (0 .. n - 1));
   requires \separated(handles + (0 .. n - 1), segments + (0 .. n - 1));
-  requires err != \null ==> \separated(in + (0 .. 24 + 32 * n), err);
-  requires err != \null ==> \separated(handles + (0 .. n - 1), err);
-  requires err != \null ==> \separated(segments + (0 .. n - 1), err);
+  requires \separated(in + (0 .. 24 + 32 * n), err);
+  requires \separated(handles + (0 .. n - 1), err);
+  requires \separated(segments + (0 .. n - 1), err);
   terminates \true;
   assigns handles[0 .. n - 1], segments[0 .. n - 1];
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
@@ -332,14 +352,26 @@ static hurray_status ipc_decode_offer_buffers(const uint8_t *in, size_t n, uint3
   return HURRAY_OK;
 }
 
-/* IPC-MSG-13: a DEVICE message, its header checked; the UUIDs and the
- * handle stay in the bytes (opaque: only the importing plugin reads them). */
-static hurray_status ipc_decode_device(const uint8_t *in, uint32_t body_size, uint32_t fd_count,
-                                       hurray_ipc_message message, hurray_ipc_message *out,
-                                       hurray_error *err) {
-  if (body_size != HURRAY_IPC_DEVICE_BODY_SIZE) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, HURRAY_IPC_DEVICE_BODY_SIZE, 8);
-  }
+/* IPC-MSG-13: the fields of a DEVICE body, checked in order. Writes
+ * nothing but *err: the caller stores the message once this passed, so
+ * no rejection path carries a frame of *out. */
+/*@
+  requires \valid_read(in + (0 .. 143));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 143), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-13
+    assumes ipc_device_ok(in, fd_count);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // IPC-MSG-13: the first field broken
+    assumes !ipc_device_ok(in, fd_count);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_device(const uint8_t *in, uint32_t fd_count, hurray_error *err) {
   const uint32_t buffer_index = ipc_load_le32(in + 24);
   const uint32_t kind = ipc_load_le32(in + 28);
   const uint64_t segment_size = ipc_load_le64(in + 32);
@@ -366,12 +398,395 @@ static hurray_status ipc_decode_device(const uint8_t *in, uint32_t body_size, ui
   if (reserved != 0u) {
     return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 28);
   }
-  message.offer_id = ipc_load_le64(in + 16);
-  message.buffer_index = buffer_index;
-  message.code = kind;
-  message.value = segment_size;
-  message.expected = handle_size;
-  *out = message;
+  return HURRAY_OK;
+}
+
+/* IPC-MSG-13: a checked DEVICE message into *out; the UUIDs and the handle
+ * stay in the bytes (opaque: only the importing plugin reads them,
+ * PL-IPC-3). */
+/*@
+  requires \valid_read(in + (0 .. 143));
+  requires ipc_type(in) == 6 && ipc_body_size(in) == 128 && ipc_fd_count(in) == fd_count;
+  requires \valid(out);
+  requires \separated(in + (0 .. 143), out);
+  terminates \true;
+  assigns *out;
+  ensures ipc_message_decoded{Post, Pre}(out, in);  // IPC-MSG-13
+*/
+static void ipc_store_device(const uint8_t *in, uint32_t fd_count, hurray_ipc_message *out) {
+  out->type = HURRAY_IPC_MSG_DEVICE;
+  out->fd_count = fd_count;
+  out->body_size = HURRAY_IPC_DEVICE_BODY_SIZE;
+  out->code = ipc_load_le32(in + 28);
+  out->offer_id = ipc_load_le64(in + 16);
+  out->value = ipc_load_le64(in + 32);
+  out->expected = ipc_load_le32(in + 40);
+  out->buffer_index = ipc_load_le32(in + 24);
+  out->buffer_count = 0u;
+}
+
+/* IPC-MSG-5 steps 1..7: the header, checked in order; writes nothing
+ * but *err. */
+/*@
+  requires \valid_read(in + (0 .. len - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. len - 1), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-1, -2, -5, -6
+    assumes ipc_header_ok(in, len, received_fds);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !ipc_header_ok(in, len, received_fds);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_header(const uint8_t *in, size_t len, size_t received_fds,
+                                      hurray_error *err) {
+  if (len < HURRAY_IPC_HEADER_SIZE) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_IPC_HEADER_SIZE, 0);
+  }
+  const uint32_t magic = ipc_load_le32(in);
+  const uint32_t version = ipc_load_le16(in + 4);
+  const uint32_t type = ipc_load_le16(in + 6);
+  const uint32_t body_size = ipc_load_le32(in + 8);
+  const uint32_t fd_count = ipc_load_le16(in + 12);
+  const uint32_t header_reserved = ipc_load_le16(in + 14);
+  if (magic != HURRAY_IPC_MAGIC) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, magic, HURRAY_IPC_MAGIC, 0);
+  }
+  if (version != HURRAY_IPC_VERSION) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, version, HURRAY_IPC_VERSION, 4);
+  }
+  if (header_reserved != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
+  }
+  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_DEVICE) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
+  }
+  const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
+  if ((uint64_t)len < total) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, total, 0);
+  }
+  if ((uint64_t)len > total) {
+    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, total, 0);
+  }
+  if ((uint64_t)fd_count != (uint64_t)received_fds) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, received_fds, 12);
+  }
+  return HURRAY_OK;
+}
+
+/* IPC-MSG-7, -8, -10, -11: the body of a HELLO, REFUSE, RELEASE or REJECT,
+ * its header checked; writes nothing but *err. */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires type == ipc_type(in) && body_size == ipc_body_size(in) &&
+           fd_count == ipc_fd_count(in);
+  requires type == 1 || type == 2 || type == 4 || type == 5;
+  requires \valid_read(in + (0 .. 15 + body_size));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 15 + body_size), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:
+    assumes ipc_fixed_body_ok(in);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !ipc_fixed_body_ok(in);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_fixed(const uint8_t *in, uint32_t type, uint32_t body_size,
+                                     uint32_t fd_count, hurray_error *err) {
+  const uint32_t fixed_size =
+      type == HURRAY_IPC_MSG_REJECT ? HURRAY_IPC_REJECT_BODY_SIZE : HURRAY_IPC_HELLO_BODY_SIZE;
+  if (body_size != fixed_size) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, fixed_size, 8);
+  }
+  if (fd_count != 0u) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
+  }
+  if (type == HURRAY_IPC_MSG_HELLO) {
+    const uint32_t max_buffers = ipc_load_le32(in + 24);
+    const uint32_t reserved = ipc_load_le32(in + 28);
+    if (max_buffers == 0u || max_buffers > HURRAY_IPC_MAX_FDS) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, max_buffers, HURRAY_IPC_MAX_FDS, 8);
+    }
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
+    }
+  } else if (type == HURRAY_IPC_MSG_REFUSE) {
+    const uint32_t reason = ipc_load_le32(in + 16);
+    const uint32_t reserved = ipc_load_le32(in + 20);
+    if (reason == 0u) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, reason, 1u, 0);
+    }
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 4);
+    }
+  } else if (type == HURRAY_IPC_MSG_RELEASE) {
+    const uint32_t reserved = ipc_load_le32(in + 28);
+    if (reserved != 0u) {
+      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
+    }
+  } else {
+    const uint32_t status = ipc_load_le32(in + 24);
+    if (status == 0u) {
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, status, 1u, 8);
+    }
+  }
+  return HURRAY_OK;
+}
+
+/* A checked HELLO, REFUSE, RELEASE or REJECT into *out, each field written
+ * once (include/hurray/ipc_wire.h says which fields each type fills). */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires type == ipc_type(in) && body_size == ipc_body_size(in) &&
+           fd_count == ipc_fd_count(in);
+  requires ipc_fixed_body_ok(in);
+  requires \valid_read(in + (0 .. 15 + body_size));
+  requires \valid(out);
+  requires \separated(in + (0 .. 15 + body_size), out);
+  terminates \true;
+  assigns *out;
+  ensures ipc_message_decoded{Post, Pre}(out, in);  // IPC-MSG-7, -8, -10, -11
+*/
+static void ipc_store_fixed(const uint8_t *in, uint32_t type, uint32_t body_size,
+                            uint32_t fd_count, hurray_ipc_message *out) {
+  uint32_t code = 0;
+  uint32_t buffer_index = 0;
+  uint64_t offer_id = 0;
+  uint64_t value = 0;
+  uint64_t expected = 0;
+  if (type == HURRAY_IPC_MSG_HELLO) {
+    code = ipc_load_le32(in + 16);
+    value = ipc_load_le32(in + 20);
+    expected = ipc_load_le32(in + 24);
+  } else if (type == HURRAY_IPC_MSG_REFUSE) {
+    code = ipc_load_le32(in + 16);
+    value = ipc_load_le64(in + 24);
+  } else if (type == HURRAY_IPC_MSG_RELEASE) {
+    offer_id = ipc_load_le64(in + 16);
+    buffer_index = ipc_load_le32(in + 24);
+  } else {
+    offer_id = ipc_load_le64(in + 16);
+    code = ipc_load_le32(in + 24);
+    buffer_index = ipc_load_le32(in + 28);
+    value = ipc_load_le64(in + 32);
+    expected = ipc_load_le64(in + 40);
+  }
+  out->type = type;
+  out->fd_count = fd_count;
+  out->body_size = body_size;
+  out->code = code;
+  out->offer_id = offer_id;
+  out->value = value;
+  out->expected = expected;
+  out->buffer_index = buffer_index;
+  out->buffer_count = 0u;
+}
+
+/* A checked OFFER's header fields into *out (its buffers are in handles[]
+ * and segments[]); from values read before the buffers were decoded. */
+/*@
+  requires \valid(out);
+  terminates \true;
+  assigns *out;
+  ensures out->type == 3 && out->fd_count == fd_count && out->body_size == body_size;
+  ensures out->offer_id == offer_id && out->buffer_count == n;
+  ensures out->code == 0 && out->value == 0 && out->expected == 0 && out->buffer_index == 0;
+*/
+static void ipc_store_offer(uint32_t body_size, uint32_t fd_count, uint64_t offer_id, uint32_t n,
+                            hurray_ipc_message *out) {
+  out->type = HURRAY_IPC_MSG_OFFER;
+  out->fd_count = fd_count;
+  out->body_size = body_size;
+  out->code = 0u;
+  out->offer_id = offer_id;
+  out->value = 0u;
+  out->expected = 0u;
+  out->buffer_index = 0u;
+  out->buffer_count = n;
+}
+
+/* IPC-MSG-9: an OFFER, its header checked: the body's size, the count and
+ * the reader's capacity, then the buffers (ipc_decode_offer_buffers); *out
+ * is written last, on success only. */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires ipc_type(in) == 3 && body_size == ipc_body_size(in) && fd_count == ipc_fd_count(in);
+  requires \valid_read(in + (0 .. 15 + body_size));
+  requires \valid(out);
+  requires cap >= 1 ==> \valid(handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \valid(segments + (0 .. cap - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 15 + body_size), out);
+  requires cap >= 1 ==> \separated(in + (0 .. 15 + body_size), handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(in + (0 .. 15 + body_size), segments + (0 .. cap - 1));
+  requires \separated(in + (0 .. 15 + body_size), err);
+  requires cap >= 1 ==> \separated(out, handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(out, segments + (0 .. cap - 1));
+  requires \separated(out, err);
+  requires cap >= 1 ==> \separated(handles + (0 .. cap - 1), segments + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(handles + (0 .. cap - 1), err);
+  requires cap >= 1 ==> \separated(segments + (0 .. cap - 1), err);
+  terminates \true;
+  assigns *out, handles[0 .. cap - 1], segments[0 .. cap - 1];
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-9, IPC-MSG-11
+    assumes ipc_offer_body_ok(in, cap);
+    ensures \result == HURRAY_OK;
+    ensures ipc_message_decoded{Post, Pre}(out, in);
+    ensures bp_table_decoded{Post, Pre}(handles, in + 24, ipc_offer_count{Pre}(in));
+    ensures ipc_segments_decoded{Post, Pre}(segments, in, ipc_offer_count{Pre}(in),
+                                            ipc_offer_count{Pre}(in));
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !ipc_offer_body_ok(in, cap);
+    ensures \result != HURRAY_OK;
+    ensures *out == \old(*out);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_decode_offer(const uint8_t *in, uint32_t body_size, uint32_t fd_count,
+                                      hurray_ipc_message *out, hurray_buffer_handle *handles,
+                                      hurray_ipc_segment *segments, size_t cap,
+                                      hurray_error *err) {
+  if (body_size < 9u) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, 9u, 8);
+  }
+  const uint32_t n = in[24];
+  if (n == 0u) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+  }
+  if (n > HURRAY_IPC_MAX_FDS) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, HURRAY_IPC_MAX_FDS, 0);
+  }
+  const uint32_t offer_size = 9u + 32u * n;
+  if (body_size != offer_size) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
+  }
+  if (cap < n) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
+  }
+  const uint64_t offer_id = ipc_load_le64(in + 16);
+  //@ assert n == ipc_offer_count(in) && offer_id == bp_le64(in + 16);
+  /*@ for accepted: assert bp_valid_table(in + 24, bp_table_size(n)) &&
+        ipc_records_ok(in, n, n) && fd_count == ipc_host_records(in, n, n); */
+  hurray_status status = ipc_decode_offer_buffers(in, n, fd_count, handles, segments, err);
+  if (status != HURRAY_OK) {
+    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
+    //@ assert *out == \at(*out, Pre);
+    return status;
+  }
+  //@ assert ipc_offer_body_ok{Pre}(in, cap);
+  //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
+  ipc_store_offer(body_size, fd_count, offer_id, n, out);
+  /* Each frame stated here, on this path alone: the postconditions then
+   * need not carry it through the paths that returned early. */
+  //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
+  //@ assert bp_table_decoded{Here, Pre}(handles, in + 24, n);
+  //@ assert ipc_segments_decoded{Here, Pre}(segments, in, n, n);
+  return HURRAY_OK;
+}
+
+/* IPC-MSG-5..11, IPC-MSG-13: a message, its arguments checked by the
+ * caller; each path states which side of the rule it is on, so that no
+ * postcondition has to rule the other paths out itself. */
+/*@
+  requires \valid_read(in + (0 .. len - 1));
+  requires \valid(out);
+  requires cap >= 1 ==> \valid(handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \valid(segments + (0 .. cap - 1));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. len - 1), out);
+  requires cap >= 1 ==> \separated(in + (0 .. len - 1), handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(in + (0 .. len - 1), segments + (0 .. cap - 1));
+  requires \separated(in + (0 .. len - 1), err);
+  requires cap >= 1 ==> \separated(out, handles + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(out, segments + (0 .. cap - 1));
+  requires \separated(out, err);
+  requires cap >= 1 ==> \separated(handles + (0 .. cap - 1), segments + (0 .. cap - 1));
+  requires cap >= 1 ==> \separated(handles + (0 .. cap - 1), err);
+  requires cap >= 1 ==> \separated(segments + (0 .. cap - 1), err);
+  terminates \true;
+  assigns *out, handles[0 .. cap - 1], segments[0 .. cap - 1];
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:
+    assumes ipc_valid_message(in, len, received_fds, cap);
+    ensures \result == HURRAY_OK;
+    ensures ipc_message_decoded{Post, Pre}(out, in);
+    ensures ipc_type{Pre}(in) == 3 ==>
+              bp_table_decoded{Post, Pre}(handles, in + 24, ipc_offer_count{Pre}(in)) &&
+              ipc_segments_decoded{Post, Pre}(segments, in, ipc_offer_count{Pre}(in),
+                                              ipc_offer_count{Pre}(in));
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !ipc_valid_message(in, len, received_fds, cap);
+    ensures \result != HURRAY_OK;
+    ensures *out == \old(*out);
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_decode_message(const uint8_t *in, size_t len, size_t received_fds,
+                                        hurray_ipc_message *out, hurray_buffer_handle *handles,
+                                        hurray_ipc_segment *segments, size_t cap,
+                                        hurray_error *err) {
+  hurray_status status = ipc_check_header(in, len, received_fds, err);
+  if (status != HURRAY_OK) {
+    //@ assert !ipc_valid_message{Pre}(in, len, received_fds, cap);
+    //@ assert *out == \at(*out, Pre);
+    return status;
+  }
+  /* IPC-MSG-5 step 8: the body of the type. */
+  const uint32_t type = ipc_load_le16(in + 6);
+  const uint32_t body_size = ipc_load_le32(in + 8);
+  const uint32_t fd_count = ipc_load_le16(in + 12);
+  if (type == HURRAY_IPC_MSG_OFFER) {
+    //@ assert ipc_valid_message{Pre}(in, len, received_fds, cap) <==> ipc_offer_body_ok{Pre}(in, cap);
+    return ipc_decode_offer(in, body_size, fd_count, out, handles, segments, cap, err);
+  }
+  if (type == HURRAY_IPC_MSG_DEVICE) {
+    if (body_size != HURRAY_IPC_DEVICE_BODY_SIZE) {
+      //@ assert !ipc_valid_message{Pre}(in, len, received_fds, cap);
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, HURRAY_IPC_DEVICE_BODY_SIZE,
+                         8);
+    }
+    //@ assert ipc_valid_message{Pre}(in, len, received_fds, cap) <==> ipc_device_ok{Pre}(in, fd_count);
+    status = ipc_check_device(in, fd_count, err);
+    if (status != HURRAY_OK) {
+      //@ assert !ipc_valid_message{Pre}(in, len, received_fds, cap);
+      //@ assert *out == \at(*out, Pre);
+      return status;
+    }
+    //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
+    ipc_store_device(in, fd_count, out);
+    //@ assert ipc_valid_message{Pre}(in, len, received_fds, cap);
+    //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
+    return HURRAY_OK;
+  }
+  //@ assert ipc_valid_message{Pre}(in, len, received_fds, cap) <==> ipc_fixed_body_ok{Pre}(in);
+  status = ipc_check_fixed(in, type, body_size, fd_count, err);
+  if (status != HURRAY_OK) {
+    //@ assert !ipc_valid_message{Pre}(in, len, received_fds, cap);
+    //@ assert *out == \at(*out, Pre);
+    return status;
+  }
+  //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
+  ipc_store_fixed(in, type, body_size, fd_count, out);
+  //@ assert ipc_valid_message{Pre}(in, len, received_fds, cap);
+  //@ for accepted: assert bp_error_unchanged{Pre, Here}(err);
   return HURRAY_OK;
 }
 
@@ -386,17 +801,17 @@ static hurray_status ipc_decode_device(const uint8_t *in, uint32_t body_size, ui
              \separated(in + (0 .. len - 1), handles + (0 .. cap - 1));
   requires in != \null && cap >= 1 && segments != \null ==>
              \separated(in + (0 .. len - 1), segments + (0 .. cap - 1));
-  requires in != \null && err != \null ==> \separated(in + (0 .. len - 1), err);
+  requires in != \null ==> \separated(in + (0 .. len - 1), err);
   requires out != \null && cap >= 1 && handles != \null ==>
              \separated(out, handles + (0 .. cap - 1));
   requires out != \null && cap >= 1 && segments != \null ==>
              \separated(out, segments + (0 .. cap - 1));
-  requires out != \null && err != \null ==> \separated(out, err);
+  requires out != \null ==> \separated(out, err);
   requires cap >= 1 && handles != \null && segments != \null ==>
              \separated(handles + (0 .. cap - 1), segments + (0 .. cap - 1));
-  requires cap >= 1 && handles != \null && err != \null ==>
+  requires cap >= 1 && handles != \null ==>
              \separated(handles + (0 .. cap - 1), err);
-  requires cap >= 1 && segments != \null && err != \null ==>
+  requires cap >= 1 && segments != \null ==>
              \separated(segments + (0 .. cap - 1), err);
   terminates \true;
   assigns *out, handles[0 .. cap - 1], segments[0 .. cap - 1];
@@ -439,121 +854,5 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
   if (cap >= 1u && segments == NULL) {
     return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5);
   }
-  /* IPC-MSG-5, steps 1..7: the header. */
-  if (len < HURRAY_IPC_HEADER_SIZE) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_IPC_HEADER_SIZE, 0);
-  }
-  const uint32_t magic = ipc_load_le32(in);
-  const uint32_t version = ipc_load_le16(in + 4);
-  const uint32_t type = ipc_load_le16(in + 6);
-  const uint32_t body_size = ipc_load_le32(in + 8);
-  const uint32_t fd_count = ipc_load_le16(in + 12);
-  const uint32_t header_reserved = ipc_load_le16(in + 14);
-  if (magic != HURRAY_IPC_MAGIC) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, magic, HURRAY_IPC_MAGIC, 0);
-  }
-  if (version != HURRAY_IPC_VERSION) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, version, HURRAY_IPC_VERSION, 4);
-  }
-  if (header_reserved != 0u) {
-    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
-  }
-  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_DEVICE) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
-  }
-  const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
-  if ((uint64_t)len < total) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, total, 0);
-  }
-  if ((uint64_t)len > total) {
-    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, total, 0);
-  }
-  if ((uint64_t)fd_count != (uint64_t)received_fds) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, received_fds, 12);
-  }
-  //@ assert ipc_header_ok(in, len, received_fds);
-
-  /* IPC-MSG-5 step 8: the body of the type. */
-  hurray_ipc_message message = {type, fd_count, body_size, 0u, 0u, 0u, 0u, 0u, 0u};
-  if (type == HURRAY_IPC_MSG_OFFER) {
-    if (body_size < 9u) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, 9u, 8);
-    }
-    const uint32_t n = in[24];
-    if (n == 0u) {
-      return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
-    }
-    if (n > HURRAY_IPC_MAX_FDS) {
-      return hurray_fail(err, HURRAY_ERR_CAPACITY, n, HURRAY_IPC_MAX_FDS, 0);
-    }
-    const uint32_t offer_size = 9u + 32u * n;
-    if (body_size != offer_size) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
-    }
-    if (cap < n) {
-      return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
-    }
-    message.offer_id = ipc_load_le64(in + 16);
-    message.buffer_count = n;
-    hurray_status status = ipc_decode_offer_buffers(in, n, fd_count, handles, segments, err);
-    if (status != HURRAY_OK) {
-      return status;
-    }
-    *out = message;
-    return HURRAY_OK;
-  }
-  if (type == HURRAY_IPC_MSG_DEVICE) {
-    return ipc_decode_device(in, body_size, fd_count, message, out, err);
-  }
-  const uint32_t fixed_size =
-      type == HURRAY_IPC_MSG_REJECT ? HURRAY_IPC_REJECT_BODY_SIZE : HURRAY_IPC_HELLO_BODY_SIZE;
-  if (body_size != fixed_size) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, fixed_size, 8);
-  }
-  if (fd_count != 0u) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
-  }
-  if (type == HURRAY_IPC_MSG_HELLO) {
-    const uint32_t max_buffers = ipc_load_le32(in + 24);
-    const uint32_t reserved = ipc_load_le32(in + 28);
-    if (max_buffers == 0u || max_buffers > HURRAY_IPC_MAX_FDS) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, max_buffers, HURRAY_IPC_MAX_FDS, 8);
-    }
-    if (reserved != 0u) {
-      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
-    }
-    message.code = ipc_load_le32(in + 16);
-    message.value = ipc_load_le32(in + 20);
-    message.expected = max_buffers;
-  } else if (type == HURRAY_IPC_MSG_REFUSE) {
-    const uint32_t reason = ipc_load_le32(in + 16);
-    const uint32_t reserved = ipc_load_le32(in + 20);
-    if (reason == 0u) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, reason, 1u, 0);
-    }
-    if (reserved != 0u) {
-      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 4);
-    }
-    message.code = reason;
-    message.value = ipc_load_le64(in + 24);
-  } else if (type == HURRAY_IPC_MSG_RELEASE) {
-    const uint32_t reserved = ipc_load_le32(in + 28);
-    if (reserved != 0u) {
-      return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
-    }
-    message.offer_id = ipc_load_le64(in + 16);
-    message.buffer_index = ipc_load_le32(in + 24);
-  } else {
-    const uint32_t status = ipc_load_le32(in + 24);
-    if (status == 0u) {
-      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, status, 1u, 8);
-    }
-    message.offer_id = ipc_load_le64(in + 16);
-    message.code = status;
-    message.buffer_index = ipc_load_le32(in + 28);
-    message.value = ipc_load_le64(in + 32);
-    message.expected = ipc_load_le64(in + 40);
-  }
-  *out = message;
-  return HURRAY_OK;
+  return ipc_decode_message(in, len, received_fds, out, handles, segments, cap, err);
 }
