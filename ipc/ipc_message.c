@@ -6,15 +6,19 @@
  *
  * NOT PROVEN YET, hence here and not in core/proven. The decoder is cut
  * into one function per concern (header; HELLO/REFUSE/RELEASE/REJECT;
- * OFFER; DEVICE), each check writing nothing but *err and each store
- * writing nothing but *out, and every return states which side of the
- * rule its path is on, so that no postcondition has to rule out the other
- * paths itself. With the runner's flags (x86_64, 10 s a goal) every
- * function but ipc_decode_offer and ipc_decode_message proves; those two
- * leave the frames of *out, *err and handles[] across their calls
- * (6 goals of 234 at 60 s). Until they prove, the claim of IPC-MSG-12
- * rests on tests/ipc/test_ipc_message.c and the fuzz target
- * fuzz/fuzz_ipc_message.c, whose oracle is a second reader of the spec.
+ * OFFER sizes; OFFER buffers; DEVICE), each check writing nothing but
+ * *err and each store nothing but *out, and every return states which
+ * side of the rule its path is on, so that no postcondition has to rule
+ * out the other paths itself. Copied into core/proven and run with the
+ * runner's flags (x86_64, 10 s a goal), every function proves but
+ * ipc_decode_offer and ipc_decode_message: 8 of their goals time out, all
+ * frames carried through a call (*out, equal to itself at Pre, through
+ * ipc_decode_offer_buffers, ipc_check_device and ipc_check_fixed; *err
+ * and the header bytes through ipc_decode_offer_buffers, whose havoc of
+ * handles[] covers the byte chunk the message is in). Until they prove,
+ * the claim of IPC-MSG-12 rests on tests/ipc/test_ipc_message.c and the
+ * fuzz target fuzz/fuzz_ipc_message.c, whose oracle is a second reader of
+ * the spec.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "../core/proven/error_set.h"
@@ -83,11 +87,14 @@
 
   // IPC-MSG-9, -11: the body of an OFFER; cap is the reader's capacity for
   // its buffers.
-  predicate ipc_offer_body_ok{L}(uint8_t *in, integer cap) =
-    ipc_type(in) == 3 && ipc_body_size(in) >= 9 &&
+  predicate ipc_offer_size_ok{L}(uint8_t *in, integer cap) =
+    ipc_body_size(in) >= 9 &&
     1 <= ipc_offer_count(in) <= 253 &&
     ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
-    cap >= ipc_offer_count(in) &&
+    cap >= ipc_offer_count(in);
+
+  predicate ipc_offer_body_ok{L}(uint8_t *in, integer cap) =
+    ipc_type(in) == 3 && ipc_offer_size_ok(in, cap) &&
     ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)) &&
     ipc_fd_count(in) == ipc_host_records(in, ipc_offer_count(in), ipc_offer_count(in)) &&
     bp_valid_table(in + 24, bp_table_size(ipc_offer_count(in)));
@@ -615,6 +622,48 @@ static void ipc_store_offer(uint32_t body_size, uint32_t fd_count, uint64_t offe
   out->buffer_count = n;
 }
 
+/* IPC-MSG-9: an OFFER's body size against its count, and the count
+ * against the limit and the reader's capacity; writes nothing but *err. */
+/*@
+  requires \valid_read(in + (0 .. 15));
+  requires ipc_type(in) == 3 && body_size == ipc_body_size(in);
+  requires \valid_read(in + (0 .. 15 + body_size));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 15 + body_size), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:
+    assumes ipc_offer_size_ok(in, cap);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:
+    assumes !ipc_offer_size_ok(in, cap);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_offer_size(const uint8_t *in, uint32_t body_size, size_t cap,
+                                          hurray_error *err) {
+  if (body_size < 9u) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, 9u, 8);
+  }
+  const uint32_t n = in[24];
+  if (n == 0u) {
+    return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+  }
+  if (n > HURRAY_IPC_MAX_FDS) {
+    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, HURRAY_IPC_MAX_FDS, 0);
+  }
+  const uint32_t offer_size = 9u + 32u * n;
+  if (body_size != offer_size) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
+  }
+  if (cap < n) {
+    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
+  }
+  return HURRAY_OK;
+}
+
 /* IPC-MSG-9: an OFFER, its header checked: the body's size, the count and
  * the reader's capacity, then the buffers (ipc_decode_offer_buffers); *out
  * is written last, on success only. */
@@ -658,33 +707,19 @@ static hurray_status ipc_decode_offer(const uint8_t *in, uint32_t body_size, uin
                                       hurray_ipc_message *out, hurray_buffer_handle *handles,
                                       hurray_ipc_segment *segments, size_t cap,
                                       hurray_error *err) {
-  if (body_size < 9u) {
+  hurray_status status = ipc_check_offer_size(in, body_size, cap, err);
+  if (status != HURRAY_OK) {
     //@ assert !ipc_offer_body_ok{Pre}(in, cap);
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, 9u, 8);
+    return status;
   }
+  //@ assert ipc_offer_size_ok(in, cap);
   const uint32_t n = in[24];
-  if (n == 0u) {
-    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
-    return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
-  }
-  if (n > HURRAY_IPC_MAX_FDS) {
-    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
-    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, HURRAY_IPC_MAX_FDS, 0);
-  }
-  const uint32_t offer_size = 9u + 32u * n;
-  if (body_size != offer_size) {
-    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, offer_size, 8);
-  }
-  if (cap < n) {
-    //@ assert !ipc_offer_body_ok{Pre}(in, cap);
-    return hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
-  }
   const uint64_t offer_id = ipc_load_le64(in + 16);
   //@ assert n == ipc_offer_count(in) && offer_id == bp_le64(in + 16);
+  //@ assert 1 <= n <= 253 && n <= cap && body_size == 9 + 32 * n;
   /*@ for accepted: assert bp_valid_table(in + 24, bp_table_size(n)) &&
         ipc_records_ok(in, n, n) && fd_count == ipc_host_records(in, n, n); */
-  hurray_status status = ipc_decode_offer_buffers(in, n, fd_count, handles, segments, err);
+  status = ipc_decode_offer_buffers(in, n, fd_count, handles, segments, err);
   if (status != HURRAY_OK) {
     //@ assert !ipc_offer_body_ok{Pre}(in, cap);
     //@ assert *out == \at(*out, Pre);
@@ -842,17 +877,11 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
                                         hurray_ipc_message *out, hurray_buffer_handle *handles,
                                         hurray_ipc_segment *segments, size_t cap,
                                         hurray_error *err) {
-  if (in == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
-  }
-  if (out == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 3);
-  }
-  if (cap >= 1u && handles == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
-  }
-  if (cap >= 1u && segments == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5);
+  /* One failing path for the four NULL cases (index: the argument), so
+   * that the frame of *out is carried through one call, not four. */
+  if (in == NULL || out == NULL || (cap >= 1u && (handles == NULL || segments == NULL))) {
+    const size_t index = in == NULL ? 0u : out == NULL ? 3u : handles == NULL ? 4u : 5u;
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, index);
   }
   return ipc_decode_message(in, len, received_fds, out, handles, segments, cap, err);
 }
