@@ -79,7 +79,7 @@
      (bp_le32(in + 28) == 2 && fds == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
     bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0;
 
-  // IPC-MSG-7, -8, -10, -11: the body of a HELLO, REFUSE, RELEASE or REJECT.
+  // IPC-MSG-7, -8, -10: the body of a HELLO, REFUSE, RELEASE or REJECT.
   predicate ipc_fixed_body_ok{L}(uint8_t *in) =
        (ipc_type(in) == 1 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
         1 <= bp_le32(in + 24) <= 253 && bp_le32(in + 28) == 0)
@@ -491,7 +491,7 @@ static hurray_status ipc_check_header(const uint8_t *in, size_t len, size_t rece
   return HURRAY_OK;
 }
 
-/* IPC-MSG-7, -8, -10, -11: the body of a HELLO, REFUSE, RELEASE or REJECT,
+/* IPC-MSG-7, -8, -10: the body of a HELLO, REFUSE, RELEASE or REJECT,
  * its header checked; writes nothing but *err. */
 /*@
   requires \valid_read(in + (0 .. 15));
@@ -567,7 +567,7 @@ static hurray_status ipc_check_fixed(const uint8_t *in, uint32_t type, uint32_t 
   requires \separated(in + (0 .. 15 + body_size), out);
   terminates \true;
   assigns *out;
-  ensures ipc_message_decoded{Post, Pre}(out, in);  // IPC-MSG-7, -8, -10, -11
+  ensures ipc_message_decoded{Post, Pre}(out, in);  // IPC-MSG-7, -8, -10
 */
 static void ipc_store_fixed(const uint8_t *in, uint32_t type, uint32_t body_size,
                             uint32_t fd_count, hurray_ipc_message *out) {
