@@ -94,14 +94,16 @@
     || (ipc_type(in) == 5 && ipc_body_size(in) == 32 && ipc_fd_count(in) == 0 &&
         bp_le32(in + 24) != 0);
 
-  // IPC-MSG-9, -11: the body of an OFFER; cap is the reader's capacity for
-  // its buffers.
+  // IPC-MSG-9: an OFFER's body size against its count, and the count
+  // against the limit and cap, the reader's capacity for its buffers.
   predicate ipc_offer_size_ok{L}(uint8_t *in, integer cap) =
     ipc_body_size(in) >= 9 &&
     1 <= ipc_offer_count(in) <= 253 &&
     ipc_body_size(in) == 9 + 32 * ipc_offer_count(in) &&
     cap >= ipc_offer_count(in);
 
+  // IPC-MSG-9, -11: the body of an OFFER: its sizes, its segment records,
+  // one descriptor per host record, and its buffer table.
   predicate ipc_offer_body_ok{L}(uint8_t *in, integer cap) =
     ipc_type(in) == 3 && ipc_offer_size_ok(in, cap) &&
     ipc_records_ok(in, ipc_offer_count(in), ipc_offer_count(in)) &&
