@@ -8,12 +8,13 @@
  * apply every rule in the order of IPC-MSG-5 and write nothing but *err.
  * Only when all have passed do the stores (ipc_store_*) write *out,
  * handles[] and segments[], and they cannot fail. So a refused message
- * leaves the caller's outputs as they were, and no frame is carried
- * through a call that both writes an array and carries the quantified
- * postconditions of a decode: those goals did not prove in minutes. An
- * OFFER's table is therefore decoded twice: into a scratch array of the
- * check's own (253 handles, 4 KiB of stack), then into handles[]
- * (ipc_decode_table, which cannot fail).
+ * leaves the caller's outputs as they were, and no failure path carries
+ * a frame of *out through a call that writes an array: such frames, next
+ * to the quantified postconditions of a decode, did not prove in minutes.
+ * An OFFER's table is therefore decoded twice: into a scratch array of
+ * the check's own (253 handles, 4 KiB of stack), then into handles[]
+ * (ipc_decode_table, which cannot fail). The frames the stores do carry
+ * are stated a field at a time, next to one postcondition each.
  *
  * Proven, but not yet by the runner. Copied into core/proven (the include
  * of error_set.h made local) and run with the command proofs/run-proofs
@@ -968,8 +969,9 @@ hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t re
    * checks alone. */
   const hurray_status status = ipc_check_message(in, len, received_fds, cap, err);
   if (status != HURRAY_OK) {
-    /* The frame of *out, a field at a time: one goal for the struct
-     * does not prove in the time the runner gives. */
+    /* The frame of *out, a field at a time, then the struct from the
+     * fields: the struct alone did not prove in the time the runner
+     * gives. */
     //@ assert out->type == \at(out->type, Pre);
     //@ assert out->fd_count == \at(out->fd_count, Pre);
     //@ assert out->body_size == \at(out->body_size, Pre);
