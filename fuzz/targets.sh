@@ -24,7 +24,7 @@ hurray_fuzz_extra_sources() {
       ;;
     ipc_message)
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
-      echo ipc/ipc_encode.c ipc/ipc_message.c
+      echo ipc/ipc_encode.c
       ;;
     net_message)
       # The network transport's message writers and decoder (no UCX in them).
@@ -32,7 +32,7 @@ hurray_fuzz_extra_sources() {
       ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
-      echo ipc/ipc_encode.c ipc/ipc_message.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
+      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
       ;;
   esac
 }

@@ -3,10 +3,11 @@
  *
  * The byte format of what travels on an IPC channel and its decoder, which
  * is pure (no allocation, no I/O: IPC-MSG-12) and contracted in ACSL to
- * accept exactly the messages specs/ipc.md accepts (ipc/ipc_message.c; the
- * WP proof of that contract is not finished yet; tests and a fuzz target
- * check it). Everything here works
- * on bytes; sockets and descriptors are in hurray/ipc.h.
+ * accept exactly the messages specs/ipc.md accepts (core/proven/ipc_message.c;
+ * Frama-C WP proves that contract for LP64 and ILP32, and
+ * hurray/contracts.h exports it; tests and a fuzz target check the compiled
+ * code). Everything here works on bytes; sockets and descriptors are in
+ * hurray/ipc.h.
  *
  * SPDX-License-Identifier: Apache-2.0
  */

@@ -16,25 +16,16 @@
  * (ipc_decode_table, which cannot fail). The frames the stores do carry
  * are stated a field at a time, next to one postcondition each.
  *
- * Proven, but not yet by the runner. Copied into core/proven (the include
- * of error_set.h made local) and run with the command proofs/run-proofs
- * prints at the top of each BUILD/proofs/frama-c-*.log, with -wp-fct set
- * to this file's functions and -wp-timeout 20 (the runner's 10 s times its
- * two processes), every goal proves with -machdep x86_64 (smoke tests
- * included) and x86_32; the slowest take 13 to 16 s (the frames in
- * ipc_store_offer_message). The runner itself, with the file moved
- * (run-proofs --only these functions), proved 1191 of 1191 goals and 282
- * smoke tests with x86_64, and 908 of 909 with x86_32: one field frame of
- * ipc_store_offer_buffers timed out at 20 s while the other process held a
- * core. That run took 2756 s of CPU, which would add about 21 minutes to
- * CI, most of it the smoke tests (each passes only at its timeout). So the
- * file stays here until that cost comes down; until then CI does not check
- * the proof, and the claim of IPC-MSG-12 rests also on
- * tests/ipc/test_ipc_message.c and fuzz/fuzz_ipc_message.c, whose oracle
- * is a second reader of the spec.
+ * Proven by proofs/run-proofs with the rest of core/proven, for
+ * -machdep x86_64 (smoke tests included) and x86_32 (IPC-MSG-12). The
+ * slowest goals (13 to 16 s alone) are the field frames that
+ * ipc_store_offer_message and ipc_store_offer_buffers carry through their
+ * calls, hence their FUNCTION_TIMEOUTS entries in the runner.
+ * tests/ipc/test_ipc_message.c and fuzz/fuzz_ipc_message.c (whose oracle is
+ * a second reader of the spec) check the same rules on the compiled code.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "../core/proven/error_set.h"
+#include "error_set.h"
 #include "hurray/buffer.h"
 #include "hurray/ipc_wire.h"
 
