@@ -1,6 +1,6 @@
 /*
  * Fuzz target ipc_message: one message of the IPC transport (specs/ipc.md
- * IPC-MSG-1..11, IPC-MSG-13) as the decoder hurray_ipc_message_decode (core/proven/ipc_message.c) sees it.
+ * IPC-MSG-1..11, IPC-MSG-13, IPC-MSG-14) as the decoder hurray_ipc_message_decode (core/proven/ipc_message.c) sees it.
  * Input: byte 0 is the number of descriptors that arrived with the message,
  * the rest is the message.
  *
@@ -29,7 +29,7 @@ static uint8_t again[HURRAY_IPC_MAX_MESSAGE_SIZE];
 
 static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
 
-/* The spec's reader: whether the message is well formed (IPC-MSG-5..11, -13). */
+/* The spec's reader: whether the message is well formed (IPC-MSG-5..11, -13, -14). */
 static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   if (len < 16 || fuzz_read_u32(m) != HURRAY_IPC_MAGIC || le16(m + 4) != 1 ||
       le16(m + 14) != 0) {
@@ -38,7 +38,7 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   uint32_t type = le16(m + 6);
   uint64_t body = fuzz_read_u32(m + 8);
   uint32_t nfd = le16(m + 12);
-  if (type < 1 || type > 6 || (uint64_t)len != 16 + body || nfd != fds) {
+  if (type < 1 || type > 7 || (uint64_t)len != 16 + body || nfd != fds) {
     return false;
   }
   const uint8_t *b = m + 16;
@@ -65,6 +65,11 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
       return kind == HURRAY_IPC_DEVICE_HANDLE && nfd == 0 && handle_size >= 1 &&
              handle_size <= 64;
     }
+    case HURRAY_IPC_MSG_EVENT:
+      return body == 128 && nfd == 0 && fuzz_read_u32(b + 8) < 253 &&
+             fuzz_read_u32(b + 12) == HURRAY_IPC_EVENT_HANDLE && fuzz_read_u64(b + 16) == 0 &&
+             fuzz_read_u32(b + 24) >= 1 && fuzz_read_u32(b + 24) <= 64 &&
+             fuzz_read_u32(b + 28) == 0;
     default: {
       if (body < 9) {
         return false;
@@ -149,6 +154,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                    m + HURRAY_IPC_DEVICE_HANDLE_OFFSET, (uint32_t)out.expected);
       /* Handle bytes past handle_size are not part of the handle: the
        * writer zeroes them, so compare only what is (IPC-MSG-13). */
+      size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
+      FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
+      return 0;
+    }
+    case HURRAY_IPC_MSG_EVENT: {
+      FUZZ_CHECK(out.offer_id == fuzz_read_u64(b) && out.buffer_index == fuzz_read_u32(b + 8) &&
+                 out.code == fuzz_read_u32(b + 12) && out.value == 0 &&
+                 out.expected == fuzz_read_u32(b + 24));
+      n = hurray_ipc_encode_event(again, sizeof again, out.offer_id, out.buffer_index, out.code,
+                                  m + HURRAY_IPC_DEVICE_UUID_OFFSET,
+                                  m + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET,
+                                  m + HURRAY_IPC_DEVICE_HANDLE_OFFSET, (uint32_t)out.expected);
+      /* As DEVICE: bytes past handle_size are zero when written (IPC-MSG-14). */
       size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
       FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
       return 0;

@@ -1,5 +1,5 @@
 /*
- * Writers of the IPC messages (specs/ipc.md IPC-MSG-1..11, IPC-MSG-13). The proven
+ * Writers of the IPC messages (specs/ipc.md IPC-MSG-1..11, -13, -14). The proven
  * decoder (core/proven/ipc_message.c) is their reader; tests check the
  * round trip.
  * SPDX-License-Identifier: Apache-2.0
@@ -127,6 +127,21 @@ size_t hurray_ipc_encode_offer(uint8_t *out, size_t cap, uint64_t offer_id,
   return HURRAY_IPC_HEADER_SIZE + body_size;
 }
 
+/* The opaque tail DEVICE and EVENT share (IPC-MSG-13, -14): the UUIDs and
+ * handle_size bytes of handle, at the same offsets; the rest stays zero. */
+static void put_opaque(uint8_t *out, const uint8_t *device_uuid, const uint8_t *driver_uuid,
+                       const uint8_t *handle, uint32_t handle_size) {
+  if (device_uuid != NULL) {
+    memcpy(out + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
+  }
+  if (driver_uuid != NULL) {
+    memcpy(out + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
+  }
+  if (handle_size > 0u) {
+    memcpy(out + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, handle_size);
+  }
+}
+
 size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id,
                                 uint32_t buffer_index, uint32_t kind, uint64_t segment_size,
                                 const uint8_t *device_uuid, const uint8_t *driver_uuid,
@@ -143,16 +158,27 @@ size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id,
   put_le32(body + 12, kind);
   put_le64(body + 16, segment_size);
   put_le32(body + 24, handle_size);
-  if (device_uuid != NULL) {
-    memcpy(out + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
-  }
-  if (driver_uuid != NULL) {
-    memcpy(out + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
-  }
-  if (handle_size > 0u) {
-    memcpy(out + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, handle_size);
-  }
+  put_opaque(out, device_uuid, driver_uuid, handle, handle_size);
   /* The descriptor of kind FD travels with this message (IPC-MSG-13). */
   put_le16(out + 12, kind == HURRAY_IPC_DEVICE_FD ? 1u : 0u);
   return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_DEVICE_BODY_SIZE;
+}
+
+size_t hurray_ipc_encode_event(uint8_t *out, size_t cap, uint64_t offer_id,
+                               uint32_t buffer_index, uint32_t kind, const uint8_t *device_uuid,
+                               const uint8_t *driver_uuid, const uint8_t *handle,
+                               uint32_t handle_size) {
+  if (handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE || (handle_size > 0u && handle == NULL)) {
+    return 0;
+  }
+  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_EVENT, HURRAY_IPC_EVENT_BODY_SIZE);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le64(body, offer_id);
+  put_le32(body + 8, buffer_index);
+  put_le32(body + 12, kind);
+  put_le32(body + 24, handle_size);
+  put_opaque(out, device_uuid, driver_uuid, handle, handle_size);
+  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_EVENT_BODY_SIZE;
 }

@@ -1,5 +1,5 @@
 /*
- * The decoder of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..13).
+ * The decoder of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..14).
  * Pure: no allocation, no I/O, no global state (IPC-MSG-12). The buffer
  * table an OFFER carries is decoded by the proven table decoder
  * (hurray_buffer_table_decode_exact, BP-TABLE-1..6).
@@ -44,7 +44,7 @@
   // message of len bytes received with fds descriptors.
   predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
     len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
-    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 6 &&
+    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
     len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
 
   // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
@@ -78,6 +78,12 @@
      (bp_le32(in + 28) == 2 && fds == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
     bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0;
 
+  // IPC-MSG-14: the fields of an EVENT body that arrived with fds
+  // descriptors (none; kind 2 HANDLE, reserved fields 0, 1..64 handle bytes).
+  predicate ipc_event_ok{L}(uint8_t *in, integer fds) =
+    fds == 0 && bp_le32(in + 24) < 253 && bp_le32(in + 28) == 2 &&
+    bp_le64(in + 32) == 0 && 1 <= bp_le32(in + 40) <= 64 && bp_le32(in + 44) == 0;
+
   // IPC-MSG-7, -8, -10: the body of a HELLO, REFUSE, RELEASE or REJECT.
   predicate ipc_fixed_body_ok{L}(uint8_t *in) =
        (ipc_type(in) == 1 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
@@ -109,9 +115,14 @@
   predicate ipc_device_body_ok{L}(uint8_t *in) =
     ipc_type(in) == 6 && ipc_body_size(in) == 128 && ipc_device_ok(in, ipc_fd_count(in));
 
-  // IPC-MSG-7..11, IPC-MSG-13: the body of the message's type.
+  // IPC-MSG-14: the body of an EVENT message.
+  predicate ipc_event_body_ok{L}(uint8_t *in) =
+    ipc_type(in) == 7 && ipc_body_size(in) == 128 && ipc_event_ok(in, ipc_fd_count(in));
+
+  // IPC-MSG-7..11, IPC-MSG-13, IPC-MSG-14: the body of the message's type.
   predicate ipc_body_ok{L}(uint8_t *in, integer cap) =
-    ipc_fixed_body_ok(in) || ipc_offer_body_ok(in, cap) || ipc_device_body_ok(in);
+    ipc_fixed_body_ok(in) || ipc_offer_body_ok(in, cap) || ipc_device_body_ok(in) ||
+    ipc_event_body_ok(in);
 
   // IPC-MSG-5..11: the message a reader accepts.
   predicate ipc_valid_message{L}(uint8_t *in, integer len, integer fds, integer cap) =
@@ -129,7 +140,7 @@
     \forall integer i; 0 <= i < k ==> ipc_segment_decoded{Ls, Lp}(s + i, in, n, i);
 
   // The fields of a decoded message (state Lo) from the bytes at in (state
-  // Lp), per type (include/hurray/ipc_wire.h, IPC-MSG-7..10).
+  // Lp), per type (include/hurray/ipc_wire.h, IPC-MSG-7..10, -13, -14).
   predicate ipc_message_decoded{Lo, Lp}(hurray_ipc_message *m, uint8_t *in) =
     \at(m->type, Lo) == \at(ipc_type(in), Lp) &&
     \at(m->fd_count, Lo) == \at(ipc_fd_count(in), Lp) &&
@@ -158,6 +169,12 @@
        \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp) &&
        \at(m->code, Lo) == \at(bp_le32(in + 28), Lp) &&
        \at(m->value, Lo) == \at(bp_le64(in + 32), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp)) &&
+    (\at(ipc_type(in), Lp) == 7 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp) &&
+       \at(m->code, Lo) == \at(bp_le32(in + 28), Lp) &&
+       \at(m->value, Lo) == 0 &&
        \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp));
 */
 
@@ -487,6 +504,75 @@ static void ipc_store_device(const uint8_t *in, uint32_t fd_count, hurray_ipc_me
   out->buffer_count = 0u;
 }
 
+/* IPC-MSG-14: the fields of an EVENT body (its body_size checked), in
+ * order; writes nothing but *err, as ipc_check_device. */
+/*@
+  requires \valid_read(in + (0 .. 143));
+  requires err == \null || \valid(err);
+  requires \separated(in + (0 .. 143), err);
+  terminates \true;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior accepted:  // IPC-MSG-14
+    assumes ipc_event_ok(in, fd_count);
+    ensures \result == HURRAY_OK;
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // IPC-MSG-14: the first field broken
+    assumes !ipc_event_ok(in, fd_count);
+    ensures \result != HURRAY_OK;
+  complete behaviors;
+  disjoint behaviors;
+*/
+static hurray_status ipc_check_event(const uint8_t *in, uint32_t fd_count, hurray_error *err) {
+  const uint32_t buffer_index = ipc_load_le32(in + 24);
+  const uint32_t kind = ipc_load_le32(in + 28);
+  const uint64_t reserved_wide = ipc_load_le64(in + 32);
+  const uint32_t handle_size = ipc_load_le32(in + 40);
+  const uint32_t reserved = ipc_load_le32(in + 44);
+  if (fd_count != 0u) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
+  }
+  if (buffer_index >= HURRAY_IPC_MAX_FDS) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, buffer_index, HURRAY_IPC_MAX_FDS, 8);
+  }
+  if (kind != HURRAY_IPC_EVENT_HANDLE) {
+    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, kind, HURRAY_IPC_EVENT_HANDLE, 12);
+  }
+  if (reserved_wide != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved_wide, 0, 16);
+  }
+  if (handle_size == 0u || handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE) {
+    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, handle_size,
+                       HURRAY_IPC_DEVICE_HANDLE_SIZE, 24);
+  }
+  if (reserved != 0u) {
+    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 28);
+  }
+  return HURRAY_OK;
+}
+
+/* IPC-MSG-14: a checked EVENT message into *out; the UUIDs and the handle
+ * stay in the bytes (opaque: only the importing plugin reads them). */
+/*@
+  requires \valid_read(in + (0 .. 143));
+  requires ipc_type(in) == 7 && ipc_body_size(in) == 128 && ipc_fd_count(in) == fd_count;
+  requires \valid(out);
+  requires \separated(in + (0 .. 143), out);
+  terminates \true;
+  assigns *out;
+  ensures ipc_message_decoded{Post, Pre}(out, in);  // IPC-MSG-14
+*/
+static void ipc_store_event(const uint8_t *in, uint32_t fd_count, hurray_ipc_message *out) {
+  out->type = HURRAY_IPC_MSG_EVENT;
+  out->fd_count = fd_count;
+  out->body_size = HURRAY_IPC_EVENT_BODY_SIZE;
+  out->code = ipc_load_le32(in + 28);
+  out->offer_id = ipc_load_le64(in + 16);
+  out->value = 0u;
+  out->expected = ipc_load_le32(in + 40);
+  out->buffer_index = ipc_load_le32(in + 24);
+  out->buffer_count = 0u;
+}
+
 /* IPC-MSG-5 steps 1..7: the header, checked in order; writes nothing
  * but *err. */
 /*@
@@ -525,7 +611,7 @@ static hurray_status ipc_check_header(const uint8_t *in, size_t len, size_t rece
   if (header_reserved != 0u) {
     return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
   }
-  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_DEVICE) {
+  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_EVENT) {
     return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
   }
   const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
@@ -752,7 +838,7 @@ static hurray_status ipc_check_offer(const uint8_t *in, uint32_t body_size, uint
   return ipc_check_offer_buffers(in, n, fd_count, err);
 }
 
-/* IPC-MSG-5..11, IPC-MSG-13: every rule for a message, in the order of
+/* IPC-MSG-5..11, IPC-MSG-13, -14: every rule for a message, in the order of
  * IPC-MSG-5; writes nothing but *err. Each path states which side of the
  * rule it is on, so that no postcondition has to rule the other paths
  * out itself. */
@@ -795,6 +881,15 @@ static hurray_status ipc_check_message(const uint8_t *in, size_t len, size_t rec
     }
     //@ assert ipc_valid_message(in, len, received_fds, cap) <==> ipc_device_ok(in, fd_count);
     return ipc_check_device(in, fd_count, err);
+  }
+  if (type == HURRAY_IPC_MSG_EVENT) {
+    if (body_size != HURRAY_IPC_EVENT_BODY_SIZE) {
+      //@ assert !ipc_valid_message(in, len, received_fds, cap);
+      return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, HURRAY_IPC_EVENT_BODY_SIZE,
+                         8);
+    }
+    //@ assert ipc_valid_message(in, len, received_fds, cap) <==> ipc_event_ok(in, fd_count);
+    return ipc_check_event(in, fd_count, err);
   }
   //@ assert ipc_valid_message(in, len, received_fds, cap) <==> ipc_fixed_body_ok(in);
   return ipc_check_fixed(in, type, body_size, fd_count, err);
@@ -844,7 +939,7 @@ static void ipc_store_offer_message(const uint8_t *in, uint32_t n, uint32_t body
   //@ assert bp_error_unchanged{Pre, Here}(err);
 }
 
-/* IPC-MSG-7..11, IPC-MSG-13: a message every rule accepted into *out, and
+/* IPC-MSG-7..11, IPC-MSG-13, -14: a message every rule accepted into *out, and
  * an OFFER's buffers into handles[] and segments[]. Cannot fail. */
 /*@
   requires \valid_read(in + (0 .. len - 1));
@@ -888,6 +983,11 @@ static void ipc_store_message(const uint8_t *in, size_t len, size_t received_fds
   }
   if (type == HURRAY_IPC_MSG_DEVICE) {
     ipc_store_device(in, fd_count, out);
+    //@ assert bp_error_unchanged{Pre, Here}(err);
+    return;
+  }
+  if (type == HURRAY_IPC_MSG_EVENT) {
+    ipc_store_event(in, fd_count, out);
     //@ assert bp_error_unchanged{Pre, Here}(err);
     return;
   }

@@ -448,7 +448,7 @@
   // message of len bytes received with fds descriptors.
   predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
     len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
-    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 6 &&
+    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
     len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
 
   // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
@@ -482,6 +482,12 @@
      (bp_le32(in + 28) == 2 && fds == 0 && 1 <= bp_le32(in + 40) <= 64)) &&
     bp_le64(in + 32) != 0 && bp_le32(in + 44) == 0;
 
+  // IPC-MSG-14: the fields of an EVENT body that arrived with fds
+  // descriptors (none; kind 2 HANDLE, reserved fields 0, 1..64 handle bytes).
+  predicate ipc_event_ok{L}(uint8_t *in, integer fds) =
+    fds == 0 && bp_le32(in + 24) < 253 && bp_le32(in + 28) == 2 &&
+    bp_le64(in + 32) == 0 && 1 <= bp_le32(in + 40) <= 64 && bp_le32(in + 44) == 0;
+
   // IPC-MSG-7, -8, -10: the body of a HELLO, REFUSE, RELEASE or REJECT.
   predicate ipc_fixed_body_ok{L}(uint8_t *in) =
        (ipc_type(in) == 1 && ipc_body_size(in) == 16 && ipc_fd_count(in) == 0 &&
@@ -513,9 +519,14 @@
   predicate ipc_device_body_ok{L}(uint8_t *in) =
     ipc_type(in) == 6 && ipc_body_size(in) == 128 && ipc_device_ok(in, ipc_fd_count(in));
 
-  // IPC-MSG-7..11, IPC-MSG-13: the body of the message's type.
+  // IPC-MSG-14: the body of an EVENT message.
+  predicate ipc_event_body_ok{L}(uint8_t *in) =
+    ipc_type(in) == 7 && ipc_body_size(in) == 128 && ipc_event_ok(in, ipc_fd_count(in));
+
+  // IPC-MSG-7..11, IPC-MSG-13, IPC-MSG-14: the body of the message's type.
   predicate ipc_body_ok{L}(uint8_t *in, integer cap) =
-    ipc_fixed_body_ok(in) || ipc_offer_body_ok(in, cap) || ipc_device_body_ok(in);
+    ipc_fixed_body_ok(in) || ipc_offer_body_ok(in, cap) || ipc_device_body_ok(in) ||
+    ipc_event_body_ok(in);
 
   // IPC-MSG-5..11: the message a reader accepts.
   predicate ipc_valid_message{L}(uint8_t *in, integer len, integer fds, integer cap) =
@@ -533,7 +544,7 @@
     \forall integer i; 0 <= i < k ==> ipc_segment_decoded{Ls, Lp}(s + i, in, n, i);
 
   // The fields of a decoded message (state Lo) from the bytes at in (state
-  // Lp), per type (include/hurray/ipc_wire.h, IPC-MSG-7..10).
+  // Lp), per type (include/hurray/ipc_wire.h, IPC-MSG-7..10, -13, -14).
   predicate ipc_message_decoded{Lo, Lp}(hurray_ipc_message *m, uint8_t *in) =
     \at(m->type, Lo) == \at(ipc_type(in), Lp) &&
     \at(m->fd_count, Lo) == \at(ipc_fd_count(in), Lp) &&
@@ -562,6 +573,12 @@
        \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp) &&
        \at(m->code, Lo) == \at(bp_le32(in + 28), Lp) &&
        \at(m->value, Lo) == \at(bp_le64(in + 32), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp)) &&
+    (\at(ipc_type(in), Lp) == 7 ==>
+       \at(m->offer_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_index, Lo) == \at(bp_le32(in + 24), Lp) &&
+       \at(m->code, Lo) == \at(bp_le32(in + 28), Lp) &&
+       \at(m->value, Lo) == 0 &&
        \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp));
 */
 

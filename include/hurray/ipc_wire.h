@@ -44,6 +44,7 @@ extern "C" {
 #define HURRAY_IPC_MSG_RELEASE 4u
 #define HURRAY_IPC_MSG_REJECT 5u
 #define HURRAY_IPC_MSG_DEVICE 6u
+#define HURRAY_IPC_MSG_EVENT 7u
 
 /** Body sizes of the fixed-size messages (IPC-MSG-7, -8, -10). */
 #define HURRAY_IPC_HELLO_BODY_SIZE 16u
@@ -52,6 +53,8 @@ extern "C" {
 #define HURRAY_IPC_REJECT_BODY_SIZE 32u
 /** Body size of DEVICE (IPC-MSG-13). */
 #define HURRAY_IPC_DEVICE_BODY_SIZE 128u
+/** Body size of EVENT (IPC-MSG-14). */
+#define HURRAY_IPC_EVENT_BODY_SIZE 128u
 
 /** REFUSE reasons (IPC-MSG-8). A reader keeps unknown reasons as numbers. */
 #define HURRAY_IPC_REFUSE_UID_NOT_ALLOWED 1u
@@ -82,6 +85,13 @@ extern "C" {
 #define HURRAY_IPC_DEVICE_HANDLE_OFFSET (16u + 64u)
 
 /**
+ * EVENT message (IPC-MSG-14): the one kind of exported event, equal to
+ * HURRAY_PLUGIN_IPC_EVENT_HANDLE (plugin_vendor.h). Its UUIDs and handle sit
+ * at the DEVICE offsets above, as many handle bytes as handle_size.
+ */
+#define HURRAY_IPC_EVENT_HANDLE 2u
+
+/**
  * A decoded message. Which fields mean something depends on `type`; the
  * others are 0.
  *   HELLO:   code = producer pid, value = producer uid, expected = most
@@ -94,6 +104,8 @@ extern "C" {
  *   DEVICE:  offer_id, buffer_index, code = kind (HURRAY_IPC_DEVICE_*),
  *            value = segment_size, expected = handle_size; the UUIDs and
  *            the handle are read from the message at the offsets above.
+ *   EVENT:   offer_id, buffer_index, code = kind (HURRAY_IPC_EVENT_HANDLE),
+ *            expected = handle_size; UUIDs and handle as for DEVICE.
  */
 typedef struct hurray_ipc_message {
   uint32_t type;
@@ -171,6 +183,16 @@ HURRAY_API size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t of
                                            uint64_t segment_size, const uint8_t *device_uuid,
                                            const uint8_t *driver_uuid, const uint8_t *handle,
                                            uint32_t handle_size);
+
+/**
+ * An EVENT message (IPC-MSG-14), no descriptor: handle[0 .. handle_size) is
+ * copied (at most 64 bytes), the rest is zero; device_uuid and driver_uuid
+ * are 16 bytes each, or NULL for zeros.
+ */
+HURRAY_API size_t hurray_ipc_encode_event(uint8_t *out, size_t cap, uint64_t offer_id,
+                                          uint32_t buffer_index, uint32_t kind,
+                                          const uint8_t *device_uuid, const uint8_t *driver_uuid,
+                                          const uint8_t *handle, uint32_t handle_size);
 
 #ifdef __cplusplus
 }

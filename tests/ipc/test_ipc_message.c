@@ -1,6 +1,6 @@
 /*
  * The IPC message decoder (core/proven/ipc_message.c) against the rules of
- * specs/ipc.md IPC-MSG-1..11 and IPC-MSG-13, through the writers of ipc/ipc_encode.c.
+ * specs/ipc.md IPC-MSG-1..11, IPC-MSG-13 and IPC-MSG-14, through the writers of ipc/ipc_encode.c.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "ipc_test_support.h"
@@ -110,6 +110,8 @@ START_TEST(header_errors_in_order) {  // IPC-MSG-5 steps 1..7
   expect(n, 0, HURRAY_ERR_UNSUPPORTED, 0x77, 0, 6);
   msg[6] = 0;
   expect(n, 0, HURRAY_ERR_UNSUPPORTED, 0, 0, 6);
+  msg[6] = HURRAY_IPC_MSG_EVENT + 1; /* the first number IPC-MSG-6 leaves free */
+  expect(n, 0, HURRAY_ERR_UNSUPPORTED, HURRAY_IPC_MSG_EVENT + 1, 0, 6);
   msg[6] = HURRAY_IPC_MSG_RELEASE;
   expect(n - 1, 0, HURRAY_ERR_TRUNCATED, n - 1, n, 0);
   expect(n + 1, 0, HURRAY_ERR_TRAILING_BYTES, n + 1, n, 0);
@@ -288,6 +290,82 @@ START_TEST(device_messages) {  // IPC-MSG-13
 }
 END_TEST
 
+static void put64(size_t at, uint64_t v) {
+  for (unsigned k = 0; k < 8; k++) {
+    msg[at + k] = (uint8_t)(v >> (8 * k));
+  }
+}
+
+START_TEST(event_messages) {  // IPC-MSG-14
+  hurray_ipc_message m;
+  hurray_error err;
+  uint8_t handle[64];
+  for (unsigned k = 0; k < sizeof handle; k++) {
+    handle[k] = (uint8_t)(0x80 + k);
+  }
+  size_t n = hurray_ipc_encode_event(msg, sizeof msg, 0x1112131415161718u, 252,
+                                     HURRAY_IPC_EVENT_HANDLE, device_uuid, driver_uuid, handle,
+                                     64);
+  ck_assert_uint_eq(n, 16 + HURRAY_IPC_EVENT_BODY_SIZE);
+  ck_assert_uint_eq(msg[12], 0); /* no descriptor */
+  memset(&m, 0xAB, sizeof m);
+  ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
+  ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_EVENT);
+  ck_assert_uint_eq(m.body_size, HURRAY_IPC_EVENT_BODY_SIZE);
+  ck_assert_uint_eq(m.offer_id, 0x1112131415161718u);
+  ck_assert_uint_eq(m.buffer_index, 252);
+  ck_assert_uint_eq(m.code, HURRAY_IPC_EVENT_HANDLE);
+  ck_assert_uint_eq(m.value, 0);
+  ck_assert_uint_eq(m.expected, 64);
+  ck_assert_uint_eq(m.fd_count, 0);
+  ck_assert_uint_eq(m.buffer_count, 0);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, 64);
+  /* the checks, in order: body size, descriptors, then the fields */
+  msg[12] = 1;
+  put32(24, 253); /* the descriptor count is checked first */
+  expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 1, 0, 12);
+  msg[12] = 0;
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 253, 253, 8);
+  put32(24, 0);
+  put32(28, 1); /* kind 1 is kept for a descriptor kind: not this version's */
+  expect(n, 0, HURRAY_ERR_UNSUPPORTED, 1, 2, 12);
+  put32(28, 0);
+  expect(n, 0, HURRAY_ERR_UNSUPPORTED, 0, 2, 12);
+  put32(28, HURRAY_IPC_EVENT_HANDLE);
+  put64(32, (uint64_t)1 << 63);
+  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, (uint64_t)1 << 63, 0, 16);
+  put64(32, 0);
+  put32(40, 0);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 64, 24);
+  put32(40, 65);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 65, 64, 24);
+  put32(40, 16);
+  put32(44, 7);
+  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, 7, 0, 28);
+  put32(44, 0);
+  ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
+  ck_assert_uint_eq(m.expected, 16);
+  /* a body of another size */
+  put32(8, HURRAY_IPC_EVENT_BODY_SIZE + 8);
+  expect(n + 8, 0, HURRAY_ERR_INVALID_ARGUMENT, HURRAY_IPC_EVENT_BODY_SIZE + 8,
+         HURRAY_IPC_EVENT_BODY_SIZE, 8);
+  /* the writer zeroes handle bytes past handle_size, refuses more than 64 */
+  n = hurray_ipc_encode_event(msg, sizeof msg, 1, 0, HURRAY_IPC_EVENT_HANDLE, NULL, NULL, handle,
+                              8);
+  ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_HANDLE_OFFSET + 7], handle[7]);
+  ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_HANDLE_OFFSET + 8], 0);
+  ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_UUID_OFFSET], 0);
+  ck_assert_uint_eq(hurray_ipc_encode_event(msg, sizeof msg, 1, 0, HURRAY_IPC_EVENT_HANDLE, NULL,
+                                            NULL, handle, 65),
+                    0);
+  ck_assert_uint_eq(hurray_ipc_encode_event(msg, 16 + HURRAY_IPC_EVENT_BODY_SIZE - 1, 1, 0,
+                                            HURRAY_IPC_EVENT_HANDLE, NULL, NULL, handle, 8),
+                    0);
+}
+END_TEST
+
 START_TEST(null_arguments) {
   hurray_ipc_message m;
   hurray_error err;
@@ -319,6 +397,7 @@ int main(void) {
   tcase_add_test(tc, body_errors);
   tcase_add_test(tc, offer_errors);
   tcase_add_test(tc, device_messages);
+  tcase_add_test(tc, event_messages);
   tcase_add_test(tc, null_arguments);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
