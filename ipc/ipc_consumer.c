@@ -2,8 +2,8 @@
  * The consumer side of the IPC transport: connecting, checking and mapping
  * an offer's segments, handing them out as accepted handoffs whose release
  * unmaps and sends the release signal (specs/ipc.md IPC-CRED-3, IPC-SEG-2..6,
- * IPC-OFF-3, IPC-FLT-2, IPC-ERR-*). Device buffers are imported through the
- * consumer's plugin registry.
+ * IPC-SEG-7, IPC-OFF-3, IPC-OFF-4, IPC-FLT-2, IPC-ERR-*). Device buffers
+ * and their events are imported through the consumer's plugin registry.
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -45,12 +45,25 @@ typedef struct ipc_pending {
   uint8_t handle[HURRAY_IPC_DEVICE_HANDLE_SIZE];
 } ipc_pending;
 
+/* An EVENT message kept for the next OFFER (IPC-OFF-4). */
+typedef struct ipc_pending_event {
+  uint32_t index;
+  uint32_t kind;
+  uint32_t handle_size;
+  uint8_t device_uuid[16];
+  uint8_t driver_uuid[16];
+  uint8_t handle[HURRAY_IPC_DEVICE_HANDLE_SIZE];
+} ipc_pending_event;
+
 struct hurray_ipc_consumer {
   ipc_link *link;
   hurray_plugin_registry *plugins;
+  /* The offer the kept DEVICE and EVENT messages belong to. */
   uint64_t pending_offer;
   size_t pending_count;
   ipc_pending pending[HURRAY_IPC_MAX_FDS];
+  size_t event_count;
+  ipc_pending_event events[HURRAY_IPC_MAX_FDS];
   uint8_t rx[IPC_RECV_CAP];
 };
 
@@ -62,6 +75,9 @@ typedef struct ipc_entry {
   size_t map_len;
   /* Device memory: the import (IPC-SEG-5), freed by the release. */
   hurray_plugin_buffer *_Atomic device;
+  /* An event buffer's imported event until the offer is handed out; the
+   * handoff releases it from then on (IPC-SEG-7). */
+  hurray_plugin_event *event;
   uint32_t index;
   /* HURRAY_OK, or the status of sending the release signal. */
   hurray_status signal_status;
@@ -231,7 +247,8 @@ hurray_status hurray_ipc_consumer_from_socket(int fd, const hurray_ipc_consumer_
   return start(fd, opts, out, err);
 }
 
-/* Closes the descriptors of the DEVICE messages kept, forgets them. */
+/* Closes the descriptors of the DEVICE messages kept, forgets them and
+ * the EVENT messages kept. */
 static void clear_pending(hurray_ipc_consumer *c) {
   for (size_t i = 0; i < c->pending_count; i++) {
     if (c->pending[i].fd >= 0) {
@@ -239,6 +256,12 @@ static void clear_pending(hurray_ipc_consumer *c) {
     }
   }
   c->pending_count = 0;
+  c->event_count = 0;
+}
+
+/* Whether DEVICE or EVENT messages are kept (for c->pending_offer). */
+static int keeps_any(const hurray_ipc_consumer *c) {
+  return c->pending_count > 0u || c->event_count > 0u;
 }
 
 /* IPC-OFF-3: keeps a DEVICE message (and its descriptor) for the OFFER
@@ -246,7 +269,7 @@ static void clear_pending(hurray_ipc_consumer *c) {
  * is a protocol error (the caller closes fd then). */
 static hurray_status keep_device(hurray_ipc_consumer *c, const hurray_ipc_message *m,
                                  const uint8_t *bytes, int fd, hurray_error *err) {
-  if (c->pending_count > 0u && m->offer_id != c->pending_offer) {
+  if (keeps_any(c) && m->offer_id != c->pending_offer) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
                                     c->pending_offer, m->buffer_index);
   }
@@ -271,6 +294,43 @@ static hurray_status keep_device(hurray_ipc_consumer *c, const hurray_ipc_messag
   return HURRAY_OK;
 }
 
+/* IPC-OFF-4: keeps an EVENT message for the OFFER that follows, with the
+ * rules of keep_device. */
+static hurray_status keep_event(hurray_ipc_consumer *c, const hurray_ipc_message *m,
+                                const uint8_t *bytes, hurray_error *err) {
+  if (keeps_any(c) && m->offer_id != c->pending_offer) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
+                                    c->pending_offer, m->buffer_index);
+  }
+  for (size_t i = 0; i < c->event_count; i++) {
+    if (c->events[i].index == m->buffer_index) {
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
+                                      m->offer_id, m->buffer_index);
+    }
+  }
+  /* Indices are below 253 (IPC-MSG-14) and distinct, so there is room. */
+  ipc_pending_event *p = &c->events[c->event_count++];
+  c->pending_offer = m->offer_id;
+  p->index = m->buffer_index;
+  p->kind = m->code;
+  p->handle_size = (uint32_t)m->expected;
+  memcpy(p->device_uuid, bytes + HURRAY_IPC_DEVICE_UUID_OFFSET, sizeof p->device_uuid);
+  memcpy(p->driver_uuid, bytes + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, sizeof p->driver_uuid);
+  memset(p->handle, 0, sizeof p->handle);
+  memcpy(p->handle, bytes + HURRAY_IPC_DEVICE_HANDLE_OFFSET, p->handle_size);
+  return HURRAY_OK;
+}
+
+/* IPC-OFF-4: the kept EVENT message of buffer `index`, or NULL. */
+static const ipc_pending_event *event_for(const hurray_ipc_consumer *c, uint32_t index) {
+  for (size_t i = 0; i < c->event_count; i++) {
+    if (c->events[i].index == index) {
+      return &c->events[i];
+    }
+  }
+  return NULL;
+}
+
 /* IPC-OFF-3: the kept DEVICE message of buffer `index`, or NULL. */
 static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t index) {
   for (size_t i = 0; i < c->pending_count; i++) {
@@ -282,11 +342,13 @@ static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t ind
 }
 
 /* IPC-SEG-5: imports a device buffer through a plugin of the consumer's
- * registry serving its tag, on the first of its devices that takes it;
- * the plugin's refusal on device 0 is the error otherwise. */
+ * registry serving its tag, on the first of its devices that takes it
+ * (*out_device: which); the plugin's refusal on device 0 is the error
+ * otherwise. */
 static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pending *pd,
                                    const hurray_buffer_handle *h, uint64_t offset, size_t index,
-                                   hurray_plugin_buffer **out, hurray_error *err) {
+                                   hurray_plugin_buffer **out, uint32_t *out_device,
+                                   hurray_error *err) {
   hurray_plugin *plugin =
       c->plugins == NULL ? NULL : hurray_plugin_registry_find(c->plugins, h->device_tag);
   uint32_t devices = plugin == NULL ? 0u : hurray_plugin_device_count(plugin);
@@ -314,6 +376,7 @@ static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pendi
     hurray_error attempt;
     hurray_status st = hurray_plugin_import(plugin, d, &mem, out, &attempt);
     if (st == HURRAY_OK) {
+      *out_device = d;
       return HURRAY_OK;
     }
     if (d == 0u) {
@@ -325,6 +388,31 @@ static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pendi
     err->index = index;
   }
   return first.status;
+}
+
+/* IPC-SEG-7: opens a buffer's event through the plugin and on the device
+ * that imported its memory (the plugin's checks and refusals, PL-IPC-9). */
+static hurray_status import_event(const hurray_ipc_consumer *c, const ipc_pending_event *pe,
+                                  const hurray_buffer_handle *h, uint32_t device, size_t index,
+                                  hurray_plugin_event **out, hurray_error *err) {
+  if (pe == NULL) { /* the matching of IPC-OFF-4 rules it out; a refusal, not a crash */
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, index, 0, index);
+  }
+  hurray_plugin *plugin = hurray_plugin_registry_find(c->plugins, h->device_tag);
+  hurray_plugin_ipc_event record;
+  memset(&record, 0, sizeof record);
+  record.struct_size = (uint32_t)sizeof record;
+  record.kind = pe->kind;
+  record.handle_size = pe->handle_size;
+  record.device_tag = h->device_tag;
+  memcpy(record.handle, pe->handle, sizeof record.handle);
+  memcpy(record.device_uuid, pe->device_uuid, sizeof record.device_uuid);
+  memcpy(record.driver_uuid, pe->driver_uuid, sizeof record.driver_uuid);
+  hurray_status st = hurray_plugin_event_import(plugin, device, &record, out, err);
+  if (st != HURRAY_OK && err != NULL) {
+    err->index = index;
+  }
+  return st;
 }
 
 hurray_status hurray_ipc_consumer_set_plugins(hurray_ipc_consumer *consumer,
@@ -395,6 +483,8 @@ static void unmap_entries(hurray_ipc_received *r, size_t n) {
     if (device != NULL) {
       hurray_plugin_buffer_free(device);
     }
+    hurray_plugin_event_release(r->entries[i].event); /* closes the import only */
+    r->entries[i].event = NULL;
   }
 }
 
@@ -445,6 +535,12 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
         continue;
       }
     }
+    if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_EVENT) {
+      st = keep_event(consumer, &m, consumer->rx, err);
+      if (st == HURRAY_OK) {
+        continue;
+      }
+    }
     if (st != HURRAY_OK) {
       hurray_internal_ipc_close_fds(fds, nfds);
       clear_pending(consumer);
@@ -466,13 +562,35 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     return st;
   }
   size_t n = m.buffer_count;
-  /* IPC-OFF-3: the kept DEVICE messages are exactly this offer's device
-   * buffers. */
+  /* IPC-OFF-3, IPC-OFF-4: the kept DEVICE messages are exactly this
+   * offer's device buffers, the kept EVENT messages exactly its event
+   * buffers, each of them device memory. */
   size_t matched = 0;
+  size_t events_matched = 0;
   st = HURRAY_OK;
-  if (consumer->pending_count > 0u && consumer->pending_offer != m.offer_id) {
-    st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, consumer->pending_offer,
-                                  m.offer_id, consumer->pending[0].index);
+  if (keeps_any(consumer) && consumer->pending_offer != m.offer_id) {
+    st = hurray_internal_ipc_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, consumer->pending_offer, m.offer_id,
+        consumer->pending_count > 0u ? consumer->pending[0].index : consumer->events[0].index);
+  }
+  for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
+    if (handles[i].sync_mode != HURRAY_SYNC_EVENT) {
+      continue;
+    }
+    if (segments[i].memory_kind != HURRAY_IPC_MEMORY_DEVICE ||
+        event_for(consumer, (uint32_t)i) == NULL) {
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, i);
+    }
+    events_matched++;
+  }
+  if (st == HURRAY_OK && events_matched != consumer->event_count) {
+    for (size_t k = 0; k < consumer->event_count; k++) {
+      uint32_t index = consumer->events[k].index;
+      if (index >= n || handles[index].sync_mode != HURRAY_SYNC_EVENT) {
+        st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, index);
+        break;
+      }
+    }
   }
   for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
     if (segments[i].memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
@@ -527,21 +645,27 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       e->index = i;
       break;
     }
-    /* No event or stream travels in this version (IPC-OFF-1). */
-    if (h->sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
+    /* No stream crosses processes (IPC-OFF-1); an event comes with
+     * device memory only, as the checks above made sure (IPC-OFF-4). */
+    if (h->sync_mode == HURRAY_SYNC_CONSUMER_STREAM) {
       st = hurray_internal_ipc_fail(e, HURRAY_ERR_UNSUPPORTED, h->sync_mode,
                                     HURRAY_SYNC_PRODUCER_SYNCED, i);
       break;
     }
     if (segments[i].memory_kind == HURRAY_IPC_MEMORY_DEVICE) {
       hurray_plugin_buffer *device = NULL;
+      uint32_t device_index = 0;
       st = import_device(consumer, pending_for(consumer, (uint32_t)i), h, segments[i].offset, i,
-                         &device, e);
+                         &device, &device_index, e);
       if (st != HURRAY_OK) {
         break;
       }
       atomic_store(&en->device, device);
       en->accepted.data = hurray_plugin_buffer_allocation(device)->address;
+      if (h->sync_mode == HURRAY_SYNC_EVENT) {
+        st = import_event(consumer, event_for(consumer, (uint32_t)i), h, device_index, i,
+                          &en->event, e);
+      }
       continue;
     }
     /* Host memory: a memfd, on the CPU only (IPC-OFF-1). */
@@ -587,7 +711,15 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   /* Ordinary accepted buffers (IPC-SEG-4, HO-SM-*). */
   for (size_t i = 0; i < n; i++) {
     ipc_entry *en = &r->entries[i];
-    hurray_buffer_offer offer = hurray_buffer_offer_make(en->accepted.data, release_entry, en, hurray_sync_payload_none());
+    /* An event buffer's payload is its imported event; the handoff
+     * releases it (closing the import) when the consumer does (IPC-SEG-7). */
+    hurray_buffer_offer offer = hurray_buffer_offer_make(
+        en->accepted.data, release_entry, en,
+        en->event == NULL
+            ? hurray_sync_payload_none()
+            : hurray_sync_payload_event_of_kind(en->event, HURRAY_EVENT_KIND_PLUGIN,
+                                                handles[i].device_tag,
+                                                hurray_plugin_event_release_callback, NULL));
     hurray_handoff_init(&en->handoff);
     st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, e);
     if (st == HURRAY_OK) {
@@ -607,6 +739,9 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       send_reject(link, m.offer_id, e);
       return st;
     }
+  }
+  for (size_t i = 0; i < n; i++) {
+    r->entries[i].event = NULL; /* the handoffs release them now */
   }
   atomic_fetch_add(&link->refs, 1u);
   *out = r;
@@ -672,6 +807,10 @@ void hurray_ipc_received_free(hurray_ipc_received **received) {
   *received = NULL;
   for (size_t i = 0; i < r->count; i++) {
     hurray_handoff *h = &r->entries[i].handoff;
+    uint32_t state = hurray_handoff_state_of(h);
+    if (state == HURRAY_HANDOFF_EVENT_PENDING || state == HURRAY_HANDOFF_EVENT_WAITED) {
+      (void)!hurray_handoff_release_event(h, NULL); /* the event first (IPC-SEG-7) */
+    }
     if (hurray_handoff_state_of(h) != HURRAY_HANDOFF_RELEASED) {
       (void)!hurray_handoff_release(h, NULL); /* teardown: nothing to report to */
     }

@@ -1,7 +1,8 @@
 /*
  * The producer side of the IPC transport: listening, credentials, offers,
  * reference counts, reclaiming a dead consumer's holds (specs/ipc.md
- * IPC-CHAN-*, IPC-CRED-*, IPC-OFF-1, IPC-OFF-3, IPC-REL-*, IPC-FLT-1, IPC-ERR-*).
+ * IPC-CHAN-*, IPC-CRED-*, IPC-OFF-1, IPC-OFF-3, IPC-OFF-4, IPC-REL-*, IPC-FLT-1,
+ * IPC-ERR-*).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -30,6 +31,10 @@ struct hurray_ipc_shared {
   int fd;
   /* Device memory: the plugin's export, kept until the release (IPC-OFF-3). */
   hurray_plugin_ipc_memory device;
+  /* An event buffer's event and its export, kept until the release
+   * (IPC-OFF-4, IPC-REL-2); NULL for producer_synced. */
+  hurray_plugin_event *event;
+  hurray_plugin_ipc_event event_export;
   int retired;
   uint64_t refs; /* the producer's own (until retired) plus one per hold */
   hurray_buffer_handle handle;
@@ -114,6 +119,8 @@ static void shared_unref(struct hurray_ipc_shared *s) {
   if (s->fd >= 0) {
     close(s->fd);
   }
+  /* The importers' waits need the exporter's event until here (IPC-REL-2). */
+  hurray_plugin_event_release(s->event);
   hurray_buffer_release_fn release = s->release;
   void *data = s->data;
   void *ctx = s->release_ctx;
@@ -574,6 +581,72 @@ hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
 _Static_assert(HURRAY_IPC_DEVICE_FD == HURRAY_PLUGIN_IPC_MEMORY_FD &&
                    HURRAY_IPC_DEVICE_HANDLE == HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
                "IPC-MSG-13 kinds are the plugin export's");
+_Static_assert(HURRAY_IPC_EVENT_HANDLE == HURRAY_PLUGIN_IPC_EVENT_HANDLE,
+               "the IPC-MSG-14 kind is the plugin event export's");
+
+/* IPC-OFF-3, IPC-OFF-4: a device buffer, with its event or without
+ * (event NULL), exported here once; nothing kept on failure. */
+static hurray_status share_device(hurray_ipc_producer *producer,
+                                  const hurray_plugin_buffer *buffer, hurray_plugin_event *event,
+                                  void *data, hurray_buffer_release_fn release, void *release_ctx,
+                                  hurray_ipc_shared **out, hurray_error *err) {
+  const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
+  if (handle == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_USE_AFTER_DESTROY, 0, 0, 1);
+  }
+  /* A plugin buffer declares producer_synced (PL-ALLOC-5); the event, when
+   * there is one, is what makes it an event buffer (IPC-OFF-4). */
+  if (handle->sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, handle->sync_mode,
+                                    HURRAY_SYNC_PRODUCER_SYNCED, 1);
+  }
+  if (event != NULL && hurray_plugin_event_plugin(event) != hurray_plugin_buffer_plugin(buffer)) {
+    const hurray_plugin *event_plugin = hurray_plugin_event_plugin(event);
+    return hurray_internal_ipc_fail(
+        err, HURRAY_ERR_DEVICE_TAG_MISMATCH,
+        event_plugin == NULL ? 0u : hurray_plugin_device_tag(event_plugin), handle->device_tag,
+        2);
+  }
+  struct hurray_ipc_shared *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, 0);
+  }
+  /* Exported once, here: a plugin without export (or a buffer not
+   * allocated exportable, an event not created exportable) is
+   * UNSUPPORTED, never a silent copy (IPC-OFF-3, IPC-OFF-4). The event
+   * first: its export opens nothing, the memory's may open a descriptor. */
+  if (event != NULL) {
+    s->event_export.struct_size = (uint32_t)sizeof s->event_export;
+    hurray_status st = hurray_plugin_event_export(event, &s->event_export, err);
+    if (st != HURRAY_OK) {
+      free(s);
+      return st;
+    }
+  }
+  s->device.struct_size = (uint32_t)sizeof s->device;
+  hurray_status st = hurray_plugin_buffer_export(buffer, &s->device, err);
+  if (st != HURRAY_OK) {
+    free(s);
+    return st;
+  }
+  s->producer = producer;
+  s->memory_kind = HURRAY_IPC_MEMORY_DEVICE;
+  s->fd = s->device.kind == HURRAY_IPC_DEVICE_FD ? s->device.fd : -1;
+  s->refs = 1;
+  s->handle = *handle;
+  if (event != NULL) {
+    s->handle.sync_mode = HURRAY_SYNC_EVENT;
+    s->event = event;
+  }
+  s->offset = s->device.offset;
+  s->data = data;
+  s->release = release;
+  s->release_ctx = release_ctx;
+  s->next = producer->shared;
+  producer->shared = s;
+  *out = s;
+  return HURRAY_OK;
+}
 
 hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
                                                const hurray_plugin_buffer *buffer, void *data,
@@ -592,40 +665,31 @@ hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
   if (out == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 5);
   }
-  const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
-  if (handle == NULL) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_USE_AFTER_DESTROY, 0, 0, 1);
+  return share_device(producer, buffer, NULL, data, release, release_ctx, out, err);
+}
+
+hurray_status hurray_ipc_producer_share_device_event(hurray_ipc_producer *producer,
+                                                     const hurray_plugin_buffer *buffer,
+                                                     hurray_plugin_event *event, void *data,
+                                                     hurray_buffer_release_fn release,
+                                                     void *release_ctx, hurray_ipc_shared **out,
+                                                     hurray_error *err) {
+  if (producer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
-  /* This version carries no event or stream across (IPC-OFF-1). */
-  if (handle->sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, handle->sync_mode,
-                                    HURRAY_SYNC_PRODUCER_SYNCED, 1);
+  if (buffer == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1);
   }
-  struct hurray_ipc_shared *s = calloc(1, sizeof *s);
-  if (s == NULL) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0, 0);
+  if (event == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
   }
-  /* Exported once, here: a plugin without export (or a buffer not
-   * allocated exportable) is UNSUPPORTED, never a silent copy (IPC-OFF-3). */
-  s->device.struct_size = (uint32_t)sizeof s->device;
-  hurray_status st = hurray_plugin_buffer_export(buffer, &s->device, err);
-  if (st != HURRAY_OK) {
-    free(s);
-    return st;
+  if (release == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   }
-  s->producer = producer;
-  s->memory_kind = HURRAY_IPC_MEMORY_DEVICE;
-  s->fd = s->device.kind == HURRAY_IPC_DEVICE_FD ? s->device.fd : -1;
-  s->refs = 1;
-  s->handle = *handle;
-  s->offset = s->device.offset;
-  s->data = data;
-  s->release = release;
-  s->release_ctx = release_ctx;
-  s->next = producer->shared;
-  producer->shared = s;
-  *out = s;
-  return HURRAY_OK;
+  if (out == NULL) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 6);
+  }
+  return share_device(producer, buffer, event, data, release, release_ctx, out, err);
 }
 
 void hurray_ipc_shared_retire(hurray_ipc_shared *shared) {
@@ -735,6 +799,17 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
     st = hurray_internal_ipc_send(c->fd, dmsg, dlen, b->fd >= 0 ? &b->fd : NULL,
                                   b->fd >= 0 ? 1u : 0u, err);
     sent += st == HURRAY_OK;
+    if (st != HURRAY_OK || b->event == NULL) {
+      continue;
+    }
+    /* IPC-OFF-4: the event after its memory. The export's handle_size was
+     * checked by the host (1..64, PL-IPC-8), so the encoder takes it. */
+    uint8_t emsg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_EVENT_BODY_SIZE];
+    size_t elen = hurray_ipc_encode_event(emsg, sizeof emsg, id, (uint32_t)i,
+                                          b->event_export.kind, b->event_export.device_uuid,
+                                          b->event_export.driver_uuid, b->event_export.handle,
+                                          b->event_export.handle_size);
+    st = hurray_internal_ipc_send(c->fd, emsg, elen, NULL, 0, err);
   }
   if (st == HURRAY_OK) {
     st = hurray_internal_ipc_send(c->fd, msg, len, fds, nfds, err);

@@ -20,8 +20,12 @@
  * export, a descriptor or a runtime IPC handle, in a DEVICE message
  * (hurray_ipc_producer_share_device; IPC-OFF-3), and the consumer imports
  * them through its own plugin registry (hurray_ipc_consumer_set_plugins;
- * IPC-SEG-5, IPC-SEG-6). Nothing is ever copied instead. This version
- * carries no events: every buffer offered is producer_synced.
+ * IPC-SEG-5, IPC-SEG-6). Nothing is ever copied instead. A device buffer
+ * may travel with the event its consumer waits on, where the runtime
+ * exports events across processes (CUDA, ROCm):
+ * hurray_ipc_producer_share_device_event, an EVENT message, and an
+ * accepted event handoff on the consumer's side (IPC-OFF-4, IPC-SEG-7).
+ * Other buffers are producer_synced; no stream crosses processes.
  *
  * Threads: a producer is not thread-safe (one thread drives it, including
  * every callback it calls). A consumer's receive must not race with its
@@ -222,6 +226,29 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_share_device(
     hurray_error *err);
 
 /**
+ * Shares a device buffer with the event a consumer must wait on before
+ * reading it (IPC-OFF-4): as hurray_ipc_producer_share_device, plus
+ * `event`, an event of the buffer's plugin created with
+ * HURRAY_PLUGIN_EVENT_EXPORTABLE (hurray_plugin_event_create_flags) and
+ * recorded after the work that writes the buffer. The shared handle
+ * declares sync_mode event, so an offer of it needs
+ * HURRAY_IPC_EXPORTS_EVENTS in its ipc_capabilities (BP-XPORT-3). On
+ * success the producer owns the event: do not record it again (every
+ * importer would see the new record); it is released right before
+ * release(data, release_ctx), once no consumer holds the buffer. On
+ * failure the event stays the caller's. Errors: NULL_ARGUMENT (index 0
+ * producer, 1 buffer, 2 event, 4 release, 6 out); DEVICE_TAG_MISMATCH
+ * (value: the event plugin's tag, expected: the buffer's, index 2) for an
+ * event of another plugin; UNSUPPORTED for an event not created
+ * exportable (hurray_plugin_event_export's errors, PL-IPC-8) and every
+ * error of hurray_ipc_producer_share_device.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_share_device_event(
+    hurray_ipc_producer *producer, const hurray_plugin_buffer *buffer, hurray_plugin_event *event,
+    void *data, hurray_buffer_release_fn release, void *release_ctx, hurray_ipc_shared **out,
+    hurray_error *err);
+
+/**
  * The producer will not offer `shared` again: drops its own reference. The
  * release callback runs now if no consumer holds the buffer, else when the
  * last one releases (IPC-REL-2). The pointer must not be used afterwards.
@@ -233,8 +260,9 @@ HURRAY_API void hurray_ipc_shared_retire(hurray_ipc_shared *shared);
  * (IPC-MSG-9): validated first (colocation BP-COLOC-1, the IPC transport
  * rule for `ipc_capabilities` BP-XPORT-3, at most 253 buffers: CAPACITY),
  * then sent: a DEVICE message per device buffer (with its descriptor, for
- * an export of kind FD), then the OFFER with one descriptor per host
- * buffer (IPC-OFF-3). A failure after a DEVICE message went out ends the
+ * an export of kind FD) and, for a buffer shared with its event, an EVENT
+ * message, then the OFFER with one descriptor per host buffer (IPC-OFF-3,
+ * IPC-OFF-4). A failure after a DEVICE message went out ends the
  * connection (its holds reclaimed), since the consumer could no longer
  * tell the next offer from a broken one. On success the consumer holds a
  * reference to each buffer and *offer_id (may be NULL) is the offer's id.
@@ -329,12 +357,17 @@ HURRAY_API int32_t hurray_ipc_consumer_producer_pid(const hurray_ipc_consumer *c
  * (IPC-MSG-*, IPC-SEG-2, IPC-SEG-3), maps every host segment read-only,
  * imports every device buffer through its plugins (IPC-SEG-5; the DEVICE
  * messages before the OFFER are read on the way, each wait up to
- * timeout_ms) and returns its buffers accepted (state READABLE,
- * HURRAY_TRANSPORT_IPC). Any failure maps and imports nothing, closes
+ * timeout_ms), imports the event of every event buffer on the device that
+ * imported its memory (IPC-SEG-7; the EVENT messages are read with the
+ * DEVICE messages) and returns its buffers accepted (HURRAY_TRANSPORT_IPC;
+ * state READABLE, or EVENT_PENDING for an event buffer, whose accepted
+ * `event` is the imported hurray_plugin_event *, HURRAY_EVENT_KIND_PLUGIN).
+ * Any failure maps and imports nothing, closes
  * every descriptor received, sends REJECT with the error and returns it
  * (IPC_BAD_SEGMENT, UNSUPPORTED, DEVICE_UNAVAILABLE, the plugin's refusal,
  * ... naming the value and the buffer's index). A malformed message, or
- * DEVICE messages that do not match the OFFER (IPC-OFF-3), also ends the
+ * DEVICE or EVENT messages that do not match the OFFER (IPC-OFF-3,
+ * IPC-OFF-4), also ends the
  * connection (IPC-ERR-2). TIMEOUT when nothing came; IPC_PEER_GONE when the
  * producer hung up.
  */
@@ -359,10 +392,13 @@ HURRAY_API size_t hurray_ipc_received_count(const hurray_ipc_received *received)
 
 /**
  * Buffer `index` of the offer: its accepted view (handle, data pointer into
- * the read-only mapping) and its handoff, in state READABLE. Releasing the
- * handoff (hurray_handoff_release, from any thread) unmaps the segment and
- * sends RELEASE; a second release is ALREADY_RELEASED (IPC-SEG-4). NULL past
- * the end.
+ * the read-only mapping) and its handoff, in state READABLE (EVENT_PENDING
+ * for an event buffer: wait on the event, record the wait with
+ * hurray_handoff_record_event_wait, release it with
+ * hurray_handoff_release_event, which closes the import, IPC-SEG-7).
+ * Releasing the handoff (hurray_handoff_release, from any thread) unmaps
+ * the segment or frees the import and sends RELEASE; a second release is
+ * ALREADY_RELEASED (IPC-SEG-4). NULL past the end.
  */
 HURRAY_API const hurray_accepted_buffer *hurray_ipc_received_buffer(
     const hurray_ipc_received *received, size_t index);
@@ -374,15 +410,17 @@ HURRAY_API hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *rece
  * handoff, and reports whether the release signal reached the producer:
  * IPC_PEER_GONE (value: its pid) when it could not be sent (the buffer is
  * released locally all the same, IPC-FLT-2); ALREADY_RELEASED the second
- * time; INVALID_ARGUMENT (value: index) past the end.
+ * time; ILLEGAL_TRANSITION for an event buffer whose event is still held
+ * (HO-SM: the event's release comes first); INVALID_ARGUMENT (value:
+ * index) past the end.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_received_release(hurray_ipc_received *received,
                                                                       size_t index,
                                                                       hurray_error *err);
 
 /**
- * Releases every buffer of the offer not yet released, then frees it and
- * writes NULL to *received. May outlive the consumer object.
+ * Releases every event still held and every buffer of the offer not yet
+ * released (IPC-SEG-7), then frees it and writes NULL to *received. May outlive the consumer object.
  */
 HURRAY_API void hurray_ipc_received_free(hurray_ipc_received **received);
 
