@@ -394,8 +394,7 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
                       const hurray_plugin_ipc_memory *memory, const hurray_plugin_ipc_event *ev,
                       hurray_plugin *own_plugin, hurray_plugin_registry *own) {
   hurray_error err;
-  int fds_before = count_fds();
-  int maps_before = count_maps();
+  leak_probe probe = leak_start(fc->name);
   int sv[2];
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
   uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
@@ -457,12 +456,7 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   /* Nothing imported, opened or mapped stays behind (IPC-ERR-1). */
   ck_assert_uint_eq(live_buffers(own_plugin), 0);
   ck_assert_uint_eq(live_events(own_plugin), 0);
-  int fds_after = count_fds();
-  int maps_after = count_maps();
-  printf("%s: fds %d -> %d, mappings %d -> %d\n", fc->name, fds_before, fds_after, maps_before,
-         maps_after);
-  ck_assert_int_eq(fds_after, fds_before);
-  ck_assert_int_eq(maps_after, maps_before);
+  leak_check(&probe);
 }
 
 /* IPC-OFF-4, IPC-SEG-7, IPC-ERR-2: EVENT messages that do not match the
