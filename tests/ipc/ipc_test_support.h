@@ -1,6 +1,6 @@
 /*
  * Helpers of the IPC tests: fd and mapping counts, segments with a pattern,
- * an event recorder.
+ * an event recorder, a raw sender for the fault tests' scripted peers.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_IPC_TEST_SUPPORT_H
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "hurray/ipc.h"
@@ -90,6 +91,38 @@ static inline void leak_check(const leak_probe *p) {
    * space manager merges neighbouring regions after an munmap. */
   ck_assert_msg(maps <= p->maps, "%s: %d mappings before, %d after", p->what, p->maps, maps);
 #endif
+}
+
+/* Sends one raw message with up to 8 descriptors, as a peer would: the
+ * fault tests' scripted producer or consumer. */
+static inline void send_raw_fds(int fd, const uint8_t *buf, size_t len, const int *fds,
+                                size_t nfds) {
+  ck_assert_uint_le(nfds, 8);
+  struct iovec iov = {(void *)(uintptr_t)buf, len};
+  struct msghdr mh;
+  memset(&mh, 0, sizeof mh);
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(int) * 8)];
+  } control;
+  if (nfds > 0) {
+    memset(&control, 0, sizeof control);
+    mh.msg_control = control.bytes;
+    mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+  }
+  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* The same with one descriptor, or none when `passed` is negative. */
+static inline void send_raw_one(int fd, const uint8_t *buf, size_t len, int passed) {
+  send_raw_fds(fd, buf, len, &passed, passed >= 0 ? 1u : 0u);
 }
 
 static inline uint8_t pattern_byte(uint64_t i) {

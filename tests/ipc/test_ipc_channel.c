@@ -95,30 +95,6 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-O
 }
 END_TEST
 
-/* Sends one raw message with descriptors: the fake peer of the fault tests. */
-static void raw_send(int fd, const uint8_t *buf, size_t len, const int *fds, size_t nfds) {
-  struct iovec iov = {(void *)(uintptr_t)buf, len};
-  struct msghdr mh;
-  memset(&mh, 0, sizeof mh);
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  union {
-    struct cmsghdr align;
-    char bytes[CMSG_SPACE(sizeof(int) * 8)];
-  } control;
-  if (nfds > 0) {
-    memset(&control, 0, sizeof control);
-    mh.msg_control = control.bytes;
-    mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-    memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-  }
-  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
-}
-
 /* Reads the next message the consumer sent to the fake producer. */
 static hurray_ipc_message raw_recv(int fd) {
   uint8_t buf[256];
@@ -137,7 +113,7 @@ static hurray_ipc_consumer *fake_producer(int *peer) {
   pair(sv);
   uint8_t hello[32];
   size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), 0, 253);
-  raw_send(sv[0], hello, n, NULL, 0);
+  send_raw_fds(sv[0], hello, n, NULL, 0);
   hurray_ipc_consumer *c = NULL;
   hurray_error err;
   ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
@@ -160,7 +136,7 @@ static void expect_refused(const char *what, size_t len, const int *fds, size_t 
   leak_probe probe = leak_start(what);
   int peer = -1;
   hurray_ipc_consumer *c = fake_producer(&peer);
-  raw_send(peer, msg, len, fds, nfds);
+  send_raw_fds(peer, msg, len, fds, nfds);
   hurray_ipc_received *r = NULL;
   hurray_error err;
   memset(&err, 0, sizeof err);
@@ -241,12 +217,12 @@ static void expect_device_mismatch(const char *what, const uint64_t *device_offe
   hurray_ipc_consumer *c = fake_producer(&peer);
   for (size_t k = 0; k < count; k++) {
     size_t n = device_fd_message(device_offers[k], device_indices[k]);
-    raw_send(peer, msg, n, &segment, 1);
+    send_raw_fds(peer, msg, n, &segment, 1);
   }
   hurray_buffer_handle h = host_handle(4096);
   hurray_ipc_segment seg = {0, kind, 0};
   size_t n = hurray_ipc_encode_offer(msg, sizeof msg, offer_id, &h, &seg, 1);
-  raw_send(peer, msg, n, kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? &segment : NULL,
+  send_raw_fds(peer, msg, n, kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? &segment : NULL,
            kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? 1u : 0u);
   hurray_ipc_received *r = NULL;
   memset(&err, 0, sizeof err);
@@ -301,11 +277,11 @@ START_TEST(device_memory_without_plugins_is_rejected) {  // IPC-SEG-5
   int peer = -1;
   hurray_ipc_consumer *c = fake_producer(&peer);
   size_t n = device_fd_message(1, 0);
-  raw_send(peer, msg, n, &segment, 1);
+  send_raw_fds(peer, msg, n, &segment, 1);
   hurray_buffer_handle h = host_handle(4096);
   hurray_ipc_segment seg = {0, HURRAY_IPC_MEMORY_DEVICE, 0};
   n = hurray_ipc_encode_offer(msg, sizeof msg, 1, &h, &seg, 1);
-  raw_send(peer, msg, n, NULL, 0);
+  send_raw_fds(peer, msg, n, NULL, 0);
   hurray_ipc_received *r = NULL;
   ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_ERR_DEVICE_UNAVAILABLE);
   ck_assert_uint_eq(err.value, HURRAY_DEVICE_CPU);
@@ -318,7 +294,7 @@ START_TEST(device_memory_without_plugins_is_rejected) {  // IPC-SEG-5
   void *host_data = NULL;
   int host = make_segment(4096, &host_data);
   n = one_offer(4096, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
-  raw_send(peer, msg, n, &host, 1);
+  send_raw_fds(peer, msg, n, &host, 1);
   ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
   hurray_ipc_received_free(&r);
   hurray_ipc_consumer_destroy(&c);
@@ -406,10 +382,10 @@ START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
                    HURRAY_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, offer_id, 0);
-  raw_send(peer, msg, n, NULL, 0);
-  raw_send(peer, msg, n, NULL, 0); /* a second release of the same buffer */
+  send_raw_fds(peer, msg, n, NULL, 0);
+  send_raw_fds(peer, msg, n, NULL, 0); /* a second release of the same buffer */
   n = hurray_ipc_encode_release(msg, sizeof msg, offer_id + 5, 0);
-  raw_send(peer, msg, n, NULL, 0); /* an offer never made */
+  send_raw_fds(peer, msg, n, NULL, 0); /* an offer never made */
   ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 2);
@@ -418,7 +394,7 @@ START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
   ck_assert_uint_eq(ev->value, offer_id + 5);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 0); /* connection kept */
   /* a malformed message ends the connection */
-  raw_send(peer, msg, 5, NULL, 0);
+  send_raw_fds(peer, msg, 5, NULL, 0);
   ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
   ev = last_event(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR);

@@ -15,7 +15,7 @@
  * Without a device it prints SKIP and exits 77 unless --require-devices.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "ipc_test_support.h"
+#include "ipc_device_support.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -30,31 +30,7 @@ extern char **environ;
 
 enum { DEVICE_BYTES = 1 << 20, BUFFERS = 2 };
 
-static const char *plugin_file;
-static hurray_plugin_registry *registry;
-static hurray_plugin *plugin;
-
-static void load(void) {
-  hurray_error err;
-  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
-  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
-  ck_assert_msg(s == HURRAY_OK, "load %s: %s", plugin_file, err.detail);
-}
-
-static void unload(void) {
-  hurray_plugin_registry_destroy(registry);
-  registry = NULL;
-  plugin = NULL;
-}
-
 static unsigned char seeded(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
-
-static size_t live_buffers(const hurray_plugin *p) {
-  size_t buffers = 0;
-  size_t events = 0;
-  (void)hurray_plugin_outstanding(p, &buffers, &events);
-  return buffers;
-}
 
 /* The consumer process: imports the offer through its own registry,
  * checks the bytes, writes its own, releases. Exit status: the failing
@@ -63,15 +39,10 @@ static int run_consumer(const char *file, int socket_fd) {
   hurray_error err;
   hurray_plugin_registry *own = NULL;
   hurray_plugin *loaded = NULL;
-  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
-      hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
-    return 2;
-  }
   hurray_ipc_consumer *consumer = NULL;
-  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &consumer, &err) != HURRAY_OK ||
-      hurray_ipc_consumer_set_plugins(consumer, own, &err) != HURRAY_OK) {
-    fprintf(stderr, "consumer: connect: %s\n", err.detail);
-    return 3;
+  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
+  if (step != 0) {
+    return step;
   }
   int verdict = 0;
   hurray_ipc_received *received = NULL;
@@ -137,16 +108,14 @@ static int run_holder(const char *file, int socket_fd) {
   hurray_error err;
   hurray_plugin_registry *own = NULL;
   hurray_plugin *loaded = NULL;
-  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
-      hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
-    return 2;
-  }
   hurray_ipc_consumer *consumer = NULL;
   hurray_ipc_received *received = NULL;
-  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &consumer, &err) != HURRAY_OK ||
-      hurray_ipc_consumer_set_plugins(consumer, own, &err) != HURRAY_OK ||
-      hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
-    return 3;
+  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
+  if (step != 0) {
+    return step;
+  }
+  if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
+    return 4;
   }
   (void)!write(101, "h", 1); /* descriptor 101: the parent's pipe */
   for (;;) {
@@ -344,30 +313,6 @@ START_TEST(a_buffer_not_allocated_exportable_is_refused) {
 }
 END_TEST
 
-/* Sends one message with up to one descriptor, as a producer would. */
-static void raw_send(int fd, const uint8_t *buf, size_t len, int passed) {
-  struct iovec iov = {(void *)(uintptr_t)buf, len};
-  struct msghdr mh;
-  memset(&mh, 0, sizeof mh);
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  union {
-    struct cmsghdr align;
-    char bytes[CMSG_SPACE(sizeof(int))];
-  } control;
-  if (passed >= 0) {
-    memset(&control, 0, sizeof control);
-    mh.msg_control = control.bytes;
-    mh.msg_controllen = sizeof control.bytes;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &passed, sizeof(int));
-  }
-  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
-}
-
 /* IPC-SEG-5, IPC-SEG-3: an offer of two device buffers whose second import
  * is refused (its DEVICE message declares a segment too small for the
  * buffer: the host's check before the plugin, PL-IPC-3). The first import
@@ -390,7 +335,7 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
   uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
   size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
-  raw_send(sv[0], msg, n, -1);
+  send_raw_one(sv[0], msg, n, -1);
   hurray_ipc_consumer *consumer = NULL;
   ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &consumer, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
@@ -404,7 +349,7 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
                                  memory.device_uuid, memory.driver_uuid, memory.handle,
                                  handle_size);
     ck_assert_uint_ne(n, 0);
-    raw_send(sv[0], msg, n, passed);
+    send_raw_one(sv[0], msg, n, passed);
   }
   hurray_buffer_handle handles[BUFFERS];
   hurray_ipc_segment segments[BUFFERS];
@@ -415,7 +360,7 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
     segments[b].reserved = 0;
   }
   n = hurray_ipc_encode_offer(msg, sizeof msg, 1, handles, segments, BUFFERS);
-  raw_send(sv[0], msg, n, -1);
+  send_raw_one(sv[0], msg, n, -1);
   hurray_ipc_received *received = NULL;
   memset(&err, 0, sizeof err);
   ck_assert_int_eq(hurray_ipc_consumer_receive(consumer, 5000, &received, &err),
@@ -512,24 +457,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   plugin_file = argv[1];
-  bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
-  hurray_error err;
-  hurray_plugin_registry *probe = NULL;
-  hurray_plugin *probed = NULL;
-  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
-      hurray_plugin_load(probe, plugin_file, 0, &probed, &err) != HURRAY_OK) {
-    fprintf(stderr, "load %s: %s\n", plugin_file, err.detail);
-    hurray_plugin_registry_destroy(probe);
-    return 1;
+  int status = device_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
+                            NULL);
+  if (status >= 0) {
+    return status;
   }
-  if (hurray_plugin_device_count(probed) == 0) {
-    char reason[512];
-    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
-    hurray_plugin_registry_destroy(probe);
-    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
-    return require ? 1 : 77;
-  }
-  hurray_plugin_registry_destroy(probe);
   Suite *suite = suite_create("ipc_device");
   TCase *tc = tcase_create("device");
   tcase_add_checked_fixture(tc, load, unload);
@@ -539,10 +471,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_refused_import_rejects_the_whole_offer);
   tcase_add_test(tc, a_consumer_killed_holding_device_buffers);
   suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return run_suite(suite);
 }

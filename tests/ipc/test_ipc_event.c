@@ -22,7 +22,7 @@
  * Without a device it prints SKIP and exits 77 unless --require-devices.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include "ipc_test_support.h"
+#include "ipc_device_support.h"
 
 #include <spawn.h>
 #include <stdbool.h>
@@ -35,63 +35,20 @@ extern char **environ;
 
 enum { DEVICE_BYTES = 1 << 16 };
 
-static const char *plugin_file;
-static hurray_plugin_registry *registry;
-static hurray_plugin *plugin;
-
-static void load(void) {
-  hurray_error err;
-  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
-  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
-  ck_assert_msg(s == HURRAY_OK, "load %s: %s", plugin_file, err.detail);
-}
-
-static void unload(void) {
-  hurray_plugin_registry_destroy(registry);
-  registry = NULL;
-  plugin = NULL;
-}
+/* Whether the plugin's device 0 exports events across processes (PL-IPC-11). */
+static bool device_exports_events;
 
 static unsigned char seeded(size_t i) { return (unsigned char)(i * 13u + 5u); }
-
-static size_t live_buffers(const hurray_plugin *p) {
-  size_t buffers = 0;
-  size_t events = 0;
-  (void)hurray_plugin_outstanding(p, &buffers, &events);
-  return buffers;
-}
-
-static size_t live_events(const hurray_plugin *p) {
-  size_t buffers = 0;
-  size_t events = 0;
-  (void)hurray_plugin_outstanding(p, &buffers, &events);
-  return events;
-}
-
-/* Whether device 0 exports events across processes (PL-IPC-11). */
-static bool exports_events(const hurray_plugin *p) {
-  hurray_plugin_device_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  hurray_error err;
-  /* Called from main too, outside any test: no ck_assert here. */
-  return hurray_plugin_describe_device(p, 0, &info, &err) == HURRAY_OK &&
-         (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u;
-}
 
 /* The consumer process. Exit status: the failing step, 0 when all went well. */
 static int run_consumer(const char *file, int socket_fd) {
   hurray_error err;
   hurray_plugin_registry *own = NULL;
   hurray_plugin *loaded = NULL;
-  if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
-      hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
-    return 2;
-  }
   hurray_ipc_consumer *consumer = NULL;
-  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &consumer, &err) != HURRAY_OK ||
-      hurray_ipc_consumer_set_plugins(consumer, own, &err) != HURRAY_OK) {
-    return 3;
+  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
+  if (step != 0) {
+    return step;
   }
   hurray_ipc_received *received = NULL;
   if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
@@ -316,7 +273,7 @@ START_TEST(a_plugin_without_event_export_refuses) {
   hurray_plugin_event *exportable = NULL;
   hurray_status st =
       hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &exportable, &err);
-  if (!exports_events(plugin)) {
+  if (!device_exports_events) {
     ck_assert_int_eq(st, HURRAY_ERR_UNSUPPORTED); /* PL-IPC-7 */
     ck_assert_ptr_null(exportable);
   } else {
@@ -350,30 +307,6 @@ START_TEST(a_plugin_without_event_export_refuses) {
 }
 END_TEST
 
-/* Sends one message with up to one descriptor, as a producer would. */
-static void raw_send(int fd, const uint8_t *buf, size_t len, int passed) {
-  struct iovec iov = {(void *)(uintptr_t)buf, len};
-  struct msghdr mh;
-  memset(&mh, 0, sizeof mh);
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  union {
-    struct cmsghdr align;
-    char bytes[CMSG_SPACE(sizeof(int))];
-  } control;
-  if (passed >= 0) {
-    memset(&control, 0, sizeof control);
-    mh.msg_control = control.bytes;
-    mh.msg_controllen = sizeof control.bytes;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &passed, sizeof(int));
-  }
-  ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
-}
-
 /* What a fault case sends after HELLO: DEVICE for buffer 0 (device_message),
  * EVENT messages for the indices in event_indices (event_count of them,
  * handle_size bytes each), then an OFFER of one buffer declaring sync_mode
@@ -399,7 +332,7 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
   uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
   size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
-  raw_send(sv[0], msg, n, -1);
+  send_raw_one(sv[0], msg, n, -1);
   hurray_ipc_consumer *consumer = NULL;
   ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &consumer, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
@@ -409,14 +342,14 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
         msg, sizeof msg, 1, 0, memory->kind, memory->segment_size, memory->device_uuid,
         memory->driver_uuid, memory->handle,
         memory->kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory->handle_size : 0u);
-    raw_send(sv[0], msg, n, passed);
+    send_raw_one(sv[0], msg, n, passed);
   }
   for (uint32_t k = 0; k < fc->event_count; k++) {
     n = hurray_ipc_encode_event(msg, sizeof msg, 1, fc->event_indices[k], ev->kind,
                                 ev->device_uuid, ev->driver_uuid, ev->handle,
                                 fc->handle_size != 0u ? fc->handle_size : ev->handle_size);
     ck_assert_uint_ne(n, 0);
-    raw_send(sv[0], msg, n, -1);
+    send_raw_one(sv[0], msg, n, -1);
   }
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = (hurray_sync_mode)fc->sync_mode;
@@ -430,7 +363,7 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   }
   n = hurray_ipc_encode_offer(msg, sizeof msg, 1, &handle, &segment, 1);
   ck_assert_uint_ne(n, 0);
-  raw_send(sv[0], msg, n, host_fd);
+  send_raw_one(sv[0], msg, n, host_fd);
   if (host_fd >= 0) {
     close(host_fd);
   }
@@ -514,33 +447,22 @@ int main(int argc, char **argv) {
     return 2;
   }
   plugin_file = argv[1];
-  bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
-  hurray_error err;
-  hurray_plugin_registry *probe = NULL;
-  hurray_plugin *probed = NULL;
-  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
-      hurray_plugin_load(probe, plugin_file, 0, &probed, &err) != HURRAY_OK) {
-    fprintf(stderr, "load %s: %s\n", plugin_file, err.detail);
-    hurray_plugin_registry_destroy(probe);
-    return 1;
+  uint32_t ipc_capabilities = 0;
+  int status = device_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
+                            &ipc_capabilities);
+  if (status >= 0) {
+    return status;
   }
-  if (hurray_plugin_device_count(probed) == 0) {
-    char reason[512];
-    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
-    hurray_plugin_registry_destroy(probe);
-    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
-    return require ? 1 : 77;
-  }
-  /* Events cross only where the device exports them (BP-XPORT-3): there
-   * the crossing and its faults run; everywhere the refusals do. */
-  const bool crosses = exports_events(probed);
-  hurray_plugin_registry_destroy(probe);
+  /* Events cross only where the device exports them (BP-XPORT-3,
+   * PL-IPC-11): there the crossing and its faults run; everywhere the
+   * refusals do. */
+  device_exports_events = (ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u;
   Suite *suite = suite_create("ipc_event");
   TCase *tc = tcase_create("event");
   tcase_add_checked_fixture(tc, load, unload);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, a_plugin_without_event_export_refuses);
-  if (crosses) {
+  if (device_exports_events) {
     tcase_add_test(tc, an_event_buffer_crosses_processes);
     tcase_add_test(tc, event_faults_leave_nothing_behind);
   } else {
@@ -550,10 +472,5 @@ int main(int argc, char **argv) {
            plugin_file);
   }
   suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return run_suite(suite);
 }

@@ -1,0 +1,118 @@
+/*
+ * What the device tests of the IPC transport (test_ipc_device.c,
+ * test_ipc_event.c) share: the plugin under test, loaded fresh for every
+ * test, its live buffers and events, and the check at start that it has a
+ * device (SKIP, exit 77, without one; FAIL with --require-devices, as the
+ * stand-in runs pass).
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifndef HURRAY_IPC_DEVICE_SUPPORT_H
+#define HURRAY_IPC_DEVICE_SUPPORT_H
+
+#include "ipc_test_support.h" /* first: it defines _GNU_SOURCE */
+
+#include <stdbool.h>
+
+#include "hurray/plugin.h"
+
+static const char *plugin_file;
+static hurray_plugin_registry *registry;
+static hurray_plugin *plugin;
+
+/* The fixture: the plugin at plugin_file in a registry of its own. */
+static inline void load(void) {
+  hurray_error err;
+  ck_assert_int_eq(hurray_plugin_registry_create(&registry, &err), HURRAY_OK);
+  hurray_status s = hurray_plugin_load(registry, plugin_file, 0, &plugin, &err);
+  ck_assert_msg(s == HURRAY_OK, "load %s: %s", plugin_file, err.detail);
+}
+
+static inline void unload(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+  plugin = NULL;
+}
+
+static inline size_t live_buffers(const hurray_plugin *p) {
+  size_t buffers = 0;
+  size_t events = 0;
+  (void)hurray_plugin_outstanding(p, &buffers, &events);
+  return buffers;
+}
+
+static inline size_t live_events(const hurray_plugin *p) {
+  size_t buffers = 0;
+  size_t events = 0;
+  (void)hurray_plugin_outstanding(p, &buffers, &events);
+  return events;
+}
+
+/*
+ * A child's consumer (the tests spawn this program as one): the plugin at
+ * `file` in a registry of its own (*own, *loaded), a consumer on the
+ * inherited socket importing through it. 0, or the child's exit status
+ * for the step that failed: 2 loading, 3 connecting.
+ */
+static inline int child_consumer(const char *file, int socket_fd, hurray_plugin_registry **own,
+                                 hurray_plugin **loaded, hurray_ipc_consumer **consumer) {
+  hurray_error err;
+  if (hurray_plugin_registry_create(own, &err) != HURRAY_OK ||
+      hurray_plugin_load(*own, file, 0, loaded, &err) != HURRAY_OK) {
+    fprintf(stderr, "consumer: load %s: %s\n", file, err.detail);
+    return 2;
+  }
+  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, consumer, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_set_plugins(*consumer, *own, &err) != HURRAY_OK) {
+    fprintf(stderr, "consumer: connect: %s\n", err.detail);
+    return 3;
+  }
+  return 0;
+}
+
+/*
+ * Before the suite: loads `file` once. -1 when the tests are to run (with
+ * *ipc_capabilities, may be NULL, the IPC capabilities of device 0),
+ * otherwise the exit status: 1 when it does not load or has no device
+ * under `require`, 77 (SKIP, with the reason) when it has no device.
+ * Outside any test: no ck_assert here.
+ */
+static inline int device_probe(const char *file, bool require, uint32_t *ipc_capabilities) {
+  hurray_error err;
+  hurray_plugin_registry *probe = NULL;
+  hurray_plugin *probed = NULL;
+  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
+      hurray_plugin_load(probe, file, 0, &probed, &err) != HURRAY_OK) {
+    fprintf(stderr, "load %s: %s\n", file, err.detail);
+    hurray_plugin_registry_destroy(probe);
+    return 1;
+  }
+  if (hurray_plugin_device_count(probed) == 0) {
+    char reason[512];
+    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
+    hurray_plugin_registry_destroy(probe);
+    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
+    return require ? 1 : 77;
+  }
+  if (ipc_capabilities != NULL) {
+    hurray_plugin_device_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    *ipc_capabilities = hurray_plugin_describe_device(probed, 0, &info, &err) == HURRAY_OK
+                            ? info.ipc_capabilities
+                            : 0u;
+  }
+  hurray_plugin_registry_destroy(probe);
+  return -1;
+}
+
+/* Runs the suite in this process (the tests spawn their own children). */
+static inline int run_suite(Suite *suite) {
+  SRunner *runner = srunner_create(suite);
+  srunner_set_fork_status(runner, CK_NOFORK);
+  srunner_run_all(runner, CK_NORMAL);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? 0 : 1;
+}
+
+#endif /* HURRAY_IPC_DEVICE_SUPPORT_H */
