@@ -127,8 +127,8 @@ typedef struct device_release {
   hurray_plugin_buffer *buffer;
 } device_release;
 
-/* The release callback: the producer's event is already released here
- * (IPC-REL-2: right before it), so the plugin counts none. */
+/* The release callback. The buffer's own event is released right before
+ * it (IPC-REL-2): the count recorded here excludes it. */
 static void free_device_buffer(void *data, void *ctx) {
   (void)data;
   device_release *r = ctx;
