@@ -317,6 +317,7 @@ typedef struct fault_case {
   uint32_t event_count;
   uint32_t event_indices[2];
   uint32_t handle_size; /* 0: the export's */
+  uint64_t event_offer; /* the EVENTs' offer_id; 0: the offer's, 1 */
   uint32_t sync_mode;
   uint32_t memory_kind;
   hurray_status expected;   /* receive's status */
@@ -345,7 +346,8 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
     send_raw_one(sv[0], msg, n, passed);
   }
   for (uint32_t k = 0; k < fc->event_count; k++) {
-    n = hurray_ipc_encode_event(msg, sizeof msg, 1, fc->event_indices[k], ev->kind,
+    n = hurray_ipc_encode_event(msg, sizeof msg, fc->event_offer != 0u ? fc->event_offer : 1u,
+                                fc->event_indices[k], ev->kind,
                                 ev->device_uuid, ev->driver_uuid, ev->handle,
                                 fc->handle_size != 0u ? fc->handle_size : ev->handle_size);
     ck_assert_uint_ne(n, 0);
@@ -413,18 +415,20 @@ START_TEST(event_faults_leave_nothing_behind) {
   ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
   const fault_case cases[] = {
-      {"EVENT for a producer_synced buffer", 1, 1, {0, 0}, 0, HURRAY_SYNC_PRODUCER_SYNCED,
+      {"EVENT for a producer_synced buffer", 1, 1, {0, 0}, 0, 0, HURRAY_SYNC_PRODUCER_SYNCED,
        HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"a second EVENT for buffer 0", 1, 2, {0, 0}, 0, HURRAY_SYNC_EVENT,
+      {"a second EVENT for buffer 0", 1, 2, {0, 0}, 0, 0, HURRAY_SYNC_EVENT,
        HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"an event buffer without EVENT", 1, 0, {0, 0}, 0, HURRAY_SYNC_EVENT,
+      {"an event buffer without EVENT", 1, 0, {0, 0}, 0, 0, HURRAY_SYNC_EVENT,
        HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"EVENT for a buffer the OFFER lacks", 1, 2, {0, 1}, 0, HURRAY_SYNC_EVENT,
+      {"EVENT for a buffer the OFFER lacks", 1, 2, {0, 1}, 0, 0, HURRAY_SYNC_EVENT,
        HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"EVENT for host memory", 0, 1, {0, 0}, 0, HURRAY_SYNC_EVENT, HURRAY_IPC_MEMORY_HOST_MEMFD,
+      {"EVENT for host memory", 0, 1, {0, 0}, 0, 0, HURRAY_SYNC_EVENT, HURRAY_IPC_MEMORY_HOST_MEMFD,
        HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"an event handle the plugin refuses", 1, 1, {0, 0}, 16, HURRAY_SYNC_EVENT,
+      {"an event handle the plugin refuses", 1, 1, {0, 0}, 16, 0, HURRAY_SYNC_EVENT,
        HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 0},
+      {"EVENT for another offer than DEVICE's", 1, 1, {0, 0}, 0, 2, HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     run_fault(&cases[i], buffer, &memory, &ev, loaded, own);
