@@ -32,8 +32,12 @@ typedef struct ipc_link {
   int32_t producer_pid;
 } ipc_link;
 
-/* A DEVICE message kept for the next OFFER (IPC-OFF-3). */
+/* A DEVICE or EVENT message kept for the next OFFER (IPC-OFF-3,
+ * IPC-OFF-4). The fields are DEVICE's; an EVENT has no segment_size and
+ * no descriptor. */
 typedef struct ipc_pending {
+  /* HURRAY_IPC_MSG_DEVICE or HURRAY_IPC_MSG_EVENT. */
+  uint32_t type;
   uint32_t index;
   uint32_t kind;
   uint64_t segment_size;
@@ -45,25 +49,14 @@ typedef struct ipc_pending {
   uint8_t handle[HURRAY_IPC_DEVICE_HANDLE_SIZE];
 } ipc_pending;
 
-/* An EVENT message kept for the next OFFER (IPC-OFF-4). */
-typedef struct ipc_pending_event {
-  uint32_t index;
-  uint32_t kind;
-  uint32_t handle_size;
-  uint8_t device_uuid[16];
-  uint8_t driver_uuid[16];
-  uint8_t handle[HURRAY_IPC_DEVICE_HANDLE_SIZE];
-} ipc_pending_event;
-
 struct hurray_ipc_consumer {
   ipc_link *link;
   hurray_plugin_registry *plugins;
-  /* The offer the kept DEVICE and EVENT messages belong to. */
+  /* The offer the kept DEVICE and EVENT messages belong to; at most one
+   * of each type per buffer. */
   uint64_t pending_offer;
   size_t pending_count;
-  ipc_pending pending[HURRAY_IPC_MAX_FDS];
-  size_t event_count;
-  ipc_pending_event events[HURRAY_IPC_MAX_FDS];
+  ipc_pending pending[2 * HURRAY_IPC_MAX_FDS];
   uint8_t rx[IPC_RECV_CAP];
 };
 
@@ -247,8 +240,7 @@ hurray_status hurray_ipc_consumer_from_socket(int fd, const hurray_ipc_consumer_
   return start(fd, opts, out, err);
 }
 
-/* Closes the descriptors of the DEVICE messages kept, forgets them and
- * the EVENT messages kept. */
+/* Closes the descriptors of the messages kept, forgets them. */
 static void clear_pending(hurray_ipc_consumer *c) {
   for (size_t i = 0; i < c->pending_count; i++) {
     if (c->pending[i].fd >= 0) {
@@ -256,35 +248,32 @@ static void clear_pending(hurray_ipc_consumer *c) {
     }
   }
   c->pending_count = 0;
-  c->event_count = 0;
 }
 
-/* Whether DEVICE or EVENT messages are kept (for c->pending_offer). */
-static int keeps_any(const hurray_ipc_consumer *c) {
-  return c->pending_count > 0u || c->event_count > 0u;
-}
-
-/* IPC-OFF-3: keeps a DEVICE message (and its descriptor) for the OFFER
- * that follows; one for another offer, or a second for the same buffer,
- * is a protocol error (the caller closes fd then). */
-static hurray_status keep_device(hurray_ipc_consumer *c, const hurray_ipc_message *m,
-                                 const uint8_t *bytes, int fd, hurray_error *err) {
-  if (keeps_any(c) && m->offer_id != c->pending_offer) {
+/* IPC-OFF-3, IPC-OFF-4: keeps a DEVICE message (and its descriptor) or an
+ * EVENT message for the OFFER that follows; one for another offer, or a
+ * second of the same type for the same buffer, is a protocol error (the
+ * caller closes fd then). */
+static hurray_status keep_pending(hurray_ipc_consumer *c, const hurray_ipc_message *m,
+                                  const uint8_t *bytes, int fd, hurray_error *err) {
+  if (c->pending_count > 0u && m->offer_id != c->pending_offer) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
                                     c->pending_offer, m->buffer_index);
   }
   for (size_t i = 0; i < c->pending_count; i++) {
-    if (c->pending[i].index == m->buffer_index) {
+    if (c->pending[i].type == m->type && c->pending[i].index == m->buffer_index) {
       return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
                                       m->offer_id, m->buffer_index);
     }
   }
-  /* Indices are below 253 (IPC-MSG-13) and distinct, so there is room. */
+  /* Indices are below 253 (IPC-MSG-13, -14) and distinct per type, so
+   * there is room. */
   ipc_pending *p = &c->pending[c->pending_count++];
   c->pending_offer = m->offer_id;
+  p->type = m->type;
   p->index = m->buffer_index;
   p->kind = m->code;
-  p->segment_size = m->value;
+  p->segment_size = m->value; /* 0 for EVENT (ipc_wire.h) */
   p->handle_size = (uint32_t)m->expected;
   p->fd = fd;
   memcpy(p->device_uuid, bytes + HURRAY_IPC_DEVICE_UUID_OFFSET, sizeof p->device_uuid);
@@ -294,51 +283,36 @@ static hurray_status keep_device(hurray_ipc_consumer *c, const hurray_ipc_messag
   return HURRAY_OK;
 }
 
-/* IPC-OFF-4: keeps an EVENT message for the OFFER that follows, with the
- * rules of keep_device. */
-static hurray_status keep_event(hurray_ipc_consumer *c, const hurray_ipc_message *m,
-                                const uint8_t *bytes, hurray_error *err) {
-  if (keeps_any(c) && m->offer_id != c->pending_offer) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
-                                    c->pending_offer, m->buffer_index);
-  }
-  for (size_t i = 0; i < c->event_count; i++) {
-    if (c->events[i].index == m->buffer_index) {
-      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
-                                      m->offer_id, m->buffer_index);
-    }
-  }
-  /* Indices are below 253 (IPC-MSG-14) and distinct, so there is room. */
-  ipc_pending_event *p = &c->events[c->event_count++];
-  c->pending_offer = m->offer_id;
-  p->index = m->buffer_index;
-  p->kind = m->code;
-  p->handle_size = (uint32_t)m->expected;
-  memcpy(p->device_uuid, bytes + HURRAY_IPC_DEVICE_UUID_OFFSET, sizeof p->device_uuid);
-  memcpy(p->driver_uuid, bytes + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, sizeof p->driver_uuid);
-  memset(p->handle, 0, sizeof p->handle);
-  memcpy(p->handle, bytes + HURRAY_IPC_DEVICE_HANDLE_OFFSET, p->handle_size);
-  return HURRAY_OK;
-}
-
-/* IPC-OFF-4: the kept EVENT message of buffer `index`, or NULL. */
-static const ipc_pending_event *event_for(const hurray_ipc_consumer *c, uint32_t index) {
-  for (size_t i = 0; i < c->event_count; i++) {
-    if (c->events[i].index == index) {
-      return &c->events[i];
-    }
-  }
-  return NULL;
-}
-
-/* IPC-OFF-3: the kept DEVICE message of buffer `index`, or NULL. */
-static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t index) {
+/* The kept message of `type` for buffer `index`, or NULL. */
+static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t type,
+                                      size_t index) {
   for (size_t i = 0; i < c->pending_count; i++) {
-    if (c->pending[i].index == index) {
+    if (c->pending[i].type == type && c->pending[i].index == index) {
       return &c->pending[i];
     }
   }
   return NULL;
+}
+
+/* IPC-OFF-3, IPC-OFF-4: the kept messages of `type` are exactly one for
+ * each buffer i < n with wanted[i]: a wanted buffer without one, or one
+ * left over for a buffer that does not want it, is the error (index: that
+ * buffer). */
+static hurray_status match_pending(const hurray_ipc_consumer *c, uint32_t type,
+                                   const uint8_t *wanted, size_t n, uint64_t offer_id,
+                                   hurray_error *err) {
+  for (size_t i = 0; i < n; i++) {
+    if (wanted[i] && pending_for(c, type, i) == NULL) {
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer_id, 0, i);
+    }
+  }
+  for (size_t k = 0; k < c->pending_count; k++) {
+    const ipc_pending *p = &c->pending[k];
+    if (p->type == type && (p->index >= n || !wanted[p->index])) {
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer_id, 0, p->index);
+    }
+  }
+  return HURRAY_OK;
 }
 
 /* IPC-SEG-5: imports a device buffer through a plugin of the consumer's
@@ -392,7 +366,7 @@ static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pendi
 
 /* IPC-SEG-7: opens a buffer's event through the plugin and on the device
  * that imported its memory (the plugin's checks and refusals, PL-IPC-9). */
-static hurray_status import_event(const hurray_ipc_consumer *c, const ipc_pending_event *pe,
+static hurray_status import_event(const hurray_ipc_consumer *c, const ipc_pending *pe,
                                   const hurray_buffer_handle *h, uint32_t device, size_t index,
                                   hurray_plugin_event **out, hurray_error *err) {
   if (pe == NULL) { /* the matching of IPC-OFF-4 rules it out; a refusal, not a crash */
@@ -529,14 +503,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     }
     st = hurray_ipc_message_decode(consumer->rx, len, nfds, &m, handles, segments,
                                    HURRAY_IPC_MAX_FDS, err);
-    if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_DEVICE) {
-      st = keep_device(consumer, &m, consumer->rx, nfds == 1u ? fds[0] : -1, err);
-      if (st == HURRAY_OK) {
-        continue;
-      }
-    }
-    if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_EVENT) {
-      st = keep_event(consumer, &m, consumer->rx, err);
+    if (st == HURRAY_OK && (m.type == HURRAY_IPC_MSG_DEVICE || m.type == HURRAY_IPC_MSG_EVENT)) {
+      st = keep_pending(consumer, &m, consumer->rx, nfds == 1u ? fds[0] : -1, err);
       if (st == HURRAY_OK) {
         continue;
       }
@@ -565,50 +533,25 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   /* IPC-OFF-3, IPC-OFF-4: the kept DEVICE messages are exactly this
    * offer's device buffers, the kept EVENT messages exactly its event
    * buffers, each of them device memory. */
-  size_t matched = 0;
-  size_t events_matched = 0;
   st = HURRAY_OK;
-  if (keeps_any(consumer) && consumer->pending_offer != m.offer_id) {
-    st = hurray_internal_ipc_fail(
-        err, HURRAY_ERR_INVALID_ARGUMENT, consumer->pending_offer, m.offer_id,
-        consumer->pending_count > 0u ? consumer->pending[0].index : consumer->events[0].index);
+  if (consumer->pending_count > 0u && consumer->pending_offer != m.offer_id) {
+    st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, consumer->pending_offer,
+                                  m.offer_id, consumer->pending[0].index);
   }
+  uint8_t wants_event[HURRAY_IPC_MAX_FDS];
+  uint8_t wants_device[HURRAY_IPC_MAX_FDS];
   for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
-    if (handles[i].sync_mode != HURRAY_SYNC_EVENT) {
-      continue;
-    }
-    if (segments[i].memory_kind != HURRAY_IPC_MEMORY_DEVICE ||
-        event_for(consumer, (uint32_t)i) == NULL) {
+    wants_event[i] = handles[i].sync_mode == HURRAY_SYNC_EVENT;
+    wants_device[i] = segments[i].memory_kind == HURRAY_IPC_MEMORY_DEVICE;
+    if (wants_event[i] && !wants_device[i]) {
       st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, i);
     }
-    events_matched++;
   }
-  if (st == HURRAY_OK && events_matched != consumer->event_count) {
-    for (size_t k = 0; k < consumer->event_count; k++) {
-      uint32_t index = consumer->events[k].index;
-      if (index >= n || handles[index].sync_mode != HURRAY_SYNC_EVENT) {
-        st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, index);
-        break;
-      }
-    }
+  if (st == HURRAY_OK) {
+    st = match_pending(consumer, HURRAY_IPC_MSG_EVENT, wants_event, n, m.offer_id, err);
   }
-  for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
-    if (segments[i].memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
-      continue;
-    }
-    if (pending_for(consumer, (uint32_t)i) == NULL) {
-      st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, i);
-    }
-    matched++;
-  }
-  if (st == HURRAY_OK && matched != consumer->pending_count) {
-    for (size_t k = 0; k < consumer->pending_count; k++) {
-      uint32_t index = consumer->pending[k].index;
-      if (index >= n || segments[index].memory_kind != HURRAY_IPC_MEMORY_DEVICE) {
-        st = hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m.offer_id, 0, index);
-        break;
-      }
-    }
+  if (st == HURRAY_OK) {
+    st = match_pending(consumer, HURRAY_IPC_MSG_DEVICE, wants_device, n, m.offer_id, err);
   }
   if (st != HURRAY_OK) {
     hurray_internal_ipc_close_fds(fds, nfds);
@@ -655,7 +598,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     if (segments[i].memory_kind == HURRAY_IPC_MEMORY_DEVICE) {
       hurray_plugin_buffer *device = NULL;
       uint32_t device_index = 0;
-      st = import_device(consumer, pending_for(consumer, (uint32_t)i), h, segments[i].offset, i,
+      st = import_device(consumer, pending_for(consumer, HURRAY_IPC_MSG_DEVICE, i), h, segments[i].offset, i,
                          &device, &device_index, e);
       if (st != HURRAY_OK) {
         break;
@@ -663,7 +606,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       atomic_store(&en->device, device);
       en->accepted.data = hurray_plugin_buffer_allocation(device)->address;
       if (h->sync_mode == HURRAY_SYNC_EVENT) {
-        st = import_event(consumer, event_for(consumer, (uint32_t)i), h, device_index, i,
+        st = import_event(consumer, pending_for(consumer, HURRAY_IPC_MSG_EVENT, i), h, device_index, i,
                           &en->event, e);
       }
       continue;
