@@ -27,8 +27,8 @@ hurray_fuzz_extra_sources() {
       echo ipc/ipc_encode.c
       ;;
     net_message)
-      # The network transport's message writers and decoder (no UCX in them).
-      echo net/net_message.c
+      # The message writers the oracle re-encodes with (built into libhurray from net/).
+      echo net/net_encode.c
       ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
@@ -41,6 +41,5 @@ hurray_fuzz_extra_sources() {
 hurray_fuzz_extra_includes() {
   case $1 in
     cli_input) echo -Itools/hurray-inspect ;;
-    net_message) echo -Inet ;;
   esac
 }

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <sched.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,24 @@
 #include <time.h>
 
 #include <ucp/api/ucp.h>
+
+hurray_status hurray_internal_net_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                       uint64_t expected, size_t index, const char *fmt, ...) {
+  if (err != NULL) {
+    memset(err, 0, sizeof *err);
+    err->status = status;
+    err->value = value;
+    err->expected = expected;
+    err->index = index;
+    if (fmt != NULL) {
+      va_list ap;
+      va_start(ap, fmt);
+      (void)vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+      va_end(ap);
+    }
+  }
+  return status;
+}
 
 /* UCX's statuses are negative; value carries the magnitude (NET-ERR-1). */
 static hurray_status fail_ucs(hurray_error *err, ucs_status_t s, const char *call) {

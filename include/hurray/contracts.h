@@ -8,13 +8,13 @@
  * both data models it runs (-machdep x86_64 and x86_32; see
  * docs/proof-report.md for the goal counts). An integrator who proves their
  * own code with Frama-C WP includes this header instead of (or after)
- * hurray/buffer.h, hurray/handoff.h and hurray/ipc_wire.h: WP then proves each call's
- * preconditions and uses the postconditions, without the library's sources.
+ * hurray/buffer.h, hurray/handoff.h, hurray/ipc_wire.h and hurray/net_wire.h: WP
+ * then proves each call's preconditions and uses the postconditions, without the library's sources.
  * docs/proving-against-libhurray.md shows how, with the example caller of
  * proofs/integrator/.
  *
- * To a C compiler the header is buffer.h, handoff.h and ipc_wire.h plus
- * redeclarations of their functions (the ACSL is comments).
+ * To a C compiler the header is buffer.h, handoff.h, ipc_wire.h and net_wire.h
+ * plus redeclarations of their functions (the ACSL is comments).
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_CONTRACTS_H
@@ -23,6 +23,7 @@
 #include "hurray/buffer.h"
 #include "hurray/handoff.h"
 #include "hurray/ipc_wire.h"
+#include "hurray/net_wire.h"
 
 /* ---- 1. The logic model (proofs/model/hurray_model.h) ---------------- */
 #ifndef HURRAY_PROOFS_MODEL_H
@@ -582,6 +583,68 @@
        \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp));
 */
 
+/* from core/proven/net_message.c */
+/*@
+  // ---- The rules of specs/network.md, in logic ----------------------------
+
+  // Little-endian u16 (NET-MSG-1, as IPC-MSG-1).
+  logic integer net_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
+
+  // The header fields (NET-MSG-1).
+  logic integer net_type{L}(uint8_t *in) = net_le16(in + 6);
+  logic integer net_body_size{L}(uint8_t *in) = bp_le32(in + 8);
+
+  // NET-MSG-1, NET-MSG-3, NET-MSG-4 up to the body: the header of a
+  // message of len bytes.
+  predicate net_header_ok{L}(uint8_t *in, integer len) =
+    len >= 16 && bp_le32(in) == 0x314E5248 && net_le16(in + 4) == 1 &&
+    net_le16(in + 14) == 0 && 1 <= net_type(in) <= 2 &&
+    len == 16 + net_body_size(in) && net_le16(in + 12) == 0;
+
+  // NET-MSG-5: the buffer count of a TENSOR, the count byte of its table.
+  logic integer net_tensor_count{L}(uint8_t *in) = in[24];
+
+  // NET-MSG-5: the body of a TENSOR, for a reader with room for cap
+  // handles: the tensor id, then one valid table that fills the body.
+  predicate net_tensor_body_ok{L}(uint8_t *in, integer cap) =
+    net_type(in) == 1 && net_body_size(in) >= 9 &&
+    bp_valid_table(in + 24, net_body_size(in) - 8) &&
+    net_body_size(in) - 8 == bp_table_size(net_tensor_count(in)) &&
+    cap >= net_tensor_count(in);
+
+  // NET-MSG-5: the body of a REFUSE: 32 bytes, a status other than 0.
+  predicate net_refuse_body_ok{L}(uint8_t *in) =
+    net_type(in) == 2 && net_body_size(in) == 32 && bp_le32(in + 16) != 0;
+
+  // NET-MSG-4, NET-MSG-5: the message a reader with room for cap handles
+  // accepts.
+  predicate net_valid_message{L}(uint8_t *in, integer len, integer cap) =
+    net_header_ok(in, len) && (net_tensor_body_ok(in, cap) || net_refuse_body_ok(in));
+
+  // handles[0 .. cap) in state L2 as they were in state L1 (NET-MSG-6).
+  predicate net_handles_unchanged{L1, L2}(hurray_buffer_handle *h, integer cap) =
+    \forall integer i; 0 <= i < cap ==> \at(h[i], L1) == \at(h[i], L2);
+
+  // The fields of a decoded message (state Lo) from the bytes at in (state
+  // Lp), per type (include/hurray/net_wire.h, NET-MSG-5); unused fields 0.
+  predicate net_message_decoded{Lo, Lp}(hurray_net_message *m, uint8_t *in) =
+    \at(m->type, Lo) == \at(net_type(in), Lp) &&
+    \at(m->body_size, Lo) == \at(net_body_size(in), Lp) &&
+    \at(m->reserved, Lo) == 0 &&
+    (\at(net_type(in), Lp) == 1 ==>
+       \at(m->tensor_id, Lo) == \at(bp_le64(in + 16), Lp) &&
+       \at(m->buffer_count, Lo) == \at(net_tensor_count(in), Lp) &&
+       \at(m->status, Lo) == 0 && \at(m->index, Lo) == 0 &&
+       \at(m->value, Lo) == 0 && \at(m->expected, Lo) == 0) &&
+    (\at(net_type(in), Lp) == 2 ==>
+       \at(m->status, Lo) == \at(bp_le32(in + 16), Lp) &&
+       \at(m->index, Lo) == \at(bp_le32(in + 20), Lp) &&
+       \at(m->value, Lo) == \at(bp_le64(in + 24), Lp) &&
+       \at(m->expected, Lo) == \at(bp_le64(in + 32), Lp) &&
+       \at(m->tensor_id, Lo) == \at(bp_le64(in + 40), Lp) &&
+       \at(m->buffer_count, Lo) == 0);
+*/
+
 /* ---- 3. The proven functions --------------------------------------- */
 
 /* hurray_validate_colocation (core/proven/colocation.c) */
@@ -981,6 +1044,58 @@ HURRAY_API hurray_handoff_step hurray_handoff_transition(hurray_handoff_state st
   disjoint behaviors;
 */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len, size_t received_fds, hurray_ipc_message *out, hurray_buffer_handle *handles, hurray_ipc_segment *segments, size_t cap, hurray_error *err);
+
+/* hurray_net_message_decode (core/proven/net_message.c) */
+/*@
+  requires in != \null ==> \valid_read(in + (0 .. len - 1));
+  requires out == \null || \valid(out);
+  requires cap >= 1 && handles != \null ==> \valid(handles + (0 .. cap - 1));
+  requires err == \null || \valid(err);
+  requires in != \null && out != \null ==> \separated(in + (0 .. len - 1), out);
+  requires in != \null && cap >= 1 && handles != \null ==>
+             \separated(in + (0 .. len - 1), handles + (0 .. cap - 1));
+  requires in != \null ==> \separated(in + (0 .. len - 1), err);
+  requires out != \null && cap >= 1 && handles != \null ==>
+             \separated(out, handles + (0 .. cap - 1));
+  requires out != \null ==> \separated(out, err);
+  requires cap >= 1 && handles != \null ==> \separated(handles + (0 .. cap - 1), err);
+  terminates \true;
+  assigns out->type, out->body_size, out->buffer_count, out->tensor_id, out->status,
+          out->reserved, out->value, out->expected, out->index, handles[0 .. cap - 1];
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior null_argument:  // index: the argument
+    assumes in == \null || out == \null || (cap >= 1 && handles == \null);
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures bp_error_is(err, \result, 0, 0, in == \null ? 0 : out == \null ? 2 : 3);
+    ensures out != \null ==> *out == \old(*out);
+  behavior small_struct:  // the caller's struct is older than this first layout
+    assumes in != \null && out != \null && (cap >= 1 ==> handles != \null);
+    assumes out->struct_size < HURRAY_NET_MESSAGE_MIN_SIZE;
+    ensures \result == HURRAY_ERR_INVALID_ARGUMENT;
+    ensures bp_error_is(err, \result, \old(out->struct_size), HURRAY_NET_MESSAGE_MIN_SIZE, 2);
+    ensures *out == \old(*out);
+    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+  behavior accepted:  // NET-MSG-4, NET-MSG-5: OK exactly for the messages the spec accepts
+    assumes in != \null && out != \null && (cap >= 1 ==> handles != \null);
+    assumes out->struct_size >= HURRAY_NET_MESSAGE_MIN_SIZE;
+    assumes net_valid_message(in, len, cap);
+    ensures \result == HURRAY_OK;
+    ensures net_message_decoded{Post, Pre}(out, in);
+    ensures out->struct_size == \old(out->struct_size);
+    ensures net_type{Pre}(in) == 1 ==>
+              bp_table_decoded{Post, Pre}(handles, in + 24, net_tensor_count{Pre}(in));
+    ensures bp_error_unchanged{Pre, Post}(err);
+  behavior rejected:  // NET-MSG-4, NET-MSG-6: every other message is refused, outputs untouched
+    assumes in != \null && out != \null && (cap >= 1 ==> handles != \null);
+    assumes out->struct_size >= HURRAY_NET_MESSAGE_MIN_SIZE;
+    assumes !net_valid_message(in, len, cap);
+    ensures \result != HURRAY_OK;
+    ensures *out == \old(*out);
+    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+  complete behaviors;
+  disjoint behaviors;
+*/
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_net_message *out, hurray_buffer_handle *handles, size_t cap, hurray_error *err);
 
 /* hurray_status_name (core/proven/status.c) */
 /*@
