@@ -30,6 +30,7 @@
 #include <ucp/api/ucp.h>
 
 #include "hurray/net.h"
+#include "net_test_support.h"
 
 static const char *transport(void) {
   const char *t = getenv("HURRAY_NET_TEST_TRANSPORT");
@@ -57,25 +58,6 @@ static void *aligned_pattern(size_t size, uint64_t seed) {
     b[i] = pattern(seed, i);
   }
   return p;
-}
-
-static hurray_buffer_handle handle_of(uint64_t size, uint32_t align, uint8_t device,
-                                      uint8_t sync) {
-  hurray_buffer_handle h;
-  memset(&h, 0, sizeof h);
-  h.byte_size = size;
-  h.alignment = align;
-  h.device_tag = device;
-  h.sync_mode = sync;
-  h.memory_class = 0;
-  return h;
-}
-
-static size_t encode_table(const hurray_buffer_handle *h, size_t n, uint8_t *out, size_t cap) {
-  size_t written = 0;
-  hurray_error err;
-  ck_assert_int_eq(hurray_buffer_table_encode(h, n, out, cap, &written, &err), HURRAY_OK);
-  return written;
 }
 
 /* Release callbacks of a sender, counted per buffer (NET-SEND-3). */
@@ -265,97 +247,6 @@ static void check_pattern(const hurray_accepted_buffer *b, uint64_t seed) {
     }
   }
 }
-
-/* ------------------------------------------------------------------------ */
-/* Messages                                                                 */
-/* ------------------------------------------------------------------------ */
-
-static void expect_decode(const uint8_t *msg, size_t len, hurray_status st, uint64_t value,
-                          uint64_t expected, size_t index) {
-  hurray_buffer_handle h[4];
-  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
-  hurray_error err;
-  memset(&err, 0, sizeof err);
-  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, h, 4, &err), st);
-  ck_assert_uint_eq(err.status, st);
-  ck_assert_uint_eq(err.value, value);
-  ck_assert_uint_eq(err.expected, expected);
-  ck_assert_uint_eq(err.index, index);
-}
-
-START_TEST(message_format) {  // NET-MSG-1..5, NET-TAG-1
-  hurray_buffer_handle h[2] = {handle_of(4096, 64, 0, 0), handle_of(0, 1, 0, 0)};
-  uint8_t table[64];
-  size_t tlen = encode_table(h, 2, table, sizeof table);
-  uint8_t msg[128];
-  size_t len = hurray_net_encode_tensor(msg, sizeof msg, 0x1122334455ull, table, tlen);
-  ck_assert_uint_eq(len, 16u + 8u + tlen);
-  /* the IPC header layout, with the network magic and no descriptors */
-  ck_assert_uint_eq(msg[0], 'H');
-  ck_assert_uint_eq(msg[1], 'R');
-  ck_assert_uint_eq(msg[2], 'N');
-  ck_assert_uint_eq(msg[3], '1');
-  ck_assert_uint_eq(msg[12] | msg[13], 0);
-  hurray_buffer_handle out[4];
-  hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
-  hurray_error err;
-  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, out, 4, &err), HURRAY_OK);
-  ck_assert_uint_eq(m.type, HURRAY_NET_MSG_TENSOR);
-  ck_assert_uint_eq(m.tensor_id, 0x1122334455ull);
-  ck_assert_uint_eq(m.buffer_count, 2);
-  ck_assert_uint_eq(out[0].byte_size, 4096);
-  /* the first rule broken, in the order of NET-MSG-4 */
-  expect_decode(msg, 10, HURRAY_ERR_TRUNCATED, 10, 16, 0);
-  uint8_t bad[128];
-  memcpy(bad, msg, len);
-  bad[3] = 'X';
-  expect_decode(bad, len, HURRAY_ERR_INVALID_ARGUMENT, 0x584E5248u, HURRAY_NET_MAGIC, 0);
-  memcpy(bad, msg, len);
-  bad[4] = 2;
-  expect_decode(bad, len, HURRAY_ERR_UNSUPPORTED, 2, 1, 4);
-  memcpy(bad, msg, len);
-  bad[14] = 1;
-  bad[6] = 9; /* reserved is checked before the type */
-  expect_decode(bad, len, HURRAY_ERR_RESERVED_BYTE_NONZERO, 1, 0, 14);
-  bad[14] = 0;
-  expect_decode(bad, len, HURRAY_ERR_UNSUPPORTED, 9, 0, 6);
-  expect_decode(msg, len - 1u, HURRAY_ERR_TRUNCATED, len - 1u, len, 0);
-  memcpy(bad, msg, len);
-  bad[len] = 0;
-  expect_decode(bad, len + 1u, HURRAY_ERR_TRAILING_BYTES, len + 1u, len, 0);
-  memcpy(bad, msg, len);
-  bad[12] = 1;
-  expect_decode(bad, len, HURRAY_ERR_INVALID_ARGUMENT, 1, 0, 12);
-  /* the table is checked with the buffer table decoder (BP-TABLE-*) */
-  memcpy(bad, msg, len);
-  bad[24 + 1 + 13] = 0x01; /* handle 0's sync byte: event on cpu */
-  expect_decode(bad, len, HURRAY_ERR_INVALID_SYNC_MODE, 1, 0, 0);
-  /* REFUSE */
-  len = hurray_net_encode_refuse(msg, sizeof msg, 7, HURRAY_ERR_CAPACITY, 3, 100, 50);
-  ck_assert_uint_eq(len, 48);
-  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, NULL, 0, &err), HURRAY_OK);
-  ck_assert_uint_eq(m.type, HURRAY_NET_MSG_REFUSE);
-  ck_assert_uint_eq(m.status, HURRAY_ERR_CAPACITY);
-  ck_assert_uint_eq(m.index, 3);
-  ck_assert_uint_eq(m.value, 100);
-  ck_assert_uint_eq(m.expected, 50);
-  ck_assert_uint_eq(m.tensor_id, 7);
-  len = hurray_net_encode_refuse(msg, sizeof msg, 7, 0, 0, 0, 0);
-  expect_decode(msg, len, HURRAY_ERR_INVALID_ARGUMENT, 0, 0, 16);
-  /* struct_size: too small is refused first; the decoder keeps it */
-  len = hurray_net_encode_refuse(msg, sizeof msg, 7, HURRAY_ERR_CAPACITY, 3, 100, 50);
-  hurray_net_message tiny = {.struct_size = 8};
-  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &tiny, NULL, 0, &err),
-                    HURRAY_ERR_INVALID_ARGUMENT);
-  ck_assert_uint_eq(err.value, 8);
-  ck_assert_uint_eq(err.expected, HURRAY_NET_MESSAGE_MIN_SIZE);
-  ck_assert_uint_eq(err.index, 2);
-  ck_assert_uint_eq(tiny.type, 0);
-  ck_assert_uint_eq(m.struct_size, sizeof m);
-  /* tags (NET-TAG-1) */
-  ck_assert_uint_eq(hurray_net_data_tag(0x123, 5), 0x0205000000000123ull);
-}
-END_TEST
 
 START_TEST(arguments_refused) {  // NET-CONN-1, NET-LIM-1, NET-ERR-1
   hurray_error err;
@@ -1433,7 +1324,6 @@ int main(void) {
   Suite *s = suite_create("net");
   TCase *tc = tcase_create("net");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, message_format);
   tcase_add_test(tc, arguments_refused);
   tcase_add_test(tc, loopback_tensor);
   tcase_add_test(tc, several_connections);
