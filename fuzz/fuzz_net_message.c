@@ -1,13 +1,15 @@
 /*
  * Fuzz target net_message: one control message of the network transport
- * (specs/network.md NET-MSG-1..5) as the decoder hurray_net_message_decode
- * (net/net_message.c) sees it. Input: the message.
+ * (specs/network.md NET-MSG-1..6) as the proven decoder
+ * hurray_net_message_decode (core/proven/net_message.c) sees it. Input: the
+ * message.
  *
  * Oracle, for every input:
  *  - the decoder accepts exactly when a second reader written here from the
  *    spec's rules accepts (header fields, per-type sizes and fields, the
  *    table through hurray_buffer_table_decode_exact);
- *  - on failure *out is untouched and err names the status returned;
+ *  - on failure *out and handles[] are untouched (NET-MSG-6) and err names
+ *    the status returned;
  *  - on success the fields equal the bytes, and the message re-encodes
  *    (hurray_net_encode_tensor / _refuse) to the same bytes;
  *  - with one slot less capacity a TENSOR is refused with CAPACITY.
@@ -22,6 +24,7 @@
 FUZZ_ORACLE_BEGIN
 
 static hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+static hurray_buffer_handle handles_before[HURRAY_BUFFER_TABLE_MAX_HANDLES];
 static hurray_buffer_handle table_handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
 static uint8_t again[HURRAY_NET_MAX_MESSAGE_SIZE];
 
@@ -60,6 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
   memset(&out, 0x3C, sizeof out);
   out.struct_size = (uint32_t)sizeof out;
   hurray_net_message before = out;
+  memset(handles, 0xC3, sizeof handles);
+  memcpy(handles_before, handles, sizeof handles);
   hurray_error err;
   hurray_status st =
       hurray_net_message_decode(m, len, &out, handles, HURRAY_BUFFER_TABLE_MAX_HANDLES, &err);
@@ -68,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
   if (st != HURRAY_OK) {
     FUZZ_CHECK(err.status == st);
     FUZZ_CHECK(memcmp(&out, &before, sizeof out) == 0);
+    FUZZ_CHECK(memcmp(handles, handles_before, sizeof handles) == 0);
     return 0;
   }
   const uint8_t *b = m + 16;
