@@ -113,8 +113,11 @@ typedef struct sender {
   /* set by the main thread once it has what it needs: the sender closes then */
   atomic_int done;
   atomic_int sent;
-  /* with send_twice: the status of a second send after the first returned OK */
+  /* with send_twice: the status of a second send after the first returned
+   * OK, made once the main thread has set receiver_refused (the refusal
+   * is then sent and its connection ended) */
   int send_twice;
+  atomic_int receiver_refused;
   hurray_status second;
   /* set: the sources are these plugin buffers (NET-SEND-5), sent after the
    * refusals below were tried on the same connection */
@@ -184,11 +187,17 @@ static void *sender_main(void *arg) {
                                   &s->err);
     }
     if (s->send_twice && s->status == HURRAY_OK) {
-      /* wait until the receiver has refused and ended the connection */
-      usleep(300000);
-      s->refs[1] = (release_ref){&s->log, 1, 0};
+      /* Until the receiver has refused and ended the connection: a fixed
+       * sleep here lost that race on a loaded machine. */
+      int64_t refused_by = ms_now() + 30000;
+      while (!atomic_load(&s->receiver_refused) && ms_now() < refused_by) {
+        usleep(1000);
+      }
+      s->refs[1] = (release_ref){&s->log, 1, 1};
       hurray_net_source again = src[0];
-      again.data = table; /* never sent: the refusal comes first */
+      /* the declared size, so the bytes are valid whether or not the
+       * refusal reaches this send before its buffer is posted */
+      again.data = aligned_pattern((size_t)s->sizes[0], s->seed);
       again.release_ctx = &s->refs[1];
       hurray_error e2;
       s->second = hurray_net_send(conn, table, written, &again, 1, 20000, NULL, &e2);
@@ -694,6 +703,7 @@ START_TEST(limit_per_tensor) {  // NET-LIM-1, NET-ERR-1, NET-SEND-3, NET-SEND-4,
   ck_assert_uint_eq(err.index, 0);
   ck_assert_ptr_null(r);
   ck_assert_int_eq(hurray_net_connection_broken(conn), HURRAY_TRUE);
+  atomic_store(&s.receiver_refused, 1);
   atomic_store(&s.done, 1);
   while (!atomic_load(&s.sent)) {
     usleep(1000);
