@@ -63,16 +63,66 @@ static inline int count_maps(void) { return count_maps_of(0); }
 #endif
 #endif
 
+/* All of /proc/self/maps, NUL-terminated, in a heap block (NULL if it
+ * cannot be read: the counts still decide, only the listing is lost). */
+static inline char *read_maps(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (f == NULL) {
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *text = malloc(cap);
+  while (text != NULL) {
+    len += fread(text + len, 1, cap - 1 - len, f);
+    if (len < cap - 1) {
+      break;
+    }
+    char *bigger = realloc(text, cap * 2);
+    if (bigger == NULL) {
+      free(text);
+      text = NULL;
+    }
+    text = bigger;
+    cap *= 2;
+  }
+  fclose(f);
+  if (text != NULL) {
+    text[len] = '\0';
+  }
+  return text;
+}
+
+/* Prints each mapping of now that is not in before: what a failed mapping
+ * count is about (ours, or the runtime's, such as a thread's stack). */
+static inline void print_new_maps(const char *before) {
+  char *now = read_maps();
+  if (before == NULL || now == NULL) {
+    free(now);
+    return;
+  }
+  for (char *line = strtok(now, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    if (strstr(before, line) == NULL) {
+      printf("  new mapping: %s\n", line);
+    }
+  }
+  fflush(stdout);
+  free(now);
+}
+
 /* Records the counts, then REQUIRE_NO_LEAK checks them and prints them. */
 typedef struct leak_probe {
   int fds;
   int maps;
   int memfd_maps;
   const char *what;
+  char *maps_text; /* the mappings at the start, to list what a failure added */
 } leak_probe;
 
 static inline leak_probe leak_start(const char *what) {
-  leak_probe p = {count_fds(), count_maps(), count_maps_of(1), what};
+  /* The listing first: if its block is a mapping of its own, both counts
+   * see it, since leak_check counts before it frees the block. */
+  char *maps_text = read_maps();
+  leak_probe p = {count_fds(), count_maps(), count_maps_of(1), what, maps_text};
   return p;
 }
 
@@ -82,6 +132,15 @@ static inline void leak_check(const leak_probe *p) {
   int memfd_maps = count_maps_of(1);
   printf("fd/map counts %-38s fds %d -> %d, maps %d -> %d (memfd %d -> %d)\n", p->what, p->fds,
          fds, p->maps, maps, p->memfd_maps, memfd_maps);
+#ifdef HURRAY_TEST_ASAN
+  const int maps_grew = 0; /* not checked under ASan, see below */
+#else
+  const int maps_grew = maps > p->maps;
+#endif
+  if (maps_grew || memfd_maps != p->memfd_maps) {
+    print_new_maps(p->maps_text);
+  }
+  free(p->maps_text);
   fflush(stdout);
   ck_assert_msg(fds == p->fds, "%s: %d fds before, %d after", p->what, p->fds, fds);
   ck_assert_msg(memfd_maps == p->memfd_maps, "%s: %d memfd mappings before, %d after", p->what,
