@@ -331,10 +331,12 @@ static hurray_status check_table_colocation(const uint8_t *in, size_t n, hurray_
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
     assumes !bp_table_handles_valid(in, n);
+    ensures \result != HURRAY_OK;  // what a caller needs to know nothing was copied (BP-TABLE-8)
     ensures \exists integer k; 0 <= k < n && bp_table_handles_valid(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
   behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
     assumes bp_table_handles_valid(in, n) && !bp_table_colocated(in, n);
+    ensures \result != HURRAY_OK;
     ensures \exists integer k; 1 <= k < n && bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
   behavior accepted:  // BP-TABLE-5, BP-COLOC-1
     assumes bp_table_handles_valid(in, n) && bp_table_colocated(in, n);
@@ -452,26 +454,31 @@ static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2: the length is checked before any handle is read
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior capacity:  // BP-TABLE-4: before any handle is decoded
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -479,6 +486,7 @@ static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -486,6 +494,7 @@ static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..5, BP-COLOC-1: OK iff the spec accepts the table
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0];
@@ -565,26 +574,31 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, as hurray_buffer_table_decode()
     assumes in != \null && out != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior capacity:  // BP-TABLE-4
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -592,6 +606,7 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -599,12 +614,14 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior trailing:  // BP-TABLE-6
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRAILING_BYTES;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
@@ -627,17 +644,36 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
     return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   }
   /* BP-TABLE-6: bytes after the table are reported after everything the
-   * table itself could be rejected for, so the table is decoded first. */
-  if (len >= 1u && len > 1u + HURRAY_BUFFER_HANDLE_SIZE * (size_t)in[0]) {
-    size_t decoded = 0;
-    hurray_status status = hurray_buffer_table_decode(in, len, out, cap, &decoded, err);
-    if (status != HURRAY_OK) {
-      return status;
+   * table itself could be rejected for, so the table is checked first; and
+   * it is only checked, never copied into out[], because the input is
+   * refused whatever the table holds (BP-TABLE-8). The length needs no
+   * check here: the input is longer than the table. The assert after each
+   * write to *err hands WP, path by path, the fact the failing behaviors'
+   * BP-TABLE-8 ensures need; left to find it in the merge of every path, Z3
+   * and CVC4 took 80 s or timed out. */
+  const size_t n = len >= 1u ? in[0] : 0u;
+  const size_t needed = 1u + HURRAY_BUFFER_HANDLE_SIZE * n;
+  hurray_status status;
+  if (len >= 1u && len > needed) {
+    if (n == 0u) {  // BP-TABLE-3
+      status = hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    } else if (cap < n) {  // BP-TABLE-4
+      status = hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
+      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    } else {
+      status = check_table_handles(in, n, err);  // BP-TABLE-5
+      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+      if (status == HURRAY_OK) {
+        status = hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, needed, 0);
+        //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+      }
     }
-    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len,
-                       1u + HURRAY_BUFFER_HANDLE_SIZE * decoded, 0);
+  } else {
+    status = hurray_buffer_table_decode(in, len, out, cap, count, err);
+    //@ assert status != HURRAY_OK ==> bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
   }
-  return hurray_buffer_table_decode(in, len, out, cap, count, err);
+  return status;
 }
 
 /*@
@@ -846,25 +882,30 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior unknown_flags:  // BP-TABLE-7: before the table is read
     assumes in != \null && out != \null && count != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, BP-TABLE-7
     assumes in != \null && out != \null && count != \null && flags <= 1 && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3: count 0 without the flag
     assumes in != \null && out != \null && count != \null && flags == 0 && len >= 1;
     assumes in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_allowed:  // BP-TABLE-7: zero handles, nothing written to out or err
     assumes in != \null && out != \null && count != \null && flags == 1 && len >= 1;
     assumes in[0] == 0;
@@ -875,6 +916,7 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -882,6 +924,7 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -889,6 +932,7 @@ hurray_status hurray_buffer_table_encode(const hurray_buffer_handle *handles, si
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..5, BP-COLOC-1
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0];
@@ -951,30 +995,36 @@ hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior unknown_flags:  // BP-TABLE-7: before the table is read
     assumes in != \null && out != \null && count != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, BP-TABLE-7
     assumes in != \null && out != \null && count != \null && flags <= 1 && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3: count 0 without the flag
     assumes in != \null && out != \null && count != \null && flags == 0 && len >= 1;
     assumes in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_trailing:  // BP-TABLE-6, BP-TABLE-7: the table is the single byte 0x00
     assumes in != \null && out != \null && count != \null && flags == 1 && len > 1;
     assumes in[0] == 0;
     assigns err->status, err->value, err->expected, err->index, err->detail[0];
     ensures \result == HURRAY_ERR_TRAILING_BYTES && bp_error_is(err, \result, len, 1, 0);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_allowed:  // BP-TABLE-7: zero handles, nothing written to out or err
     assumes in != \null && out != \null && count != \null && flags == 1 && len == 1;
     assumes in[0] == 0;
@@ -985,6 +1035,7 @@ hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -992,6 +1043,7 @@ hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -999,12 +1051,14 @@ hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior trailing:  // BP-TABLE-6
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRAILING_BYTES;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);

@@ -13,7 +13,7 @@
  *   - Every fallible function returns a hurray_status (HURRAY_OK == 0) and
  *     takes a trailing `hurray_error *err`, which may be NULL. On failure the
  *     error names the offending value; on success *err is left untouched.
- *   - Out-parameters are written only on success (tables: see each function).
+ *   - Out-parameters are written only on success (tables too: BP-TABLE-8).
  *   - Nothing in this header allocates, performs I/O or keeps global state.
  *
  * SPDX-License-Identifier: Apache-2.0
@@ -361,8 +361,8 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
  * byte, then count handles, then colocation. It reads at most
  * 1 + 16 * count bytes and ignores anything after them (a table is usually
  * followed by the rest of a descriptor). On success *count is the number of
- * handles written to out[0..count); on failure out[] may hold handles decoded
- * before the failing one and *count is left untouched.
+ * handles written to out[0..count); on failure nothing is written to out[]
+ * or *count, only to err (BP-TABLE-8).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len,
                                                                      hurray_buffer_handle *out,
@@ -371,8 +371,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8
 
 /**
  * As hurray_buffer_table_decode(), but the table must be all of `in`:
- * TRAILING_BYTES otherwise (BP-TABLE-6). A NULL argument is reported before
- * anything in the table is read; *count is written only on success.
+ * TRAILING_BYTES otherwise (BP-TABLE-6), reported after everything the table
+ * itself could be rejected for. A NULL argument is reported before anything
+ * in the table is read; out[] and *count are written only on success
+ * (BP-TABLE-8).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status
 hurray_buffer_table_decode_exact(const uint8_t *in, size_t len, hurray_buffer_handle *out,

@@ -216,6 +216,11 @@
     \forall integer i; 0 <= i < n ==>
       bp_decoded_from{Lh, Lp}(out + i, in + (1 + 16 * i));
 
+  // out[0 .. n) in state L2 as it was in state L1: what a table decoder that
+  // rejected its input leaves behind (BP-TABLE-8).
+  predicate bp_handles_unchanged{L1, L2}(hurray_buffer_handle *out, integer n) =
+    \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
+
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
   predicate bp_encodes{L}(uint8_t *p, hurray_buffer_handle h) =
     p[0] == bp_byte(h.byte_size, 0) && p[1] == bp_byte(h.byte_size, 1) &&
@@ -1660,26 +1665,31 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2: the length is checked before any handle is read
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior capacity:  // BP-TABLE-4: before any handle is decoded
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1687,6 +1697,7 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1694,6 +1705,7 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..5, BP-COLOC-1: OK iff the spec accepts the table
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0];
@@ -1735,26 +1747,31 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, as hurray_buffer_table_decode()
     assumes in != \null && out != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior capacity:  // BP-TABLE-4
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1762,6 +1779,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1769,12 +1787,14 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior trailing:  // BP-TABLE-6
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRAILING_BYTES;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
@@ -1883,25 +1903,30 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode(const hurra
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior unknown_flags:  // BP-TABLE-7: before the table is read
     assumes in != \null && out != \null && count != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, BP-TABLE-7
     assumes in != \null && out != \null && count != \null && flags <= 1 && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3: count 0 without the flag
     assumes in != \null && out != \null && count != \null && flags == 0 && len >= 1;
     assumes in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_allowed:  // BP-TABLE-7: zero handles, nothing written to out or err
     assumes in != \null && out != \null && count != \null && flags == 1 && len >= 1;
     assumes in[0] == 0;
@@ -1912,6 +1937,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode(const hurra
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1919,6 +1945,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode(const hurra
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -1926,6 +1953,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_encode(const hurra
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..5, BP-COLOC-1
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0];
@@ -1967,30 +1995,36 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
   behavior no_count:
     assumes in != \null && out != \null && count == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior unknown_flags:  // BP-TABLE-7: before the table is read
     assumes in != \null && out != \null && count != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_input:  // BP-TABLE-2, BP-TABLE-7
     assumes in != \null && out != \null && count != \null && flags <= 1 && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior truncated:  // BP-TABLE-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len < bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRUNCATED;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_table:  // BP-TABLE-3: count 0 without the flag
     assumes in != \null && out != \null && count != \null && flags == 0 && len >= 1;
     assumes in[0] == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_trailing:  // BP-TABLE-6, BP-TABLE-7: the table is the single byte 0x00
     assumes in != \null && out != \null && count != \null && flags == 1 && len > 1;
     assumes in[0] == 0;
     assigns err->status, err->value, err->expected, err->index, err->detail[0];
     ensures \result == HURRAY_ERR_TRAILING_BYTES && bp_error_is(err, \result, len, 1, 0);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior empty_allowed:  // BP-TABLE-7: zero handles, nothing written to out or err
     assumes in != \null && out != \null && count != \null && flags == 1 && len == 1;
     assumes in[0] == 0;
@@ -2001,6 +2035,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -2008,6 +2043,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
     ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
               bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior not_colocated:  // BP-COLOC-2
     assumes in != \null && out != \null && count != \null && flags <= 1 && len >= 1;
     assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
@@ -2015,12 +2051,14 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
     ensures \exists integer k; 1 <= k < \old(in[0]) &&
               bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior trailing:  // BP-TABLE-6
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
     ensures \result == HURRAY_ERR_TRAILING_BYTES;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
+    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
     assumes in != \null && out != \null && count != \null && flags <= 1;
     assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);

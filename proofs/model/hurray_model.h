@@ -203,6 +203,11 @@
     \forall integer i; 0 <= i < n ==>
       bp_decoded_from{Lh, Lp}(out + i, in + (1 + 16 * i));
 
+  // out[0 .. n) in state L2 as it was in state L1: what a table decoder that
+  // rejected its input leaves behind (BP-TABLE-8).
+  predicate bp_handles_unchanged{L1, L2}(hurray_buffer_handle *out, integer n) =
+    \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
+
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
   predicate bp_encodes{L}(uint8_t *p, hurray_buffer_handle h) =
     p[0] == bp_byte(h.byte_size, 0) && p[1] == bp_byte(h.byte_size, 1) &&

@@ -143,6 +143,9 @@ START_TEST(flags_same_as_plain_for_nonzero_counts) {
         ck_assert(errors_equal(&got_err, &want_err));
         ck_assert_uint_eq(got_count, want_count);
         ck_assert(memcmp(got_out, want_out, sizeof got_out) == 0);
+        REQUIRE(got == HURRAY_OK || handle_bytes_untouched(got_out, 255),
+                "round %d flags %u exact %d: %s wrote out[] (BP-TABLE-8)", round,
+                (unsigned)flags, exact, hurray_status_name(got));
       }
     }
   }

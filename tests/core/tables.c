@@ -1,5 +1,5 @@
 /*
- * Buffer tables (BP-TABLE-1..6) with colocation (BP-COLOC-2): every
+ * Buffer tables (BP-TABLE-1..6, BP-TABLE-8) with colocation (BP-COLOC-2): every
  * truncation length, trailing bytes (decode vs decode_exact), count 0 and
  * 255, capacity, an invalid handle and a colocation failure at every
  * position, random tables against the spec model, and the table encoder.
@@ -40,9 +40,21 @@ static uint8_t *exact_copy(const uint8_t *in, size_t len) {
   return copy;
 }
 
+/* The first byte of out[0..cap) that is no longer `fill`, or cap's byte
+ * size when every byte still is. */
+static size_t first_written_byte(const hurray_buffer_handle *out, size_t cap, uint8_t fill) {
+  const uint8_t *bytes = (const uint8_t *)out;
+  for (size_t i = 0; i < cap * sizeof *out; i++) {
+    if (bytes[i] != fill) return i;
+  }
+  return cap * sizeof *out;
+}
+
 /* Decodes in[0..len) with both decoders and checks each against the spec
- * model; on success checks the handles against the input bytes. */
+ * model; on success checks the handles against the input bytes, on failure
+ * that neither out[] nor *count was written (BP-TABLE-8). */
 static void require_table(const char *what, const uint8_t *in, size_t len, size_t cap) {
+  enum { FILL = 0xA5 };
   size_t index;
   spec_verdict want = spec_table_verdict(in, len, cap, &index);
   uint8_t *copy = exact_copy(in, len);
@@ -51,6 +63,7 @@ static void require_table(const char *what, const uint8_t *in, size_t len, size_
   for (int exact = 0; exact < 2; exact++) {
     size_t count = 0x5A5A;
     hurray_error err = junk_error();
+    memset(out, FILL, (cap == 0 ? 1 : cap) * sizeof *out);
     hurray_status status =
         exact ? hurray_buffer_table_decode_exact(copy, len, out, cap, &count, &err)
               : hurray_buffer_table_decode(copy, len, out, cap, &count, &err);
@@ -65,6 +78,10 @@ static void require_table(const char *what, const uint8_t *in, size_t len, size_
     require_verdict(name, status, &err, w, w.status == HURRAY_OK ? 0 : index);
     if (w.status != HURRAY_OK) {
       REQUIRE(count == 0x5A5A, "%s: *count written on failure", name);
+      size_t written = first_written_byte(out, cap, FILL);
+      REQUIRE(written == cap * sizeof *out,
+              "%s: out[] written on failure (BP-TABLE-8): byte %zu of handle %zu", name,
+              written % sizeof *out, written / sizeof *out);
       continue;
     }
     REQUIRE(count == n, "%s: count %zu, want %zu", name, count, n);
@@ -312,12 +329,10 @@ START_TEST(table_invalid_handle_every_position) {
                            faults[f].has_expected, true};
       require_verdict(what, status, &err, want, at);
       REQUIRE(count == 1234, "%s: count written", what);
-      /* buffer.h: on failure out[] may hold the handles decoded before the
-       * failing one, and nothing from it on. */
-      const unsigned char *rest = (const unsigned char *)&out[at];
-      for (size_t b = 0; b < (255 - at) * sizeof *out; b++) {
-        REQUIRE(rest[b] == 0x5A, "%s: out[%zu..] written on failure", what, at);
-      }
+      /* BP-TABLE-8: not even the valid handles before the failing one. */
+      size_t written = first_written_byte(out, 255, 0x5A);
+      REQUIRE(written == 255 * sizeof *out, "%s: out[%zu] written on failure (BP-TABLE-8)",
+              what, written / sizeof *out);
       if (at % 50 == 0) require_table(what, table, full, 255);
     }
   }
