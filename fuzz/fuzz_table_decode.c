@@ -11,7 +11,9 @@
  *    written (BP-TABLE-4);
  *  - an accepted table encodes back to the same bytes, and the encoder
  *    refuses what the reader would refuse, with the same error (BP-ORDER-1:
- *    a writer never produces what a reader rejects);
+ *    a writer never produces what a reader rejects), and a refused encode
+ *    leaves every byte of the caller's buffer and *written as they were
+ *    (BP-TABLE-9);
  *  - hurray_validate_colocation agrees with the reference on the handles
  *    as given, valid or not;
  *  - NULL arguments are refused with the position of the argument;
@@ -55,6 +57,17 @@ static bool out_untouched(size_t from, size_t to) {
   const unsigned char *end = (const unsigned char *)&out[to];
   for (; p < end; p++) {
     if (*p != POISON_BYTE) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void poison_encoded(size_t bytes) { memset(encoded, POISON_BYTE, bytes); }
+
+static bool encoded_untouched(size_t bytes) {
+  for (size_t i = 0; i < bytes; i++) {
+    if (encoded[i] != POISON_BYTE) {
       return false;
     }
   }
@@ -154,9 +167,10 @@ static void check_round_trip(const uint8_t *data, size_t n) {
     return;
   }
   written = NOT_WRITTEN;
+  poison_encoded(occupied - 1);
   s = hurray_buffer_table_encode(out, n, encoded, occupied - 1, &written, &err);
   FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, occupied, occupied - 1, 0), s, &err));
-  FUZZ_CHECK(written == NOT_WRITTEN);
+  FUZZ_CHECK(written == NOT_WRITTEN && encoded_untouched(occupied - 1));
 }
 
 /* The handles present in the input, taken as values without any check:
@@ -202,9 +216,11 @@ static void check_writer_side(const uint8_t *data, size_t size, bool input_valid
   }
   size_t written = NOT_WRITTEN;
   ref_error_poison(&err);
+  poison_encoded(sizeof encoded);
   s = hurray_buffer_table_encode(raw, n, encoded, sizeof encoded, &written, &err);
   FUZZ_CHECK(ref_verdict_matches(want, s, &err));
-  FUZZ_CHECK(s == HURRAY_OK ? written == 1 + 16 * n : written == NOT_WRITTEN);
+  FUZZ_CHECK(s == HURRAY_OK ? written == 1 + 16 * n
+                            : written == NOT_WRITTEN && encoded_untouched(sizeof encoded));
   if (s == HURRAY_OK) {
     /* What the writer wrote, the reader reads back unchanged. */
     size_t count = 0;
@@ -276,8 +292,11 @@ static void check_flags(const uint8_t *data, size_t size) {
                                          HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &err);
     FUZZ_CHECK(s == HURRAY_OK && written == 1 && encoded[0] == data[0] &&
                ref_error_is_poisoned(&err));
+    poison_encoded(1);
+    written = NOT_WRITTEN;
     FUZZ_CHECK(hurray_buffer_table_encode_flags(raw, 0, encoded, sizeof encoded, &written, 0,
-                                                &err) == HURRAY_ERR_EMPTY_BUFFER_LIST);
+                                                &err) == HURRAY_ERR_EMPTY_BUFFER_LIST &&
+               written == NOT_WRITTEN && encoded_untouched(1));  // BP-TABLE-9
   }
 }
 

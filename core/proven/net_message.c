@@ -60,10 +60,6 @@
   predicate net_valid_message{L}(uint8_t *in, integer len, integer cap) =
     net_header_ok(in, len) && (net_tensor_body_ok(in, cap) || net_refuse_body_ok(in));
 
-  // handles[0 .. cap) in state L2 as they were in state L1 (NET-MSG-6).
-  predicate net_handles_unchanged{L1, L2}(hurray_buffer_handle *h, integer cap) =
-    \forall integer i; 0 <= i < cap ==> \at(h[i], L1) == \at(h[i], L2);
-
   // The fields of a decoded message (state Lo) from the bytes at in (state
   // Lp), per type (include/hurray/net_wire.h, NET-MSG-5); unused fields 0.
   predicate net_message_decoded{Lo, Lp}(hurray_net_message *m, uint8_t *in) =
@@ -412,7 +408,7 @@ static void net_store_message(const uint8_t *in, size_t len, size_t cap, hurray_
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT;
     ensures bp_error_is(err, \result, \old(out->struct_size), HURRAY_NET_MESSAGE_MIN_SIZE, 2);
     ensures *out == \old(*out);
-    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+    ensures handles != \null ==> bp_handles_unchanged{Pre, Post}(handles, cap);
   behavior accepted:  // NET-MSG-4, NET-MSG-5: OK exactly for the messages the spec accepts
     assumes in != \null && out != \null && (cap >= 1 ==> handles != \null);
     assumes out->struct_size >= HURRAY_NET_MESSAGE_MIN_SIZE;
@@ -429,7 +425,7 @@ static void net_store_message(const uint8_t *in, size_t len, size_t cap, hurray_
     assumes !net_valid_message(in, len, cap);
     ensures \result != HURRAY_OK;
     ensures *out == \old(*out);
-    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+    ensures handles != \null ==> bp_handles_unchanged{Pre, Post}(handles, cap);
   complete behaviors;
   disjoint behaviors;
 */
@@ -465,7 +461,7 @@ hurray_status hurray_net_message_decode(const uint8_t *in, size_t len, hurray_ne
     //@ assert out->expected == \at(out->expected, Pre);
     //@ assert out->index == \at(out->index, Pre);
     //@ assert *out == \at(*out, Pre);
-    //@ assert handles != \null ==> net_handles_unchanged{Pre, Here}(handles, cap);
+    //@ assert handles != \null ==> bp_handles_unchanged{Pre, Here}(handles, cap);
     return status;
   }
   //@ assert bp_error_unchanged{Pre, Here}(err);

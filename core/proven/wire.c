@@ -773,14 +773,17 @@ static void encode_table_handles(const hurray_buffer_handle *handles, size_t cou
   behavior no_written:
     assumes handles != \null && out != \null && written == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty:  // BP-TABLE-3
     assumes handles != \null && out != \null && written != \null && count == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_many:  // BP-TABLE-1: the count is one byte
     assumes handles != \null && out != \null && written != \null && count > 255;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, count, 255, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior invalid_handle:  // BP-ORDER-1: the first invalid handle, at its index
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes !bp_list_valid(handles, count);
@@ -789,11 +792,13 @@ static void encode_table_handles(const hurray_buffer_handle *handles, size_t cou
                                  handles[k].device_tag, handles[k].sync_mode,
                                  handles[k].memory_class);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior not_colocated:  // BP-COLOC-2
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && !bp_colocated(handles, count);
     ensures \exists integer k; 1 <= k < count && bp_list_mismatch_at(\result, err, handles, k);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_small:  // BP-TABLE-1: value is the size needed
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -801,6 +806,7 @@ static void encode_table_handles(const hurray_buffer_handle *handles, size_t cou
     ensures \result == HURRAY_ERR_CAPACITY &&
               bp_error_is(err, \result, bp_table_size(count), cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior encoded:  // BP-TABLE-1, BP-WIRE-1: exactly 1 + 16 * count bytes
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -1121,19 +1127,23 @@ hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t l
   behavior no_written:
     assumes handles != \null && out != \null && written == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior unknown_flags:  // BP-TABLE-7: before anything is checked or written
     assumes handles != \null && out != \null && written != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty:  // BP-TABLE-3: count 0 without the flag
     assumes handles != \null && out != \null && written != \null && flags == 0 && count == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty_too_small:  // BP-TABLE-7: the zero-count table needs its count byte
     assumes handles != \null && out != \null && written != \null && flags == 1 && count == 0;
     assumes cap < 1;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, 1, cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty_encoded:  // BP-TABLE-7: the single byte 0x00, err untouched
     assumes handles != \null && out != \null && written != \null && flags == 1 && count == 0;
     assumes cap >= 1;
@@ -1143,6 +1153,7 @@ hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t l
     assumes handles != \null && out != \null && written != \null && flags <= 1 && count > 255;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, count, 255, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior invalid_handle:  // BP-ORDER-1
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && !bp_list_valid(handles, count);
@@ -1151,11 +1162,13 @@ hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t l
                                  handles[k].device_tag, handles[k].sync_mode,
                                  handles[k].memory_class);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior not_colocated:  // BP-COLOC-2
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && !bp_colocated(handles, count);
     ensures \exists integer k; 1 <= k < count && bp_list_mismatch_at(\result, err, handles, k);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_small:  // BP-TABLE-1: value is the size needed
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -1163,6 +1176,7 @@ hurray_status hurray_buffer_table_decode_exact_flags(const uint8_t *in, size_t l
     ensures \result == HURRAY_ERR_CAPACITY &&
               bp_error_is(err, \result, bp_table_size(count), cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior encoded:  // BP-TABLE-1, BP-WIRE-1: exactly 1 + 16 * count bytes
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && bp_colocated(handles, count);

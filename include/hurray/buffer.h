@@ -385,6 +385,8 @@ hurray_buffer_table_decode_exact(const uint8_t *in, size_t len, hurray_buffer_ha
  * and colocation first, so it never writes a table a reader would reject.
  * *written receives 1 + 16 * count. CAPACITY when cap is too small (value:
  * bytes needed); EMPTY_BUFFER_LIST when count is 0; CAPACITY when count > 255.
+ * out[] and *written are written only on success: a refused table leaves
+ * every byte of out[0..cap) as it was (BP-TABLE-9).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status
 hurray_buffer_table_encode(const hurray_buffer_handle *handles, size_t count, uint8_t *out,

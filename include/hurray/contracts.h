@@ -217,8 +217,14 @@
       bp_decoded_from{Lh, Lp}(out + i, in + (1 + 16 * i));
 
   // out[0 .. n) in state L2 as it was in state L1: what a table decoder that
-  // rejected its input leaves behind (BP-TABLE-8).
+  // rejected its input leaves behind (BP-TABLE-8), and the network message
+  // decoder's handles[] on a refused message (NET-MSG-6).
   predicate bp_handles_unchanged{L1, L2}(hurray_buffer_handle *out, integer n) =
+    \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
+
+  // out[0 .. n) in state L2 as it was in state L1: what a table encoder that
+  // refused its handles leaves behind (BP-TABLE-9).
+  predicate bp_bytes_unchanged{L1, L2}(uint8_t *out, integer n) =
     \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
 
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
@@ -625,10 +631,6 @@
   // accepts.
   predicate net_valid_message{L}(uint8_t *in, integer len, integer cap) =
     net_header_ok(in, len) && (net_tensor_body_ok(in, cap) || net_refuse_body_ok(in));
-
-  // handles[0 .. cap) in state L2 as they were in state L1 (NET-MSG-6).
-  predicate net_handles_unchanged{L1, L2}(hurray_buffer_handle *h, integer cap) =
-    \forall integer i; 0 <= i < cap ==> \at(h[i], L1) == \at(h[i], L2);
 
   // The fields of a decoded message (state Lo) from the bytes at in (state
   // Lp), per type (include/hurray/net_wire.h, NET-MSG-5); unused fields 0.
@@ -1079,7 +1081,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_message_decode(const uint8_
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT;
     ensures bp_error_is(err, \result, \old(out->struct_size), HURRAY_NET_MESSAGE_MIN_SIZE, 2);
     ensures *out == \old(*out);
-    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+    ensures handles != \null ==> bp_handles_unchanged{Pre, Post}(handles, cap);
   behavior accepted:  // NET-MSG-4, NET-MSG-5: OK exactly for the messages the spec accepts
     assumes in != \null && out != \null && (cap >= 1 ==> handles != \null);
     assumes out->struct_size >= HURRAY_NET_MESSAGE_MIN_SIZE;
@@ -1096,7 +1098,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_message_decode(const uint8_
     assumes !net_valid_message(in, len, cap);
     ensures \result != HURRAY_OK;
     ensures *out == \old(*out);
-    ensures handles != \null ==> net_handles_unchanged{Pre, Post}(handles, cap);
+    ensures handles != \null ==> bp_handles_unchanged{Pre, Post}(handles, cap);
   complete behaviors;
   disjoint behaviors;
 */
@@ -1833,14 +1835,17 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact(const
   behavior no_written:
     assumes handles != \null && out != \null && written == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty:  // BP-TABLE-3
     assumes handles != \null && out != \null && written != \null && count == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_many:  // BP-TABLE-1: the count is one byte
     assumes handles != \null && out != \null && written != \null && count > 255;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, count, 255, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior invalid_handle:  // BP-ORDER-1: the first invalid handle, at its index
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes !bp_list_valid(handles, count);
@@ -1849,11 +1854,13 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact(const
                                  handles[k].device_tag, handles[k].sync_mode,
                                  handles[k].memory_class);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior not_colocated:  // BP-COLOC-2
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && !bp_colocated(handles, count);
     ensures \exists integer k; 1 <= k < count && bp_list_mismatch_at(\result, err, handles, k);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_small:  // BP-TABLE-1: value is the size needed
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -1861,6 +1868,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact(const
     ensures \result == HURRAY_ERR_CAPACITY &&
               bp_error_is(err, \result, bp_table_size(count), cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior encoded:  // BP-TABLE-1, BP-WIRE-1: exactly 1 + 16 * count bytes
     assumes handles != \null && out != \null && written != \null && 1 <= count <= 255;
     assumes bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -2097,19 +2105,23 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags
   behavior no_written:
     assumes handles != \null && out != \null && written == \null;
     ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior unknown_flags:  // BP-TABLE-7: before anything is checked or written
     assumes handles != \null && out != \null && written != \null && flags > 1;
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT && bp_error_is(err, \result, flags, 1, 5);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty:  // BP-TABLE-3: count 0 without the flag
     assumes handles != \null && out != \null && written != \null && flags == 0 && count == 0;
     ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty_too_small:  // BP-TABLE-7: the zero-count table needs its count byte
     assumes handles != \null && out != \null && written != \null && flags == 1 && count == 0;
     assumes cap < 1;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, 1, cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior empty_encoded:  // BP-TABLE-7: the single byte 0x00, err untouched
     assumes handles != \null && out != \null && written != \null && flags == 1 && count == 0;
     assumes cap >= 1;
@@ -2119,6 +2131,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags
     assumes handles != \null && out != \null && written != \null && flags <= 1 && count > 255;
     ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, count, 255, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior invalid_handle:  // BP-ORDER-1
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && !bp_list_valid(handles, count);
@@ -2127,11 +2140,13 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags
                                  handles[k].device_tag, handles[k].sync_mode,
                                  handles[k].memory_class);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior not_colocated:  // BP-COLOC-2
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && !bp_colocated(handles, count);
     ensures \exists integer k; 1 <= k < count && bp_list_mismatch_at(\result, err, handles, k);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior too_small:  // BP-TABLE-1: value is the size needed
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && bp_colocated(handles, count);
@@ -2139,6 +2154,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact_flags
     ensures \result == HURRAY_ERR_CAPACITY &&
               bp_error_is(err, \result, bp_table_size(count), cap, 0);
     ensures *written == \old(*written);
+    ensures bp_bytes_unchanged{Pre, Post}(out, cap);  // BP-TABLE-9
   behavior encoded:  // BP-TABLE-1, BP-WIRE-1: exactly 1 + 16 * count bytes
     assumes handles != \null && out != \null && written != \null && flags <= 1;
     assumes 1 <= count <= 255 && bp_list_valid(handles, count) && bp_colocated(handles, count);

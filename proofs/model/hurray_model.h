@@ -204,8 +204,14 @@
       bp_decoded_from{Lh, Lp}(out + i, in + (1 + 16 * i));
 
   // out[0 .. n) in state L2 as it was in state L1: what a table decoder that
-  // rejected its input leaves behind (BP-TABLE-8).
+  // rejected its input leaves behind (BP-TABLE-8), and the network message
+  // decoder's handles[] on a refused message (NET-MSG-6).
   predicate bp_handles_unchanged{L1, L2}(hurray_buffer_handle *out, integer n) =
+    \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
+
+  // out[0 .. n) in state L2 as it was in state L1: what a table encoder that
+  // refused its handles leaves behind (BP-TABLE-9).
+  predicate bp_bytes_unchanged{L1, L2}(uint8_t *out, integer n) =
     \forall integer i; 0 <= i < n ==> \at(out[i], L1) == \at(out[i], L2);
 
   // p holds the little-endian wire form of h, reserved byte 0 (BP-WIRE-1/2).
