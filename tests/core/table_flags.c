@@ -24,11 +24,7 @@ static bool errors_equal(const hurray_error *a, const hurray_error *b) {
 }
 
 static bool handle_bytes_untouched(const hurray_buffer_handle *out, size_t n) {
-  const uint8_t *p = (const uint8_t *)out;
-  for (size_t i = 0; i < n * sizeof *out; i++) {
-    if (p[i] != 0xAB) return false;
-  }
-  return true;
+  return first_changed_byte(out, n * sizeof *out, 0xAB) == n * sizeof *out;
 }
 
 /* BP-TABLE-7: with the flag, the single byte 0x00 is a table of no handle;
@@ -187,7 +183,7 @@ START_TEST(flags_unknown_bits_refused) {
     status = hurray_buffer_table_encode_flags(handles, 0, bytes, sizeof bytes, NULL, bad[k], &err);
     require_error("NULL written first", status, &err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   }
-  for (size_t i = 0; i < sizeof bytes; i++) ck_assert_uint_eq(bytes[i], 0xEE);  // BP-TABLE-9
+  ck_assert_uint_eq(first_changed_byte(bytes, sizeof bytes, 0xEE), sizeof bytes);  // BP-TABLE-9
 }
 END_TEST
 
@@ -214,7 +210,7 @@ START_TEST(flags_encode) {
   status = hurray_buffer_table_encode_flags(handles, 0, out, sizeof out, &written, 0, &err);
   require_error("no flag", status, &err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1, ANY_INDEX);
   ck_assert_uint_eq(written, 9);
-  for (size_t i = 0; i < sizeof out; i++) ck_assert_uint_eq(out[i], 0xEE);  // BP-TABLE-9
+  ck_assert_uint_eq(first_changed_byte(out, sizeof out, 0xEE), sizeof out);  // BP-TABLE-9
 
   err = junk_error();
   hurray_error junk = junk_error();

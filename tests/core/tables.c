@@ -40,16 +40,6 @@ static uint8_t *exact_copy(const uint8_t *in, size_t len) {
   return copy;
 }
 
-/* The first byte of out[0..cap) that is no longer `fill`, or cap's byte
- * size when every byte still is. */
-static size_t first_written_byte(const hurray_buffer_handle *out, size_t cap, uint8_t fill) {
-  const uint8_t *bytes = (const uint8_t *)out;
-  for (size_t i = 0; i < cap * sizeof *out; i++) {
-    if (bytes[i] != fill) return i;
-  }
-  return cap * sizeof *out;
-}
-
 /* Decodes in[0..len) with both decoders and checks each against the spec
  * model; on success checks the handles against the input bytes, on failure
  * that neither out[] nor *count was written (BP-TABLE-8). */
@@ -78,7 +68,7 @@ static void require_table(const char *what, const uint8_t *in, size_t len, size_
     require_verdict(name, status, &err, w, w.status == HURRAY_OK ? 0 : index);
     if (w.status != HURRAY_OK) {
       REQUIRE(count == 0x5A5A, "%s: *count written on failure", name);
-      size_t written = first_written_byte(out, cap, FILL);
+      size_t written = first_changed_byte(out, cap * sizeof *out, FILL);
       REQUIRE(written == cap * sizeof *out,
               "%s: out[] written on failure (BP-TABLE-8): byte %zu of handle %zu", name,
               written % sizeof *out, written / sizeof *out);
@@ -330,7 +320,7 @@ START_TEST(table_invalid_handle_every_position) {
       require_verdict(what, status, &err, want, at);
       REQUIRE(count == 1234, "%s: count written", what);
       /* BP-TABLE-8: not even the valid handles before the failing one. */
-      size_t written = first_written_byte(out, 255, 0x5A);
+      size_t written = first_changed_byte(out, 255 * sizeof *out, 0x5A);
       REQUIRE(written == 255 * sizeof *out, "%s: out[%zu] written on failure (BP-TABLE-8)",
               what, written / sizeof *out);
       if (at % 50 == 0) require_table(what, table, full, 255);
@@ -592,7 +582,8 @@ START_TEST(table_encode_refusals) {
   status = hurray_buffer_table_encode(handles, 1, out, sizeof out, NULL, &err);
   require_error("NULL written", status, &err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
   /* BP-TABLE-9: no refused call wrote a byte of out[] or *written. */
-  for (size_t i = 0; i < sizeof out; i++) REQUIRE(out[i] == 0xEE, "byte %zu written", i);
+  size_t changed = first_changed_byte(out, sizeof out, 0xEE);
+  REQUIRE(changed == sizeof out, "byte %zu written by a refused encode", changed);
   ck_assert_uint_eq(written, 99);
 }
 END_TEST

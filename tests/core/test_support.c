@@ -14,6 +14,14 @@ hurray_error junk_error(void) {
   return err;
 }
 
+size_t first_changed_byte(const void *p, size_t size, uint8_t fill) {
+  const uint8_t *bytes = p;
+  for (size_t i = 0; i < size; i++) {
+    if (bytes[i] != fill) return i;
+  }
+  return size;
+}
+
 void require_verdict(const char *what, hurray_status got, const hurray_error *err,
                      spec_verdict want, size_t index) {
   REQUIRE(got == want.status, "%s: status %s, spec says %s", what, hurray_status_name(got),

@@ -27,6 +27,11 @@
  * test can see which fields a call wrote. */
 hurray_error junk_error(void);
 
+/* The offset of the first byte of p[0..size) that is no longer `fill`, or
+ * size when every byte still is: what a call that must write nothing on
+ * failure (BP-TABLE-8, BP-TABLE-9) wrote, from a buffer filled before it. */
+size_t first_changed_byte(const void *p, size_t size, uint8_t fill);
+
 /* For an error whose index the spec does not define (TRUNCATED, CAPACITY...). */
 #define ANY_INDEX SIZE_MAX
 
