@@ -52,27 +52,23 @@ static void poison_out(size_t entries) { memset(out, POISON_BYTE, entries * size
 
 /* A plain loop rather than memcmp: the engines hook memcmp, and this runs on
  * every input. */
-static bool out_untouched(size_t from, size_t to) {
-  const unsigned char *p = (const unsigned char *)&out[from];
-  const unsigned char *end = (const unsigned char *)&out[to];
-  for (; p < end; p++) {
-    if (*p != POISON_BYTE) {
+static bool still_poisoned(const void *start, size_t bytes) {
+  const unsigned char *p = start;
+  for (size_t i = 0; i < bytes; i++) {
+    if (p[i] != POISON_BYTE) {
       return false;
     }
   }
   return true;
+}
+
+static bool out_untouched(size_t from, size_t to) {
+  return still_poisoned(&out[from], (to - from) * sizeof out[0]);
 }
 
 static void poison_encoded(size_t bytes) { memset(encoded, POISON_BYTE, bytes); }
 
-static bool encoded_untouched(size_t bytes) {
-  for (size_t i = 0; i < bytes; i++) {
-    if (encoded[i] != POISON_BYTE) {
-      return false;
-    }
-  }
-  return true;
-}
+static bool encoded_untouched(size_t bytes) { return still_poisoned(encoded, bytes); }
 
 static bool same_handle(const hurray_buffer_handle *h, const ref_fields *f) {
   return h->byte_size == f->byte_size && h->alignment == f->alignment &&
