@@ -315,7 +315,7 @@ hurray_status round_trip_bytes(const uint8_t *wire, hurray_buffer_handle *h, uin
   assigns table[0 .. 16 * n], *written;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   ensures encoded: \result == HURRAY_OK && *written == bp_table_size(n) && table[0] == n;
-  ensures valid: bp_valid_table(table, bp_table_size(n));  // BP-TABLE-1..5, BP-COLOC-1
+  ensures valid: bp_valid_table(table, bp_table_size(n));  // BP-TABLE-1..3, BP-TABLE-5, BP-COLOC-1
   ensures holds_fields: bp_table_decoded{Pre, Post}(list, table, n);  // BP-WIRE-1
 */
 hurray_status encode_table_is_valid(const hurray_buffer_handle *list, size_t n, uint8_t *table,
