@@ -1,8 +1,8 @@
 /*
- * hurray-devices run end to end (specs/cli.md CLI-DEV-1..6): --path searched
+ * hurray-devices run end to end (specs/cli.md CLI-DEV-1..8): --path searched
  * recursively, errors about the --path or --plugin given, unknown options,
  * --help on standard output, unavailable reasons printed whole, exit
- * statuses.
+ * statuses, --require-devices, the advice when nothing was loaded.
  *
  * Environment: HURRAY_DEVICES (the binary), HURRAY_PLUGIN_BUILD_DIR (the
  * build's plugins/ folder, with one subfolder a plugin), HURRAY_LONG_REASON_PLUGIN
@@ -94,7 +94,7 @@ START_TEST(test_path_is_searched_recursively) {
     r = RUN("--path", plugins);
     ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
     ck_assert_msg(strstr(r.out, "/cpu/hurray-plugin-cpu.so\n") != NULL, "%s", r.out);
-    ck_assert_ptr_null(strstr(r.out, "(no plugin loaded)"));
+    ck_assert_ptr_null(strstr(r.out, "(no plugin loaded"));
     run_result_free(&r);
   } else {
     printf("note: %s not built; the build folder case is not checked\n", cpu);
@@ -187,6 +187,61 @@ START_TEST(test_long_reason_printed_whole) {
 }
 END_TEST
 
+START_TEST(test_require_devices) {
+  /* CLI-DEV-7: a plugin without a device passes a plain run (exit 0, its
+   * reason listed, no handoff) but fails --require-devices, which names it
+   * and gives its reason whole. */
+  const char *no_device = env("HURRAY_LONG_REASON_PLUGIN");
+  run_result r = RUN("--plugin", no_device, "--handoff");
+  ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+  ck_assert_ptr_nonnull(strstr(r.out, "handoffs: 0 run, 0 failed\n"));
+  run_result_free(&r);
+  r = RUN("--require-devices", "--handoff", "--plugin", no_device);
+  ck_assert_msg(r.status == 1, "exit %d: %s%s", r.status, r.out, r.err);
+  ck_assert_msg(strstr(r.out, "--require-devices: long-reason has no device (dlopen libacme.so: rrr") !=
+                    NULL,
+                "%s", r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, " END-OF-REASON)\n"));
+  run_result_free(&r);
+  /* With a device (the cpu plugin), it passes. */
+  char cpu[4096];
+  snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", env("HURRAY_PLUGIN_BUILD_DIR"));
+  if (access(cpu, R_OK) == 0) {
+    r = RUN("--require-devices", "--plugin", cpu, "--handoff");
+    ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+    ck_assert_ptr_null(strstr(r.out, "--require-devices:"));
+    run_result_free(&r);
+    r = RUN("--require-devices", "--plugin", cpu, "--plugin", no_device);
+    ck_assert_int_eq(r.status, 1);
+    run_result_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(test_nothing_loaded_says_what_to_do) {
+  /* CLI-DEV-8: an empty search says how to point the tool at a plugin;
+   * CLI-DEV-7: --require-devices fails then. Only where the installed
+   * plugin directory holds no plugin of its own (a machine with libhurray
+   * installed lists those). */
+  setenv("HURRAY_PLUGIN_PATH", temp_dir, 1);
+  run_result r = RUN("--require-devices");
+  unsetenv("HURRAY_PLUGIN_PATH");
+  if (strstr(r.out, "plugins found:\n  (no plugin loaded") == NULL) {
+    ck_assert_msg(strstr(r.out, "    from ") != NULL, "%s", r.out);
+    printf("note: the installed plugin directory has plugins; the empty case is not checked\n");
+    run_result_free(&r);
+    return;
+  }
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_msg(strstr(r.out, "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
+                              "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
+                              "file with --plugin FILE)\n") != NULL,
+                "%s", r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, "--require-devices: no plugin was loaded\n"));
+  run_result_free(&r);
+}
+END_TEST
+
 static Suite *devices_suite(void) {
   Suite *s = suite_create("cli_devices");
   TCase *t = tcase_create("devices");
@@ -198,6 +253,8 @@ static Suite *devices_suite(void) {
   tcase_add_test(t, test_refused_named_plugin_exits_1);
   tcase_add_test(t, test_unknown_option_is_named);
   tcase_add_test(t, test_help_on_stdout);
+  tcase_add_test(t, test_require_devices);
+  tcase_add_test(t, test_nothing_loaded_says_what_to_do);
   tcase_add_test(t, test_long_reason_printed_whole);
   suite_add_tcase(s, t);
   return s;

@@ -612,7 +612,8 @@ static void count_discovery(void *ctx, const char *path, hurray_status status,
 /* PL-SEARCH-1: HURRAY_PLUGIN_PATH in order, empty entries dropped, then the
  * installed directory. PL-SEARCH-2: the relative directory is reported as
  * PLUGIN_UNSAFE_PATH. PL-SEARCH-3: every candidate is reported, loaded or
- * refused. */
+ * refused. PL-SEARCH-4: a name not found is named with the advice first
+ * (HURRAY_PLUGIN_PATH) and the directories searched after it. */
 START_TEST(search_path_and_discovery) {
   char dirs[8192];
   char cpu_dir[4096];
@@ -637,7 +638,21 @@ START_TEST(search_path_and_discovery) {
   ck_assert_str_eq(hurray_plugin_name(cpu), "cpu");
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
                    HURRAY_ERR_PLUGIN_UNSAFE_PATH);
-  ck_assert_ptr_nonnull(strstr(err.detail, "not found"));
+  const char advice[] = "hurray-plugin-no-such-plugin.so not found: put its directory, absolute, "
+                        "in HURRAY_PLUGIN_PATH (relative entries were skipped; searched ";
+  ck_assert_msg(strncmp(err.detail, advice, strlen(advice)) == 0, "%s", err.detail);
+  setenv(HURRAY_PLUGIN_PATH_ENV, "/nonexistent-dir", 1);
+  ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
+                   HURRAY_ERR_PLUGIN_LOAD_FAILED);
+  char whole[512];
+  snprintf(whole, sizeof whole,
+           "hurray-plugin-no-such-plugin.so not found: put its directory in HURRAY_PLUGIN_PATH "
+           "(searched /nonexistent-dir:%s)",
+           hurray_plugin_install_dir());
+  /* The whole text, or as much of it as the detail holds. */
+  ck_assert_uint_ge(strlen(err.detail), 80);
+  ck_assert_msg(strncmp(err.detail, whole, strlen(err.detail)) == 0, "%s", err.detail);
+  setenv(HURRAY_PLUGIN_PATH_ENV, dirs, 1);
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "../cpu", 0, NULL, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
   hurray_plugin_unload(cpu);
