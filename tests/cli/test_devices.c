@@ -19,26 +19,7 @@
 
 #include "run_capture.h"
 
-static char *env(const char *name) {
-  char *value = getenv(name);
-  ck_assert_msg(value != NULL, "%s is not set", name);
-  return value;
-}
-
-static run_result devices_run(const char *const args[], size_t n) {
-  static char *argv[16];
-  ck_assert_uint_le(n, 14);
-  argv[0] = env("HURRAY_DEVICES");
-  for (size_t i = 0; i < n; i++) {
-    argv[1 + i] = (char *)(uintptr_t)args[i]; /* posix_spawn does not write them */
-  }
-  argv[1 + n] = NULL;
-  return run_capture(argv, NULL, NULL);
-}
-
-#define RUN(...)                                    \
-  devices_run((const char *const[]){__VA_ARGS__}, \
-              sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define RUN(...) RUN_TOOL("HURRAY_DEVICES", __VA_ARGS__)
 
 static char *temp_dir;
 
@@ -54,7 +35,7 @@ static void teardown(void) {
 
 /* A copy of the long-reason plugin two folders below dir. */
 static char *plant_plugin(const char *dir) {
-  FILE *f = fopen(env("HURRAY_LONG_REASON_PLUGIN"), "rb");
+  FILE *f = fopen(run_env("HURRAY_LONG_REASON_PLUGIN"), "rb");
   ck_assert_ptr_nonnull(f);
   static char bytes[1 << 20];
   size_t n = fread(bytes, 1, sizeof bytes, f);
@@ -87,7 +68,7 @@ START_TEST(test_path_is_searched_recursively) {
   free(planted);
 
   /* The build's own plugins/ folder, where each plugin has a folder. */
-  const char *plugins = env("HURRAY_PLUGIN_BUILD_DIR");
+  const char *plugins = run_env("HURRAY_PLUGIN_BUILD_DIR");
   char cpu[4096];
   snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", plugins);
   if (access(cpu, R_OK) == 0) {
@@ -175,7 +156,7 @@ END_TEST
 
 START_TEST(test_long_reason_printed_whole) {
   /* CLI-DEV-5: more than 1000 bytes of reason, none cut. */
-  run_result r = RUN("--plugin", env("HURRAY_LONG_REASON_PLUGIN"));
+  run_result r = RUN("--plugin", run_env("HURRAY_LONG_REASON_PLUGIN"));
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
   char want[1200];
   int n = snprintf(want, sizeof want, "    unavailable: dlopen libacme.so: ");
@@ -191,7 +172,7 @@ START_TEST(test_require_devices) {
   /* CLI-DEV-7: a plugin without a device passes a plain run (exit 0, its
    * reason listed, no handoff) but fails --require-devices, which names it
    * and gives its reason whole. */
-  const char *no_device = env("HURRAY_LONG_REASON_PLUGIN");
+  const char *no_device = run_env("HURRAY_LONG_REASON_PLUGIN");
   run_result r = RUN("--plugin", no_device, "--handoff");
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
   ck_assert_ptr_nonnull(strstr(r.out, "handoffs: 0 run, 0 failed\n"));
@@ -205,7 +186,7 @@ START_TEST(test_require_devices) {
   run_result_free(&r);
   /* With a device (the cpu plugin), it passes. */
   char cpu[4096];
-  snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", env("HURRAY_PLUGIN_BUILD_DIR"));
+  snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", run_env("HURRAY_PLUGIN_BUILD_DIR"));
   if (access(cpu, R_OK) == 0) {
     r = RUN("--require-devices", "--plugin", cpu, "--handoff");
     ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
-#include "mapped_files.h"
+#include "conformance.h" /* conformance_file_is_mapped */
 
 static const char *broken_dir;
 static const char *cpu_plugin;
@@ -65,7 +65,7 @@ static void expect_refused(const char *path, hurray_status status, const char *r
                 "detail does not name the file: %s", err.detail);
   ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason, err.detail);
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), before);
-  ck_assert_msg(!file_is_mapped(path), "%s still mapped after refusal", path);
+  ck_assert_msg(!conformance_file_is_mapped(path), "%s still mapped after refusal", path);
 }
 
 START_TEST(missing_entry_symbol) {
@@ -182,7 +182,7 @@ START_TEST(duplicate_tag_refused_unless_chosen) {
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), 2);
   /* Unloading the chosen one gives the tag back to the first. */
   hurray_plugin_unload(b);
-  ck_assert(!file_is_mapped(broken("dup-b")));
+  ck_assert(!conformance_file_is_mapped(broken("dup-b")));
   ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
   ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0x80, &b, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
