@@ -94,6 +94,7 @@ void conformance_unload(conformance_run *run) {
 }
 
 /* The outcome's detail, formatted; the callers end the check after va_end. */
+CONFORMANCE_PRINTF(3, 0)
 static void set_detail(conformance_run *run, conformance_result result, const char *format,
                        va_list args) {
   vsnprintf(run->out->detail, sizeof run->out->detail, format, args);
@@ -133,6 +134,7 @@ void conformance_note(conformance_run *run, const char *format, ...) {
 
 /* The outcome of a failed expectation: "<what>: <tail>", <what> formatted
  * from format and args. The caller ends the check after its va_end. */
+CONFORMANCE_PRINTF(3, 0)
 static void fail_detail(conformance_run *run, const char *tail, const char *format,
                         va_list args) {
   char what[512];
