@@ -154,9 +154,10 @@ cd broken
 sed -i 's/result.alignment = plugin_alignment_capped(/result.alignment = 2u * plugin_alignment_capped(/' \
     example-private_plugin.c
 grep -q 'result.alignment = 2u \* plugin_alignment_capped(' example-private_plugin.c
-meson setup build > /dev/null && meson compile -C build > /dev/null
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -shared -fvisibility=hidden example-private_plugin.c \
+   $(pkg-config --cflags --libs hurray-plugin-support) -o hurray-plugin-broken.so
 status=0
-hurray-plugin-check --strict build/hurray-plugin-example-private.so > "$HOME/after-broken.out" || status=$?
+hurray-plugin-check --strict hurray-plugin-broken.so > "$HOME/after-broken.out" || status=$?
 echo "exit status $status"
 grep '^FAIL  allocation ' "$HOME/after-broken.out" | cut -c1-120
 echo '--- the installed tools: RUNPATH relative to themselves, no LD_LIBRARY_PATH'

@@ -42,8 +42,8 @@ typedef struct conformance_check {
   /** false only for checks that run without a device (the table). */
   bool needs_device;
   /** Whether it observes the plugin being unmapped by an unload: such a
-   * check is skipped when an earlier failed check of this process left
-   * buffers or events of the plugin held, which keep it mapped (PL-LIFE-1). */
+   * check is skipped when a check of this process failed before and the
+   * plugin is still mapped, held by what that check left (PL-LIFE-1). */
   bool observes_unload;
   conformance_check_fn run;
 } conformance_check;

@@ -199,9 +199,15 @@ const char *conformance_class_name(hurray_memory_class memory_class, char buf[32
 }
 
 /* The loader's refusal, or no device: what a check that cannot start says. */
+/* Whether a check of this process failed: what it held may keep the plugin
+ * loaded. */
+static bool earlier_failure;
+
 static bool start(conformance_run *run, const conformance_check *check) {
-  /* Mapped before this check loads it: held by what an earlier check left. */
-  bool leftovers = conformance_file_is_mapped(run->file);
+  /* Mapped before this check loads it, after a failure: held by what the
+   * failed check left. (Mapped with no failure before, the check runs, and
+   * fails if the plugin never unloads.) */
+  bool leftovers = earlier_failure && conformance_file_is_mapped(run->file);
   hurray_error err;
   memset(&err, 0, sizeof err);
   if (hurray_plugin_registry_create(&run->registry, &err) != HURRAY_OK) {
@@ -252,4 +258,5 @@ void conformance_run_check(const conformance_check *check, const char *plugin_fi
   /* After a failure buffers may still be held: the registry's destruction
    * then leaves the plugin loaded until they are freed (PL-LIFE-1). */
   conformance_unload(&run);
+  earlier_failure = earlier_failure || out->result == CONFORMANCE_FAIL;
 }
