@@ -605,12 +605,16 @@ hurray_status hurray_plugin_load_by_name(hurray_plugin_registry *registry, const
   if (s.found) {
     return s.status;
   }
+  /* PL-SEARCH-4: the advice before the list, so a cut detail keeps it. */
   if (s.skipped_relative) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, 0, 0, 0,
-                              "%s%s%s not found in %s; relative %s entries were skipped",
-                              HURRAY_PLUGIN_FILE_PREFIX, name, HURRAY_PLUGIN_FILE_SUFFIX, s.tried,
-                              HURRAY_PLUGIN_PATH_ENV);
+                              "%s%s%s not found: put its directory, absolute, in %s "
+                              "(relative entries were skipped; searched %s)",
+                              HURRAY_PLUGIN_FILE_PREFIX, name, HURRAY_PLUGIN_FILE_SUFFIX,
+                              HURRAY_PLUGIN_PATH_ENV, s.tried);
   }
-  return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0, "%s%s%s not found in %s",
-                            HURRAY_PLUGIN_FILE_PREFIX, name, HURRAY_PLUGIN_FILE_SUFFIX, s.tried);
+  return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_LOAD_FAILED, 0, 0, 0,
+                            "%s%s%s not found: put its directory in %s (searched %s)",
+                            HURRAY_PLUGIN_FILE_PREFIX, name, HURRAY_PLUGIN_FILE_SUFFIX,
+                            HURRAY_PLUGIN_PATH_ENV, s.tried);
 }

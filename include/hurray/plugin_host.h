@@ -293,7 +293,8 @@ hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint64_t offset, v
  * A hurray_buffer_release_fn for the handoff (hurray/handoff.h): offer the
  * allocation's address as data, this function as release and the
  * hurray_plugin_buffer * as release_ctx; it frees that buffer (`data` is
- * not used).
+ * not used). docs/vendor-guide.md (section 12) hands a plugin buffer over
+ * this way, producer_synced and with a plugin event, in a whole program.
  */
 HURRAY_API void hurray_plugin_buffer_release_callback(void *data, void *ctx);
 

@@ -30,10 +30,12 @@
 #include <string.h>
 
 #include "hurray/plugin_vendor.h"
-/* plugins/common: the steps every plugin takes the same way (plugin_fail,
- * plugin_open_runtime, plugin_resolve_symbols, plugin_alignment_capped, ...),
- * one static library linked into each plugin and never exported from it.
- * A vendor building outside this tree copies plugins/common/ too. */
+/* The helper library: the steps every plugin takes the same way
+ * (plugin_fail, plugin_open_runtime, plugin_resolve_symbols,
+ * plugin_alignment_capped, ...), the static libhurray-plugin-support.a
+ * installed with libhurray (pkg-config hurray-plugin-support, CMake
+ * hurray::plugin_support). It is linked into the plugin, never copied, and
+ * never exported from it. */
 #include "hurray/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,4 +123,21 @@ void run_result_free(run_result *r) {
   free(r->err);
   r->out = NULL;
   r->err = NULL;
+}
+
+char *run_env(const char *name) {
+  char *value = getenv(name);
+  ck_assert_msg(value != NULL, "%s is not set", name);
+  return value;
+}
+
+run_result run_tool(const char *binary_env, const char *const args[], size_t n) {
+  static char *argv[16];
+  ck_assert_uint_le(n, 14);
+  argv[0] = run_env(binary_env);
+  for (size_t i = 0; i < n; i++) {
+    argv[1 + i] = (char *)(uintptr_t)args[i]; /* posix_spawn does not write them */
+  }
+  argv[1 + n] = NULL;
+  return run_capture(argv, NULL, NULL);
 }

@@ -29,6 +29,20 @@ run_result run_capture(char *const argv[], const char *input_path, const char *o
 
 void run_result_free(run_result *r);
 
+/** The value of the environment variable `name`; fails the current check
+ *  test when it is not set. */
+char *run_env(const char *name);
+
+/** Runs the program the environment variable `binary_env` names with the
+ *  arguments args[0..n) (n at most 14), capturing as run_capture does. */
+run_result run_tool(const char *binary_env, const char *const args[], size_t n);
+
+/** RUN_TOOL("HURRAY_DEVICES", "--plugin", file): run_tool with a literal
+ *  argument list. */
+#define RUN_TOOL(binary_env, ...)                                   \
+  run_tool((binary_env), (const char *const[]){__VA_ARGS__},        \
+           sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
 /** A fresh directory (absolute path, malloc'd) under the working directory
  *  of the first call (the build folder); removed by the caller if wanted. */
 char *run_make_temp_dir(void);

@@ -1,8 +1,8 @@
 /*
- * hurray-devices run end to end (specs/cli.md CLI-DEV-1..6): --path searched
+ * hurray-devices run end to end (specs/cli.md CLI-DEV-1..8): --path searched
  * recursively, errors about the --path or --plugin given, unknown options,
  * --help on standard output, unavailable reasons printed whole, exit
- * statuses.
+ * statuses, --require-devices, the advice when nothing was loaded.
  *
  * Environment: HURRAY_DEVICES (the binary), HURRAY_PLUGIN_BUILD_DIR (the
  * build's plugins/ folder, with one subfolder a plugin), HURRAY_LONG_REASON_PLUGIN
@@ -19,26 +19,7 @@
 
 #include "run_capture.h"
 
-static char *env(const char *name) {
-  char *value = getenv(name);
-  ck_assert_msg(value != NULL, "%s is not set", name);
-  return value;
-}
-
-static run_result devices_run(const char *const args[], size_t n) {
-  static char *argv[16];
-  ck_assert_uint_le(n, 14);
-  argv[0] = env("HURRAY_DEVICES");
-  for (size_t i = 0; i < n; i++) {
-    argv[1 + i] = (char *)(uintptr_t)args[i]; /* posix_spawn does not write them */
-  }
-  argv[1 + n] = NULL;
-  return run_capture(argv, NULL, NULL);
-}
-
-#define RUN(...)                                    \
-  devices_run((const char *const[]){__VA_ARGS__}, \
-              sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define RUN(...) RUN_TOOL("HURRAY_DEVICES", __VA_ARGS__)
 
 static char *temp_dir;
 
@@ -54,7 +35,7 @@ static void teardown(void) {
 
 /* A copy of the long-reason plugin two folders below dir. */
 static char *plant_plugin(const char *dir) {
-  FILE *f = fopen(env("HURRAY_LONG_REASON_PLUGIN"), "rb");
+  FILE *f = fopen(run_env("HURRAY_LONG_REASON_PLUGIN"), "rb");
   ck_assert_ptr_nonnull(f);
   static char bytes[1 << 20];
   size_t n = fread(bytes, 1, sizeof bytes, f);
@@ -87,14 +68,14 @@ START_TEST(test_path_is_searched_recursively) {
   free(planted);
 
   /* The build's own plugins/ folder, where each plugin has a folder. */
-  const char *plugins = env("HURRAY_PLUGIN_BUILD_DIR");
+  const char *plugins = run_env("HURRAY_PLUGIN_BUILD_DIR");
   char cpu[4096];
   snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", plugins);
   if (access(cpu, R_OK) == 0) {
     r = RUN("--path", plugins);
     ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
     ck_assert_msg(strstr(r.out, "/cpu/hurray-plugin-cpu.so\n") != NULL, "%s", r.out);
-    ck_assert_ptr_null(strstr(r.out, "(no plugin loaded)"));
+    ck_assert_ptr_null(strstr(r.out, "(no plugin loaded"));
     run_result_free(&r);
   } else {
     printf("note: %s not built; the build folder case is not checked\n", cpu);
@@ -175,7 +156,7 @@ END_TEST
 
 START_TEST(test_long_reason_printed_whole) {
   /* CLI-DEV-5: more than 1000 bytes of reason, none cut. */
-  run_result r = RUN("--plugin", env("HURRAY_LONG_REASON_PLUGIN"));
+  run_result r = RUN("--plugin", run_env("HURRAY_LONG_REASON_PLUGIN"));
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
   char want[1200];
   int n = snprintf(want, sizeof want, "    unavailable: dlopen libacme.so: ");
@@ -183,6 +164,61 @@ START_TEST(test_long_reason_printed_whole) {
   memset(want + n, 'r', 1000);
   snprintf(want + n + 1000, sizeof want - (size_t)n - 1000u, " END-OF-REASON\n");
   ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+  run_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_require_devices) {
+  /* CLI-DEV-7: a plugin without a device passes a plain run (exit 0, its
+   * reason listed, no handoff) but fails --require-devices, which names it
+   * and gives its reason whole. */
+  const char *no_device = run_env("HURRAY_LONG_REASON_PLUGIN");
+  run_result r = RUN("--plugin", no_device, "--handoff");
+  ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+  ck_assert_ptr_nonnull(strstr(r.out, "handoffs: 0 run, 0 failed\n"));
+  run_result_free(&r);
+  r = RUN("--require-devices", "--handoff", "--plugin", no_device);
+  ck_assert_msg(r.status == 1, "exit %d: %s%s", r.status, r.out, r.err);
+  ck_assert_msg(strstr(r.out, "--require-devices: long-reason has no device (dlopen libacme.so: rrr") !=
+                    NULL,
+                "%s", r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, " END-OF-REASON)\n"));
+  run_result_free(&r);
+  /* With a device (the cpu plugin), it passes. */
+  char cpu[4096];
+  snprintf(cpu, sizeof cpu, "%s/cpu/hurray-plugin-cpu.so", run_env("HURRAY_PLUGIN_BUILD_DIR"));
+  if (access(cpu, R_OK) == 0) {
+    r = RUN("--require-devices", "--plugin", cpu, "--handoff");
+    ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
+    ck_assert_ptr_null(strstr(r.out, "--require-devices:"));
+    run_result_free(&r);
+    r = RUN("--require-devices", "--plugin", cpu, "--plugin", no_device);
+    ck_assert_int_eq(r.status, 1);
+    run_result_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(test_nothing_loaded_says_what_to_do) {
+  /* CLI-DEV-8: an empty search says how to point the tool at a plugin;
+   * CLI-DEV-7: --require-devices fails then. Only where the installed
+   * plugin directory holds no plugin of its own (a machine with libhurray
+   * installed lists those). */
+  setenv("HURRAY_PLUGIN_PATH", temp_dir, 1);
+  run_result r = RUN("--require-devices");
+  unsetenv("HURRAY_PLUGIN_PATH");
+  if (strstr(r.out, "plugins found:\n  (no plugin loaded") == NULL) {
+    ck_assert_msg(strstr(r.out, "    from ") != NULL, "%s", r.out);
+    printf("note: the installed plugin directory has plugins; the empty case is not checked\n");
+    run_result_free(&r);
+    return;
+  }
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_msg(strstr(r.out, "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
+                              "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
+                              "file with --plugin FILE)\n") != NULL,
+                "%s", r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, "--require-devices: no plugin was loaded\n"));
   run_result_free(&r);
 }
 END_TEST
@@ -198,6 +234,8 @@ static Suite *devices_suite(void) {
   tcase_add_test(t, test_refused_named_plugin_exits_1);
   tcase_add_test(t, test_unknown_option_is_named);
   tcase_add_test(t, test_help_on_stdout);
+  tcase_add_test(t, test_require_devices);
+  tcase_add_test(t, test_nothing_loaded_says_what_to_do);
   tcase_add_test(t, test_long_reason_printed_whole);
   suite_add_tcase(s, t);
   return s;

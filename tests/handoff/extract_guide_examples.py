@@ -3,13 +3,27 @@
 order, with #line directives pointing back at the guide, so that the guide's
 examples are compiled (and run) by a test and cannot drift from the library.
 
-Usage: extract_guide_examples.py GUIDE.md OUTPUT.c
+A block whose first line names a file, "/* acme_host.c: ...", is a whole
+program a reader saves under that name: it is left out of the concatenation
+and extracted alone with --file NAME.
+
+Usage: extract_guide_examples.py [--file NAME] GUIDE.md OUTPUT.c
 """
+import re
 import sys
+
+FILE_BLOCK = re.compile(r"^/\* ([A-Za-z0-9_.-]+\.c): ")
 
 
 def main() -> int:
-    guide, output = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    wanted = None
+    if len(args) == 4 and args[0] == "--file":
+        wanted, args = args[1], args[2:]
+    if len(args) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    guide, output = args
     blocks = []
     inside = False
     start = 0
@@ -20,7 +34,9 @@ def main() -> int:
             if not inside and stripped == "```c":
                 inside, start, current = True, number + 1, []
             elif inside and stripped == "```":
-                blocks.append((start, current))
+                named = FILE_BLOCK.match(current[0]) if current else None
+                if (named.group(1) if named else None) == wanted:
+                    blocks.append((start, current))
                 inside = False
             elif inside:
                 current.append(line)
@@ -28,7 +44,8 @@ def main() -> int:
         print(f"{guide}: unterminated ```c block from line {start}", file=sys.stderr)
         return 1
     if not blocks:
-        print(f"{guide}: no ```c blocks", file=sys.stderr)
+        what = f"a ```c block named {wanted}" if wanted else "```c blocks"
+        print(f"{guide}: no {what}", file=sys.stderr)
         return 1
     with open(output, "w", encoding="utf-8") as out:
         out.write(f"/* Generated from {guide} by extract_guide_examples.py. */\n")

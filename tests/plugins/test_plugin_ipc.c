@@ -10,7 +10,7 @@
  * (PL-IPC-1), the descriptors left open before and after.
  *
  * Usage: test_plugin_ipc PLUGIN_FILE [--require-devices]
- *        test_plugin_ipc --consumer PLUGIN_FILE SOCKET_FD   (run by the test)
+ * (and, run by the test itself, the second process of conformance.h).
  * Without a device it prints SKIP and exits 77 unless --require-devices.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -19,21 +19,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "conformance.h"
 #include "hurray/plugin.h"
-
-extern char **environ;
-
-enum { SHARED_BYTES = 1 << 20 };
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -63,103 +57,6 @@ static size_t open_descriptors(void) {
   return n;
 }
 
-static unsigned char pattern(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
-
-/* One message: the descriptor record, with the descriptor as SCM_RIGHTS. */
-static void send_memory(int socket_fd, const hurray_plugin_ipc_memory *memory) {
-  struct iovec iov = {(void *)(uintptr_t)memory, sizeof *memory};
-  union {
-    struct cmsghdr header;
-    char bytes[CMSG_SPACE(sizeof(int))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.bytes;
-  msg.msg_controllen = sizeof control.bytes;
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &memory->fd, sizeof(int));
-  ck_assert_int_eq(sendmsg(socket_fd, &msg, 0), (ssize_t)sizeof *memory);
-}
-
-static int receive_memory(int socket_fd, hurray_plugin_ipc_memory *memory) {
-  struct iovec iov = {memory, sizeof *memory};
-  union {
-    struct cmsghdr header;
-    char bytes[CMSG_SPACE(sizeof(int))];
-  } control;
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.bytes;
-  msg.msg_controllen = sizeof control.bytes;
-  if (recvmsg(socket_fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof *memory) {
-    return -1;
-  }
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  if (c == NULL || c->cmsg_type != SCM_RIGHTS) {
-    return -1;
-  }
-  int fd;
-  memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  memory->fd = fd; /* the sender's number means nothing here */
-  return 0;
-}
-
-/* The second process: imports, checks the producer's bytes, writes its own,
- * frees the import, says "done" (one byte: 0 OK, else the step that failed). */
-static int run_consumer(const char *file, int socket_fd) {
-  hurray_error err;
-  hurray_plugin_registry *own = NULL;
-  hurray_plugin *loaded = NULL;
-  unsigned char verdict = 0;
-  hurray_plugin_ipc_memory memory;
-  if (receive_memory(socket_fd, &memory) != 0) {
-    verdict = 1;
-  } else if (hurray_plugin_registry_create(&own, &err) != HURRAY_OK ||
-             hurray_plugin_load(own, file, 0, &loaded, &err) != HURRAY_OK) {
-    verdict = 2;
-  } else {
-    hurray_plugin_buffer *imported = NULL;
-    static unsigned char bytes[SHARED_BYTES];
-    if (hurray_plugin_import(loaded, 0, &memory, &imported, &err) != HURRAY_OK) {
-      fprintf(stderr, "consumer: import: %s\n", err.detail);
-      verdict = 3;
-    } else if (hurray_plugin_buffer_read(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
-      verdict = 4;
-    } else {
-      for (size_t i = 0; i < sizeof bytes && verdict == 0; i++) {
-        verdict = bytes[i] == pattern(i, 1u) ? 0 : 5;
-      }
-      const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(imported);
-      if (verdict == 0 && (handle->byte_size != SHARED_BYTES || handle->alignment != memory.alignment)) {
-        verdict = 6;
-      }
-      for (size_t i = 0; i < sizeof bytes; i++) {
-        bytes[i] = pattern(i, 2u);
-      }
-      if (verdict == 0 &&
-          hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
-        verdict = 7;
-      }
-      if (hurray_plugin_buffer_release(imported, &err) != HURRAY_OK && verdict == 0) {
-        verdict = 8;
-      }
-    }
-  }
-  close(memory.fd);
-  hurray_plugin_registry_destroy(own);
-  (void)!write(socket_fd, &verdict, 1);
-  close(socket_fd);
-  return verdict;
-}
-
 /* The plugins that export here (PL-IPC-6), and those whose segments are
  * host memfds the plugin itself checks and seals are honoured on. */
 static bool host_segments(void) {
@@ -171,73 +68,20 @@ static bool exports(void) {
   return host_segments() || hurray_plugin_device_tag(plugin) == HURRAY_DEVICE_VULKAN;
 }
 
-/* PL-IPC-1..4 across two processes, on the plugins that export (PL-IPC-6). */
+/* PL-IPC-1..4 across two processes, on the plugins that export (PL-IPC-6):
+ * hurray-plugin-check's ipc-memory check (tools/hurray-plugin-check), the
+ * one a vendor runs. An exportable buffer is exported, its descriptor sent
+ * over a Unix socket (SCM_RIGHTS) to a second process (this program again)
+ * that imports it through its own loaded plugin, reads the producer's bytes,
+ * writes its own and frees its import; the producer then reads the
+ * consumer's bytes from its own buffer, and no descriptor is left open. */
 START_TEST(another_process_reads_and_writes_the_same_memory) {
   if (!exports()) {
     return; /* refusals_without_export covers plugins that do not export */
   }
-  size_t descriptors_before = open_descriptors();
-  hurray_error err;
-  hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, SHARED_BYTES, 64,
-                                                HURRAY_MEMORY_STANDARD,
-                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
-                   HURRAY_OK);
-  static unsigned char bytes[SHARED_BYTES];
-  for (size_t i = 0; i < sizeof bytes; i++) {
-    bytes[i] = pattern(i, 1u);
-  }
-  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
-  hurray_plugin_ipc_memory memory;
-  memset(&memory, 0xEE, sizeof memory);
-  memory.struct_size = sizeof memory;
-  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
-  ck_assert_uint_eq(memory.kind, HURRAY_PLUGIN_IPC_MEMORY_FD);
-  ck_assert_int_ge(memory.fd, 0);
-  ck_assert_int_ne(fcntl(memory.fd, F_GETFD) & FD_CLOEXEC, 0);
-  ck_assert_uint_eq(memory.byte_size, SHARED_BYTES);
-  ck_assert_uint_ge(memory.segment_size, memory.offset + SHARED_BYTES);
-  ck_assert_uint_eq(memory.alignment, hurray_plugin_buffer_handle(buffer)->alignment);
-  ck_assert_uint_eq(memory.device_tag, hurray_plugin_device_tag(plugin));
-  ck_assert_uint_eq(memory.memory_class, HURRAY_MEMORY_STANDARD);
-  ck_assert_uint_eq(memory.reserved[0] | memory.reserved[1], 0u);
-
-  int pair[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  /* The child's end survives exec as descriptor 100 (dup2 clears CLOEXEC;
-   * 100 is never pair[1] here, where dup2 would do nothing). */
-  ck_assert_int_ne(pair[1], 100);
-  posix_spawn_file_actions_adddup2(&actions, pair[1], 100);
-  char program[] = "/proc/self/exe";
-  char consumer[] = "--consumer";
-  char descriptor[] = "100";
-  char *file = strdup(plugin_file);
-  ck_assert_ptr_nonnull(file);
-  char *argv[] = {program, consumer, file, descriptor, NULL};
-  pid_t child;
-  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  free(file);
-  close(pair[1]);
-  send_memory(pair[0], &memory);
-  close(memory.fd); /* PL-IPC-2: sent, so ours to close */
-  unsigned char verdict = 0xFF;
-  ck_assert_int_eq(read(pair[0], &verdict, 1), 1);
-  int status = 0;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  close(pair[0]);
-  ck_assert_msg(verdict == 0, "the consumer failed at step %u", (unsigned)verdict);
-  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-
-  /* The consumer's bytes, read through the producer's own buffer. */
-  ck_assert_int_eq(hurray_plugin_buffer_read(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
-  for (size_t i = 0; i < sizeof bytes; i++) {
-    ck_assert_uint_eq(bytes[i], pattern(i, 2u));
-  }
-  ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
-  ck_assert_uint_eq(open_descriptors(), descriptors_before);
+  static conformance_outcome outcome;
+  conformance_run_check(conformance_check_find("ipc-memory"), plugin_file, &outcome);
+  ck_assert_msg(outcome.result == CONFORMANCE_PASS, "ipc-memory: %s", outcome.detail);
 }
 END_TEST
 
@@ -526,8 +370,9 @@ START_TEST(events_are_not_exported_here) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
-    return run_consumer(argv[2], atoi(argv[3]));
+  int child = conformance_ipc_child_main(argc, argv); /* the second process */
+  if (child >= 0) {
+    return child;
   }
   if (argc < 2) {
     fprintf(stderr, "usage: test_plugin_ipc PLUGIN_FILE [--require-devices]\n");

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
-#include "mapped_files.h"
+#include "conformance.h" /* conformance_file_is_mapped */
 
 static const char *broken_dir;
 static const char *cpu_plugin;
@@ -65,7 +65,7 @@ static void expect_refused(const char *path, hurray_status status, const char *r
                 "detail does not name the file: %s", err.detail);
   ck_assert_msg(strstr(err.detail, reason) != NULL, "detail lacks \"%s\": %s", reason, err.detail);
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), before);
-  ck_assert_msg(!file_is_mapped(path), "%s still mapped after refusal", path);
+  ck_assert_msg(!conformance_file_is_mapped(path), "%s still mapped after refusal", path);
 }
 
 START_TEST(missing_entry_symbol) {
@@ -182,7 +182,7 @@ START_TEST(duplicate_tag_refused_unless_chosen) {
   ck_assert_uint_eq(hurray_plugin_registry_count(registry), 2);
   /* Unloading the chosen one gives the tag back to the first. */
   hurray_plugin_unload(b);
-  ck_assert(!file_is_mapped(broken("dup-b")));
+  ck_assert(!conformance_file_is_mapped(broken("dup-b")));
   ck_assert_ptr_eq(hurray_plugin_registry_find(registry, 0xF5), a);
   ck_assert_int_eq(hurray_plugin_load(registry, broken("dup-a"), 0x80, &b, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
@@ -612,7 +612,8 @@ static void count_discovery(void *ctx, const char *path, hurray_status status,
 /* PL-SEARCH-1: HURRAY_PLUGIN_PATH in order, empty entries dropped, then the
  * installed directory. PL-SEARCH-2: the relative directory is reported as
  * PLUGIN_UNSAFE_PATH. PL-SEARCH-3: every candidate is reported, loaded or
- * refused. */
+ * refused. PL-SEARCH-4: a name not found is named with the advice first
+ * (HURRAY_PLUGIN_PATH) and the directories searched after it. */
 START_TEST(search_path_and_discovery) {
   char dirs[8192];
   char cpu_dir[4096];
@@ -637,7 +638,21 @@ START_TEST(search_path_and_discovery) {
   ck_assert_str_eq(hurray_plugin_name(cpu), "cpu");
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
                    HURRAY_ERR_PLUGIN_UNSAFE_PATH);
-  ck_assert_ptr_nonnull(strstr(err.detail, "not found"));
+  const char advice[] = "hurray-plugin-no-such-plugin.so not found: put its directory, absolute, "
+                        "in HURRAY_PLUGIN_PATH (relative entries were skipped; searched ";
+  ck_assert_msg(strncmp(err.detail, advice, strlen(advice)) == 0, "%s", err.detail);
+  setenv(HURRAY_PLUGIN_PATH_ENV, "/nonexistent-dir", 1);
+  ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
+                   HURRAY_ERR_PLUGIN_LOAD_FAILED);
+  char whole[512];
+  snprintf(whole, sizeof whole,
+           "hurray-plugin-no-such-plugin.so not found: put its directory in HURRAY_PLUGIN_PATH "
+           "(searched /nonexistent-dir:%s)",
+           hurray_plugin_install_dir());
+  /* The whole text, or as much of it as the detail holds. */
+  ck_assert_uint_ge(strlen(err.detail), 80);
+  ck_assert_msg(strncmp(err.detail, whole, strlen(err.detail)) == 0, "%s", err.detail);
+  setenv(HURRAY_PLUGIN_PATH_ENV, dirs, 1);
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "../cpu", 0, NULL, &err),
                    HURRAY_ERR_INVALID_ARGUMENT);
   hurray_plugin_unload(cpu);

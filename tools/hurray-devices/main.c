@@ -8,10 +8,10 @@
  *
  * Rules: specs/cli.md (CLI-DEV-...); manual: docs/cli.md, hurray-devices(1).
  * Exit status (CLI-DEV-6): 0 when every plugin named with --plugin loaded and
- * every handoff run succeeded, 1 when a named plugin was refused or a handoff
- * failed, 2 on a usage or I/O error (nothing is listed then). Plugins found
- * by a search and refused are reported, not failures: a machine without a
- * vendor's runtime is normal.
+ * every handoff run succeeded, 1 when a named plugin was refused, a handoff
+ * failed or --require-devices was not met (CLI-DEV-7), 2 on a usage or I/O
+ * error (nothing is listed then). Plugins found by a search and refused are
+ * reported, not failures: a machine without a vendor's runtime is normal.
  * SPDX-License-Identifier: Apache-2.0
  */
 /* realpath() is XSI, beyond the project-wide _POSIX_C_SOURCE. */
@@ -73,6 +73,17 @@ static void print_classes(const hurray_plugin_device_info *info) {
   }
 }
 
+/* CLI-DEV-5: the reason whole, in the size it announces; malloc'd (NULL
+ * when out of memory). */
+static char *unavailable_reason(const hurray_plugin *plugin) {
+  size_t n = hurray_plugin_unavailable_reason(plugin, NULL, 0);
+  char *reason = malloc(n + 1u);
+  if (reason != NULL) {
+    hurray_plugin_unavailable_reason(plugin, reason, n + 1u);
+  }
+  return reason;
+}
+
 static void print_plugin(const hurray_plugin *plugin) {
   char tag[32];
   hurray_device_tag_display(hurray_plugin_device_tag(plugin), tag, sizeof tag);
@@ -86,12 +97,7 @@ static void print_plugin(const hurray_plugin *plugin) {
   printf("\n");
   uint32_t count = hurray_plugin_device_count(plugin);
   if (count == 0u) {
-    /* CLI-DEV-5: the reason whole, in the size it announces. */
-    size_t n = hurray_plugin_unavailable_reason(plugin, NULL, 0);
-    char *reason = malloc(n + 1u);
-    if (reason != NULL) {
-      hurray_plugin_unavailable_reason(plugin, reason, n + 1u);
-    }
+    char *reason = unavailable_reason(plugin);
     printf("    unavailable: ");
     print_escaped(reason != NULL ? reason : "(out of memory for the reason)");
     printf("\n");
@@ -273,7 +279,7 @@ done:
 }
 
 static void print_usage(FILE *stream) {
-  fputs("Usage: hurray-devices [--path DIRS] [--plugin FILE]... [--handoff]\n"
+  fputs("Usage: hurray-devices [--path DIRS] [--plugin FILE]... [--handoff] [--require-devices]\n"
         "\n"
         "Lists the libhurray device plugins this machine has, their devices and\n"
         "memory classes, and why a plugin was refused or has no device.\n"
@@ -283,10 +289,17 @@ static void print_usage(FILE *stream) {
         "                  directory, instead of HURRAY_PLUGIN_PATH\n"
         "  --plugin FILE   load FILE instead of searching; repeatable\n"
         "  --handoff       run one handoff on every available device\n"
+        "  --require-devices\n"
+        "                  fail unless a plugin was loaded and every plugin loaded\n"
+        "                  has a device (for CI: never pass having tested nothing)\n"
         "  -h, --help      print this help\n"
         "\n"
+        "Plugins are searched in HURRAY_PLUGIN_PATH (absolute directories, colon-\n"
+        "separated), then in the installed directory.\n"
+        "\n"
         "Exit status: 0 every named plugin loaded and every handoff succeeded,\n"
-        "1 a named plugin was refused or a handoff failed, 2 usage or I/O error.\n",
+        "1 a named plugin was refused, a handoff failed or --require-devices was\n"
+        "not met, 2 usage or I/O error.\n",
         stream);
 }
 
@@ -504,6 +517,30 @@ static const char *option_value(const char *name, int argc, char **argv, int *i,
   return argv[*i];
 }
 
+/* CLI-DEV-7: true when a plugin was loaded and every plugin loaded has a
+ * device; otherwise one line per shortfall. */
+static bool devices_present(const hurray_plugin_registry *registry) {
+  size_t count = hurray_plugin_registry_count(registry);
+  if (count == 0u) {
+    printf("--require-devices: no plugin was loaded\n");
+    return false;
+  }
+  bool all = true;
+  for (size_t i = 0; i < count; i++) {
+    const hurray_plugin *plugin = hurray_plugin_registry_at(registry, i);
+    if (hurray_plugin_device_count(plugin) > 0u) {
+      continue;
+    }
+    char *reason = unavailable_reason(plugin);
+    printf("--require-devices: %s has no device (", hurray_plugin_name(plugin));
+    print_escaped(reason != NULL ? reason : "out of memory for the reason");
+    printf(")\n");
+    free(reason);
+    all = false;
+  }
+  return all;
+}
+
 static void load_named(hurray_plugin_registry *registry, const string_list *files,
                        size_t *refused) {
   hurray_error err;
@@ -523,12 +560,15 @@ int main(int argc, char **argv) {
   string_list searched = {NULL, 0, 0};
   const char *path_option = NULL;
   bool handoff = false;
+  bool require_devices = false;
   int status = 0;
   for (int i = 1; i < argc && status == 0; i++) {
     bool matched = false;
     const char *value = NULL;
     if (strcmp(argv[i], "--handoff") == 0) {
       handoff = true;
+    } else if (strcmp(argv[i], "--require-devices") == 0) {
+      require_devices = true;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       /* CLI-DEV-4: help is the output asked for: stdout, exit 0. */
       print_usage(stdout);
@@ -606,7 +646,10 @@ int main(int argc, char **argv) {
   list_free(&searched);
   size_t count = hurray_plugin_registry_count(registry);
   if (count == 0u) {
-    printf("  (no plugin loaded)\n");
+    /* CLI-DEV-8: how to point the tool at a plugin. */
+    printf("  (no plugin loaded: put the directory of your hurray-plugin-NAME.so in %s,\n"
+           "   or search it with --path DIR, or name the file with --plugin FILE)\n",
+           HURRAY_PLUGIN_PATH_ENV);
   }
   int failures = 0;
   int runs = 0;
@@ -624,6 +667,9 @@ int main(int argc, char **argv) {
   }
   if (handoff) {
     printf("handoffs: %d run, %d failed\n", runs, failures);
+  }
+  if (require_devices && !devices_present(registry)) {
+    failures++;
   }
   hurray_plugin_registry_destroy(registry);
   if (fflush(stdout) != 0 || ferror(stdout)) {
