@@ -409,6 +409,13 @@ def plugin_table_seeds():
                                                        + (0x9000, 0, 0x9000))),
         "event-ipc-without-events": plugin_input(plugin_table(struct_size=200, abi=ABI_1_0 | 1,
                                                               optional=(0,) * 10 + (0x9000,) * 3)),
+        # PL-NEG-4, PL-TABLE-8: struct_size ending 4 bytes into
+        # unavailable_reason (at 96) and into native_event (at 152).
+        "partial-optional-entry": plugin_input(plugin_table(struct_size=100,
+                                                            optional=(0x5000,) + events + (0, 0x6000))),
+        "partial-native-event": plugin_input(plugin_table(struct_size=156, abi=ABI_1_0 | 1,
+                                                          optional=(0x5000,) + events + (0, 0x6000, 0x7000)
+                                                          + (0x8000,) * 2 + (0x9000,) * 3)),
         "valid-newer-minor": plugin_input(plugin_table(abi=ABI_1_0 | 7)),
         "host-2-0": plugin_input(plugin_table(), host_xor=(2 << 16) ^ ABI_1_0),
         "truncated-header": plugin_input(b"\x98\0\0\0\0\0"),

@@ -2,7 +2,7 @@
  * Loading a plugin file: path safety, dlopen, the entry symbol, negotiation
  * and initialisation; the search path and discovery.
  * Rules: specs/plugin-abi.md PL-LOAD-1..7, PL-ENTRY-1..5, PL-NEG-1..5, PL-CALL-3..4,
- * PL-REG-1..3, PL-SEARCH-1..3.
+ * PL-DEV-1..4, PL-REG-1..3, PL-SEARCH-1..3.
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE /* dladdr1, dlinfo and RTLD_DI_LINKMAP: the entry-symbol origin check */
@@ -208,6 +208,18 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
     if (status == HURRAY_OK) {
       info->struct_size = sizeof *info;
       status = hurray_plugin_device_info_validate(info, plugin->table.device_tag, err);
+    }
+    /* PL-DEV-3: events that cross processes go through export_event; a
+     * device claiming them from a plugin without it claims what no process
+     * could use (BP-XPORT-3 would let an event buffer through for it). */
+    if (status == HURRAY_OK && (info->ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u &&
+        plugin->table.export_event == NULL) {
+      status = hurray_plugin_fail(
+          err, HURRAY_ERR_PLUGIN_INVALID, info->ipc_capabilities,
+          info->ipc_capabilities & ~(uint32_t)HURRAY_IPC_EXPORTS_EVENTS, i,
+          "device %u (%s) declares HURRAY_IPC_EXPORTS_EVENTS but the plugin has no export_event "
+          "entry (PL-DEV-3)",
+          (unsigned)i, info->name);
     }
     if (status != HURRAY_OK) {
       if (err != NULL) {

@@ -203,13 +203,18 @@ size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, 
   if (plugin->device_count > 0u) {
     return 0;
   }
+  /* PL-AVAIL-2: the plugin writes into a buffer of the host's, which the
+   * host terminates and measures: neither an unterminated text nor a length
+   * the plugin made up reaches the caller. */
+  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  memset(reason, 0, sizeof reason);
   if (plugin->table.unavailable_reason != NULL) {
-    size_t n = plugin->table.unavailable_reason(plugin->state, buf, cap);
-    if (n > 0u) {
-      return n;
-    }
+    (void)plugin->table.unavailable_reason(plugin->state, reason, sizeof reason);
+    reason[sizeof reason - 1u] = '\0';
   }
-  int n = snprintf(buf, cap, "%s reports no devices and gives no reason", plugin->table.name);
+  int n = reason[0] != '\0'
+              ? snprintf(buf, cap, "%s", reason)
+              : snprintf(buf, cap, "%s reports no devices and gives no reason", plugin->table.name);
   return n > 0 ? (size_t)n : 0u;
 }
 
