@@ -44,7 +44,9 @@ void hurray_plugin_drop_reference(hurray_plugin *plugin) {
   }
   plugin->table.shutdown(plugin->state);
   free(plugin->devices);
-  dlclose(plugin->library);
+  if (plugin->library != NULL) { /* NULL: linked into the process (hurray_plugin_load_linked) */
+    dlclose(plugin->library);
+  }
   free(plugin);
 }
 
