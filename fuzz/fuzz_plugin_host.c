@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz_check.h"
@@ -273,6 +274,19 @@ static void op_import(void) {
     case 10: mem.memory_class = 0xF7u; break;
     default: break;
   }
+  /* A descriptor for kind FD, as an importer gets one: a memfd of the
+   * segment's size, one too small, or no regular file; the caller keeps it. */
+  if (mem.kind == HURRAY_PLUGIN_IPC_MEMORY_FD && (m & 0x40u) != 0u) {
+    if ((m & 0x80u) != 0u) {
+      mem.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    } else {
+      mem.fd = memfd_create("hostile-import", MFD_CLOEXEC);
+      FUZZ_CHECK(mem.fd >= 0 && ftruncate(mem.fd, (off_t)((m & 0x20u) != 0u ? 64u : 65536u)) == 0);
+      if ((m & 0x10u) != 0u) {
+        mem.offset = 64u; /* not a page */
+      }
+    }
+  }
   const hurray_plugin_memory_class_info *ci =
       device < count ? class_of(device, mem.memory_class, &info) : NULL;
   /* PL-IPC-3 (no order is given: any rule broken may be the one named). */
@@ -294,6 +308,9 @@ static void op_import(void) {
   hurray_plugin_buffer *got = NULL;
   poison();
   hurray_status s = checked(hurray_plugin_import(plugin, device, &mem, &got, &err));
+  if (mem.fd >= 0) {
+    close(mem.fd);
+  }
   if (n > 0u) {
     bool named = false;
     for (size_t i = 0; i < n; i++) {

@@ -738,6 +738,10 @@ def plugin_host_seeds():
         "cuda-import": host_header(1) + host_load(devices=(0x86,))
         + bytes([2, 0, 0, 4, 0, 0]) + ALLOC_OK   # import kind FD (no descriptor): heap
         + bytes([2, 0, 1, 4, 0, 0]) + ALLOC_OK   # import kind HANDLE
+        + bytes([2, 0, 0x40, 4, 0, 0]) + ALLOC_OK   # import kind FD: a memfd the plugin maps
+        + bytes([2, 0, 0x40 | 0x20, 4, 0, 0])       # a memfd too small: IPC_BAD_SEGMENT
+        + bytes([2, 0, 0x40 | 0x80, 4, 0, 0])       # no regular file
+        + bytes([2, 0, 0x40 | 0x10, 4, 0, 0])       # offset not a page
         + bytes([2, 0, 2 * 2, 4, 0, 0])          # reserved byte
         + bytes([4, 0]) + struct.pack("<HH", 0, 64) + b"\0"
         + bytes([3, 0]) + bytes([3, 1]),
