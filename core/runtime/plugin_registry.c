@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hurray/plugin.h"
+#include "hurray/plugin_support.h"
 #include "plugin_internal.h"
 
 hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray_error *err) {
@@ -208,7 +209,7 @@ size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, 
   /* PL-AVAIL-2: the plugin writes into a buffer of the host's, which the
    * host terminates and measures: neither an unterminated text nor a length
    * the plugin made up reaches the caller. */
-  char reason[HURRAY_ERROR_DETAIL_SIZE];
+  char reason[PLUGIN_REASON_SIZE]; /* what a plugin keeps (plugin_support.h, CLI-DEV-5) */
   memset(reason, 0, sizeof reason);
   if (plugin->table.unavailable_reason != NULL) {
     (void)plugin->table.unavailable_reason(plugin->state, reason, sizeof reason);
