@@ -223,7 +223,7 @@ static void release(fake_req *r) {
       return;
     }
   }
-  FUZZ_CHECK(!"a request released twice or never made");
+  fuzz_oracle_failed("a request released twice or never made", __FILE__, __LINE__);
 }
 
 static int live(const fake_req *r) {

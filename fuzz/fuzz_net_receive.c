@@ -557,7 +557,7 @@ static hurray_net_listener *open_connection(hurray_net_context *ctx, uint8_t set
     return listener;
   }
   if (options.struct_size < 8u || (options.flags & ~(uint32_t)HURRAY_NET_OPTION_SHARED_MEMORY)) {
-    FUZZ_CHECK(!"options the receiver must refuse were accepted (NET-LIM-1)");
+    fuzz_oracle_failed("options the receiver must refuse were accepted (NET-LIM-1)", __FILE__, __LINE__);
   }
   if ((setup & 0x10u) != 0u) {
     memset(&options, 0, sizeof options); /* read up to struct_size: defaults */
