@@ -7,10 +7,14 @@
 #ifndef HURRAY_FUZZ_CHECK_H
 #define HURRAY_FUZZ_CHECK_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "hurray/buffer.h"
 
 /* The oracle (reference decoder, harness checks) is not what is being
  * explored: leaving it out of the coverage instrumentation keeps the engines'
@@ -35,6 +39,32 @@ static inline void fuzz_oracle_failed(const char *what, const char *file, int li
 
 /* FUZZ_CHECK(cond): the implementation and the oracle must agree on cond. */
 #define FUZZ_CHECK(cond) ((cond) ? (void)0 : fuzz_oracle_failed(#cond, __FILE__, __LINE__))
+
+/* What every status a harness gets from the library must be: a defined
+ * hurray_status, and a failure's error filled (status as returned, detail
+ * terminated). Returns `s`. */
+static inline hurray_status fuzz_checked_status(hurray_status s, const hurray_error *err) {
+  FUZZ_CHECK((uint32_t)s < (uint32_t)HURRAY_STATUS_COUNT);
+  if (s != HURRAY_OK && err != NULL) {
+    FUZZ_CHECK(err->status == s);
+    FUZZ_CHECK(memchr(err->detail, '\0', sizeof err->detail) != NULL);
+  }
+  return s;
+}
+
+/* The descriptors this process has open (the transports' harnesses check
+ * that an input leaves none behind). */
+static inline int fuzz_count_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  FUZZ_CHECK(d != NULL);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    n += e->d_name[0] != '.';
+  }
+  closedir(d);
+  return n;
+}
 
 /* Little-endian field reads for harness inputs (not for the code under test). */
 static inline uint32_t fuzz_read_u32(const uint8_t *p) {

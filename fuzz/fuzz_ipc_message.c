@@ -10,7 +10,8 @@
  *    spec's tables accepts (header fields, per-type sizes and fields, the
  *    table through hurray_buffer_table_decode_exact, the segment records);
  *  - on failure *out is untouched; on success the fields equal the bytes;
- *  - an accepted message re-encodes (ipc/ipc_encode.c) to the same bytes;
+ *  - an accepted message re-encodes (ipc/ipc_encode.c) to the same bytes,
+ *    and to nothing with one byte less room;
  *  - with one slot less capacity an OFFER is refused with CAPACITY.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -156,6 +157,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        * writer zeroes them, so compare only what is (IPC-MSG-13). */
       size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
       FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
+      FUZZ_CHECK(hurray_ipc_encode_device(again, len - 1u, out.offer_id, out.buffer_index,
+                                          out.code, out.value, NULL, NULL,
+                                          m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
+                                          (uint32_t)out.expected) == 0u);
       return 0;
     }
     case HURRAY_IPC_MSG_EVENT: {
@@ -169,6 +174,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       /* As DEVICE: bytes past handle_size are zero when written (IPC-MSG-14). */
       size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
       FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
+      FUZZ_CHECK(hurray_ipc_encode_event(again, len - 1u, out.offer_id, out.buffer_index,
+                                         out.code, NULL, NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
+                                         (uint32_t)out.expected) == 0u);
       return 0;
     }
     default: {
@@ -188,6 +196,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   FUZZ_CHECK(n == len && memcmp(again, m, len) == 0);
+  /* The writers check nothing but room: one byte short is 0 bytes written
+   * (hurray/ipc_wire.h). */
+  size_t short_n = 1;
+  switch (out.type) {
+    case HURRAY_IPC_MSG_HELLO:
+      short_n = hurray_ipc_encode_hello(again, len - 1u, out.code, (uint32_t)out.value,
+                                        (uint32_t)out.expected);
+      break;
+    case HURRAY_IPC_MSG_REFUSE:
+      short_n = hurray_ipc_encode_refuse(again, len - 1u, out.code, out.value);
+      break;
+    case HURRAY_IPC_MSG_RELEASE:
+      short_n = hurray_ipc_encode_release(again, len - 1u, out.offer_id, out.buffer_index);
+      break;
+    case HURRAY_IPC_MSG_REJECT:
+      short_n = hurray_ipc_encode_reject(again, len - 1u, out.offer_id, out.code,
+                                         out.buffer_index, out.value, out.expected);
+      break;
+    default:
+      short_n = hurray_ipc_encode_offer(again, len - 1u, out.offer_id, handles, segments,
+                                        out.buffer_count);
+      break;
+  }
+  FUZZ_CHECK(short_n == 0u);
   return 0;
 }
 

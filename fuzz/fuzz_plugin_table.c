@@ -12,7 +12,8 @@
  * Oracle: the checks of PL-NEG-1..5, PL-TABLE-1..7, PL-TABLE-10, PL-IPC-5 and
  * PL-IPC-10, transcribed here in the spec's order, decide the status and payload of
  * hurray_plugin_table_validate; an accepted table is normalised exactly
- * (min(struct_size, sizeof) bytes, the rest zero) and a refused one leaves
+ * (the fields wholly inside min(struct_size, sizeof) bytes, the rest zero:
+ * PL-NEG-4, a partly covered entry is NULL, PL-TABLE-8) and a refused one leaves
  * *out untouched. Every pointer in the bytes is garbage that must never be
  * followed (ASan would see it). Accepted tables then get the input's strings
  * for hurray_plugin_table_check_strings (PL-TABLE-4), held in heap blocks of
@@ -85,6 +86,13 @@ static table_verdict ref_validate(const uint8_t *bytes, size_t len, uint32_t hos
   }
   memset(normalised, 0, sizeof *normalised);
   memcpy(normalised, bytes, used);
+  /* PL-NEG-4, PL-TABLE-8: past the required part every field is one
+   * pointer; one that `used` does not cover whole is NULL. */
+  for (size_t at = HURRAY_PLUGIN_TABLE_MIN_SIZE; at < sizeof *normalised; at += sizeof(void *)) {
+    if (at + sizeof(void *) > used) {
+      memset((unsigned char *)normalised + at, 0, sizeof(void *));
+    }
+  }
   ref_kind tag = ref_device_kind(normalised->device_tag);
   if (tag == REF_RESERVED || tag == REF_INVALID) {
     return verdict(HURRAY_ERR_PLUGIN_INVALID, normalised->device_tag, 0, OFFSET(device_tag),

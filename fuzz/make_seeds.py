@@ -409,6 +409,13 @@ def plugin_table_seeds():
                                                        + (0x9000, 0, 0x9000))),
         "event-ipc-without-events": plugin_input(plugin_table(struct_size=200, abi=ABI_1_0 | 1,
                                                               optional=(0,) * 10 + (0x9000,) * 3)),
+        # PL-NEG-4, PL-TABLE-8: struct_size ending 4 bytes into
+        # unavailable_reason (at 96) and into native_event (at 152).
+        "partial-optional-entry": plugin_input(plugin_table(struct_size=100,
+                                                            optional=(0x5000,) + events + (0, 0x6000))),
+        "partial-native-event": plugin_input(plugin_table(struct_size=156, abi=ABI_1_0 | 1,
+                                                          optional=(0x5000,) + events + (0, 0x6000, 0x7000)
+                                                          + (0x8000,) * 2 + (0x9000,) * 3)),
         "valid-newer-minor": plugin_input(plugin_table(abi=ABI_1_0 | 7)),
         "host-2-0": plugin_input(plugin_table(), host_xor=(2 << 16) ^ ABI_1_0),
         "truncated-header": plugin_input(b"\x98\0\0\0\0\0"),
@@ -475,27 +482,381 @@ def net_message_seeds():
     return seeds
 
 
+# ipc_message: a descriptor count byte, then one IPC message (specs/ipc.md):
+# one accepted message of every type, the largest OFFER (253 buffers, 8121
+# bytes, past libFuzzer's default input limit), and one input per rule of
+# IPC-MSG-5..14 a reader enforces, so that the replay reaches every check.
+IPC_MAGIC = 0x31495248
+
+
+def ipc(mtype, body, fds=0, nfd=None, magic=IPC_MAGIC, version=1, reserved=0, size=None):
+    head = struct.pack("<IHHIHH", magic, version, mtype, len(body) if size is None else size,
+                       fds if nfd is None else nfd, reserved)
+    return bytes([fds]) + head + body
+
+
+def ipc_offer(handles, kinds, offer_id=7, offsets=None, reserved=0):
+    body = struct.pack("<Q", offer_id) + table(*handles)
+    for i, kind in enumerate(kinds):
+        body += struct.pack("<QII", 4096 * i if offsets is None else offsets[i], kind, reserved)
+    return body
+
+
+def ipc_device(kind=1, handle_size=0, index=0, segment=8192, reserved=0):
+    return (struct.pack("<QIIQII", 7, index, kind, segment, handle_size, reserved)
+            + bytes(range(16)) + bytes(range(16, 32)) + bytes([0xAB]) * 64)
+
+
+def ipc_event(kind=2, handle_size=64, index=0, zero=0, reserved=0):
+    return (struct.pack("<QIIQII", 7, index, kind, zero, handle_size, reserved)
+            + b"\0" * 32 + bytes([0xCD]) * 64)
+
+
+def ipc_message_seeds():
+    cpu = handle(4096, 4096, CPU)
+    cuda = handle(4096, 4096, CUDA)
+    cuda_event = handle(4096, 4096, CUDA, EVENT)
+    seeds = {
+        "hello": ipc(1, struct.pack("<IIII", 1234, 0, 253, 0)),
+        "hello-zero-buffers": ipc(1, struct.pack("<IIII", 1, 0, 0, 0)),
+        "hello-254-buffers": ipc(1, struct.pack("<IIII", 1, 0, 254, 0)),
+        "hello-reserved": ipc(1, struct.pack("<IIII", 1, 0, 8, 1)),
+        "refuse": ipc(2, struct.pack("<IIQ", 1, 0, 1000)),
+        "refuse-reason-0": ipc(2, struct.pack("<IIQ", 0, 0, 0)),
+        "refuse-reserved": ipc(2, struct.pack("<IIQ", 2, 5, 0)),
+        "release": ipc(4, struct.pack("<QII", 7, 0, 0)),
+        "release-reserved": ipc(4, struct.pack("<QII", 7, 0, 1)),
+        "reject": ipc(5, struct.pack("<QIIQQ", 7, 15, 0, 1, 2)),
+        "reject-status-0": ipc(5, struct.pack("<QIIQQ", 7, 0, 0, 1, 2)),
+        "offer-one-host": ipc(3, ipc_offer([cpu], [1]), fds=1),
+        "offer-three-host": ipc(3, ipc_offer([cpu] * 3, [1] * 3), fds=3),
+        "offer-device": ipc(3, ipc_offer([cuda, cuda], [2, 2])),
+        "offer-event": ipc(3, ipc_offer([cuda_event], [2])),
+        "offer-253": ipc(3, ipc_offer([cpu] * 253, [1] * 253), fds=253),
+        "offer-254": ipc(3, ipc_offer([cpu] * 254, [1] * 254), fds=253),
+        "offer-empty": ipc(3, struct.pack("<Q", 7) + b"\0"),
+        "offer-short-body": ipc(3, b"\0" * 8),
+        "offer-size-mismatch": ipc(3, ipc_offer([cpu], [1]) + b"\0", fds=1),
+        "offer-kind-0": ipc(3, ipc_offer([cpu], [0])),
+        "offer-kind-3": ipc(3, ipc_offer([cpu], [3])),
+        "offer-segment-reserved": ipc(3, ipc_offer([cpu], [1], reserved=1), fds=1),
+        "offer-fd-count": ipc(3, ipc_offer([cpu, cpu], [1, 1]), fds=1),
+        "offer-colocation": ipc(3, ipc_offer([cpu, cuda], [1, 2]), fds=1),
+        "offer-bad-handle": ipc(3, ipc_offer([handle(4096, 63, CPU)], [1]), fds=1),
+        "device-fd": ipc(6, ipc_device(), fds=1),
+        "device-handle": ipc(6, ipc_device(kind=2, handle_size=64)),
+        "device-handle-1": ipc(6, ipc_device(kind=2, handle_size=1)),
+        "device-index-253": ipc(6, ipc_device(index=253), fds=1),
+        "device-kind-3": ipc(6, ipc_device(kind=3)),
+        "device-segment-0": ipc(6, ipc_device(segment=0), fds=1),
+        "device-fd-handle-size": ipc(6, ipc_device(handle_size=4), fds=1),
+        "device-handle-65": ipc(6, ipc_device(kind=2, handle_size=65)),
+        "device-handle-with-fd": ipc(6, ipc_device(kind=2, handle_size=8), fds=1),
+        "device-reserved": ipc(6, ipc_device(reserved=1), fds=1),
+        "event": ipc(7, ipc_event()),
+        "event-kind-1": ipc(7, ipc_event(kind=1)),
+        "event-value": ipc(7, ipc_event(zero=5)),
+        "event-handle-0": ipc(7, ipc_event(handle_size=0)),
+        "event-index-253": ipc(7, ipc_event(index=253)),
+        "event-reserved": ipc(7, ipc_event(reserved=2)),
+        "event-with-fd": ipc(7, ipc_event(), fds=1),
+        "short-header": bytes([0]) + struct.pack("<IHH", IPC_MAGIC, 1, 1),
+        "bad-magic": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), magic=0x314E5248),
+        "version-2": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), version=2),
+        "header-reserved": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), reserved=1),
+        "type-0": ipc(0, b""),
+        "type-8": ipc(8, b""),
+        "length-mismatch": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), size=20),
+        "fds-mismatch": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), fds=1, nfd=0),
+        "hello-with-fd": ipc(1, struct.pack("<IIII", 1, 0, 8, 0), fds=1),
+        "hello-body-12": ipc(1, struct.pack("<III", 1, 0, 8)),
+        "oversize": ipc(3, ipc_offer([cpu] * 253, [1] * 253) + b"\0" * 64, fds=253),
+    }
+    return seeds
+
+
+# dlpack_pair: mode, tag, class, byte_size (u16), data offset, dtype (code,
+# bits, lanes), ndim, device_id, flags, then extent and stride per dimension
+# (fuzz/fuzz_dlpack_pair.c). Bit 7 of the mode imports the tensor back.
+def dlpack_pair(mode, tag, mclass, size, dims=(), dtype=(1, 8, 1), offset=0, device_id=0, flags=0,
+                strides=None):
+    out = bytes([mode, tag, mclass]) + struct.pack("<H", size) + bytes([offset]) + bytes(dtype)
+    out += bytes([len(dims) & 0xFF, device_id, flags])
+    for i, e in enumerate(dims):
+        out += bytes([e, 0 if strides is None else strides[i]])
+    return out
+
+
+def dlpack_pair_seeds():
+    back = 0x80
+    return {
+        "cpu-buffer-default-layout": dlpack_pair(0x04 | back, CPU, 0, 4096),
+        "cpu-buffer-2d-f32": dlpack_pair(back, CPU, 0, 4096, dims=(32, 32), dtype=(2, 32, 1)),
+        "cpu-buffer-versioned-read-only": dlpack_pair(0x01 | back, CPU, 0, 256, dims=(16, 16),
+                                                      flags=1),
+        "cpu-handoff-3d": dlpack_pair(0x02 | back, CPU, 0, 240, dims=(2, 3, 40)),
+        "cpu-handoff-versioned": dlpack_pair(0x03 | back, CPU, 0, 64, dims=(64,), flags=2),
+        "cuda-device": dlpack_pair(0x04 | back, CUDA, 0, 4096),
+        "cuda-pinned": dlpack_pair(0x04 | back, CUDA, 1, 4096),
+        "cuda-managed-versioned": dlpack_pair(0x05 | back, CUDA, 2, 4096),
+        "cuda-event-waited": dlpack_pair(0x02 | 0x20 | 0x40 | 0x04 | back, CUDA, 0, 4096),
+        "cuda-event-pending": dlpack_pair(0x02 | 0x20 | 0x04, CUDA, 0, 4096),
+        "vulkan-object-handle": dlpack_pair(0x04 | back, VULKAN, 0, 4096),
+        "cuda-peer-unmapped": dlpack_pair(0x04, CUDA, 3, 4096),
+        "strided": dlpack_pair(0x08 | back, CPU, 0, 4096, dims=(4, 4), strides=(64, 1)),
+        "strided-past-end": dlpack_pair(0x08, CPU, 0, 64, dims=(4, 4), strides=(64, 1)),
+        "negative-stride": dlpack_pair(0x08, CPU, 0, 64, dims=(4,), strides=(0xFE,)),
+        "empty-extent": dlpack_pair(back, CPU, 0, 0, dims=(0, 5)),
+        "overflowing-extent": dlpack_pair(0, CPU, 0, 64, dims=(0xFF, 0xFF, 0xFF)),
+        "size-mismatch": dlpack_pair(0, CPU, 0, 100, dims=(99,)),
+        "bad-dtype": dlpack_pair(0, CPU, 0, 64, dims=(64,), dtype=(0, 3, 1)),
+        "ndim-65": dlpack_pair(0, CPU, 0, 64, dims=(1,) * 65),
+        "ndim-negative": bytes([0, 0, 0, 64, 0, 0, 1, 8, 1, 0xFF, 0, 0]),
+        "small-struct-size": dlpack_pair(0x10, CPU, 0, 64, dims=(64,)),
+        "bad-flags": dlpack_pair(0x01, CPU, 0, 64, dims=(64,), flags=0x80),
+        "misaligned-data-back": dlpack_pair(0x04 | back, CPU, 0, 64, offset=1),
+        "private-tag": dlpack_pair(0x04, 0xF3, 0, 4096),
+    }
+
+
+# ipc_api: byte 0 sets the scene, then records [op][u16 length][bytes]
+# (fuzz/fuzz_ipc_api.c): op 0/1 the scripted consumer sends to the real
+# producer (with 0/1 descriptors), 2 the scripted producer sends to the real
+# consumer (descriptors: (op >> 3) % 3), 3 offer again, 4 retire, 5 drain,
+# 6 receive, 7 a device round between two real endpoints.
+def ipc_record(op, message=b""):
+    return bytes([op]) + struct.pack("<H", len(message)) + message
+
+
+def ipc_api_seeds():
+    def msg(mtype, body, nfd=0):
+        return ipc(mtype, body, fds=nfd)[1:]
+    cpu = handle(4096, 4096, CPU)
+    cuda = handle(4096, 4096, CUDA)
+    release_0 = msg(4, struct.pack("<QII", 1, 0, 0))
+    release_1 = msg(4, struct.pack("<QII", 1, 1, 0))
+    reject = msg(5, struct.pack("<QIIQQ", 1, 15, 0, 1, 2))
+    host_offer = msg(3, ipc_offer([cpu], [1], offer_id=9), nfd=1)
+    device_handle = msg(6, ipc_device(kind=2, handle_size=64))
+    device_fd = msg(6, ipc_device(kind=1), nfd=1)
+    device_offer = msg(3, ipc_offer([cuda], [2], offer_id=7))
+    event = msg(7, ipc_event())
+    event_offer = msg(3, ipc_offer([handle(4096, 4096, CUDA, EVENT)], [2], offer_id=7))
+    return {
+        "releases": b"\x00" + ipc_record(0, release_0) + ipc_record(0, release_1) + ipc_record(4)
+        + ipc_record(5),
+        "reject-and-offer-again": b"\x00" + ipc_record(0, reject) + ipc_record(3) + ipc_record(0, release_1),
+        "consumer-hangs-up-holding": b"\x00" + ipc_record(3) + ipc_record(4),
+        "host-offer-received": b"\x00" + ipc_record(2 | 8, host_offer) + ipc_record(2 | 0x80 | 8, host_offer),
+        "device-rounds": b"\x08" + ipc_record(7, b"\x00") + ipc_record(7, b"\x01")
+        + ipc_record(7, b"\x02") + ipc_record(7, b"\x04") + ipc_record(7, b"\x08"),
+        "device-handle-import": b"\x08" + ipc_record(2, device_handle) + ipc_record(2, device_offer),
+        "device-fd-import": b"\x08" + ipc_record(2 | 8, device_fd) + ipc_record(2, device_offer),
+        "device-event-import": b"\x08" + ipc_record(2, device_handle) + ipc_record(2, event)
+        + ipc_record(2, event_offer),
+        "device-without-plugins": b"\x00" + ipc_record(2, device_handle) + ipc_record(2, device_offer),
+        "device-offer-mismatch": b"\x08" + ipc_record(2, device_handle)
+        + ipc_record(2, msg(3, ipc_offer([cuda], [2], offer_id=8))),
+        "handshake-refuse": b"\x01" + ipc_record(0, msg(2, struct.pack("<IIQ", 1, 0, 1000))),
+        "handshake-offer": b"\x01" + ipc_record(0, host_offer),
+        "handshake-garbage": b"\x01" + ipc_record(0, b"HRI1garbage"),
+        "handshake-nothing": b"\x01" + ipc_record(0),
+        "consumer-refuses-uid": b"\x02",
+        "producer-refuses-uid": b"\x04" + ipc_record(2, host_offer),
+        "consumer-options-small": b"\x10",
+        "unsealed-segment": b"\x20" + ipc_record(0, release_0),
+        "oversize-to-producer": b"\x00" + ipc_record(0, b"HRI1" + b"\x01\x00\x03\x00" + b"\xff" * 9000),
+        "oversize-to-consumer": b"\x00" + ipc_record(2, msg(3, ipc_offer([cpu] * 253, [1] * 253))
+                                                     + b"\0" * 100),
+        "endpoints-abstract": b"\x40",
+        "endpoints-path-disconnect": b"\xc1",
+    }
+
+
+# plugin_host: the table (struct_size pick, optional entries XOR all ones,
+# faults, tag), then one stream read in turn by the harness (operations and
+# their arguments) and by the plugin (each answer: 0 is a correct one). The
+# seeds below give the plugin's answers explicitly where it reads them, so
+# that each one loads and reaches the accept paths (fuzz/fuzz_plugin_host.c).
+def host_header(tag, size_pick=0, optional_off=0, faults=0):
+    return bytes([size_pick]) + struct.pack("<H", optional_off) + bytes([faults, tag])
+
+
+def host_load(devices=(6,), how=2):
+    """init answers OK (libm as its runtime), count_devices says len(devices),
+    each description built from byte v (classes, max_alignment 64 << v % 15)."""
+    out = bytes([0, how]) + bytes([0, len(devices) - 1])
+    for v in devices:
+        out += bytes([0, v, 0])
+    return out
+
+
+ALLOC_OK = bytes([0, 0, 0, 0])  # answer OK, heap or host choice, value byte, no mutation
+
+
+def host_allocate(size=10, align_shift=6, mclass=0, flags=0, answer=ALLOC_OK):
+    return bytes([0, 0, size, align_shift, mclass, flags]) + answer
+
+
+def plugin_host_seeds():
+    cpu_ops = (host_allocate()                                   # 131 bytes at 64
+               + bytes([4, 0]) + struct.pack("<HH", 3, 100) + b"\0"  # write, plugin OK
+               + bytes([5, 0]) + struct.pack("<HH", 0, 131) + b"\0"  # read
+               + bytes([4, 0]) + struct.pack("<HH", 100, 100)       # write out of range
+               + bytes([6, 0])                                       # export: not exportable
+               + host_allocate(size=40, align_shift=12, flags=1)     # exportable, memfd
+               + bytes([6, 1, 0, 0])                                 # export it: an FD
+               + bytes([3, 0]) + bytes([3, 0])                       # release twice
+               + bytes([13, 1, 0]) + bytes([13, 2])                  # describe, outstanding
+               + bytes([17]) + bytes([14])                           # registry, load again
+               + bytes([15]))                                        # unload
+    seeds = {
+        "cpu-allocate-copy-export-release": host_header(0) + host_load() + cpu_ops,
+        "cpu-misaligned-address": host_header(0) + host_load()
+        + host_allocate(answer=bytes([0, 0, 0, 16, 1])),
+        "cpu-alignment-claim": host_header(0) + host_load()
+        + host_allocate(answer=bytes([0, 0, 0, 11])),
+        "allocate-fails-undefined-status": host_header(0) + host_load()
+        + host_allocate(answer=bytes([3, 7])),
+        "allocate-fails-silently": host_header(0) + host_load() + host_allocate(answer=bytes([2, 29])),
+        "allocate-fails-unterminated": host_header(0) + host_load()
+        + host_allocate(answer=bytes([2 | 8, 29])),
+        "request-refused": host_header(0) + host_load()
+        + bytes([0, 1, 10, 6, 0, 0]) + bytes([0, 0, 0xFE, 6, 0, 0]) + bytes([0, 0, 10, 3, 0, 0])
+        + bytes([0, 0, 10, 0xF1, 0, 0]) + bytes([0, 0, 10, 20, 0, 0]) + bytes([0, 0, 10, 6, 2, 0])
+        + bytes([0, 0, 10, 6, 0, 2]),
+        "cuda-events": host_header(1) + host_load(devices=(0x86,))
+        + bytes([7, 0, 0, 0])            # event, flags 0: create_event OK
+        + bytes([8, 0, 0, 0]) + bytes([8, 0, 1, 0]) + bytes([8, 0, 2, 0])  # record, wait, stream wait
+        + bytes([9, 0, 0, 0])            # native: OK
+        + bytes([10, 0])                 # export: not exportable
+        + bytes([7, 0, 1, 0])            # exportable event: create_event_flags
+        + bytes([10, 1, 0, 5])           # export it
+        + bytes([11, 0, 0, 0])           # import an event record
+        + bytes([11, 0, 2]) + bytes([11, 0, 4])  # tag mismatch, handle size
+        + bytes([12, 0]) + bytes([12, 1]) + bytes([12, 2]),
+        "cuda-import": host_header(1) + host_load(devices=(0x86,))
+        + bytes([2, 0, 0, 4, 0, 0]) + ALLOC_OK   # import kind FD (no descriptor): heap
+        + bytes([2, 0, 1, 4, 0, 0]) + ALLOC_OK   # import kind HANDLE
+        + bytes([2, 0, 0x40, 4, 0, 0]) + ALLOC_OK   # import kind FD: a memfd the plugin maps
+        + bytes([2, 0, 0x40 | 0x20, 4, 0, 0])       # a memfd too small: IPC_BAD_SEGMENT
+        + bytes([2, 0, 0x40 | 0x80, 4, 0, 0])       # no regular file
+        + bytes([2, 0, 0x40 | 0x10, 4, 0, 0])       # offset not a page
+        + bytes([2, 0, 2 * 2, 4, 0, 0])          # reserved byte
+        + bytes([4, 0]) + struct.pack("<HH", 0, 64) + b"\0"
+        + bytes([3, 0]) + bytes([3, 1]),
+        "private-unload-with-live-buffer": host_header(0xF3) + host_load()
+        + host_allocate() + bytes([7, 0, 0, 0]) + bytes([15]) + bytes([4, 0]) + struct.pack("<HH", 0, 8)
+        + b"\0" + bytes([3, 0]) + bytes([12, 0]),
+        "no-devices-reason": host_header(2) + bytes([0, 1, 0, 0xF0]) + bytes([13, 0, 1]) + b"\0" * 8
+        + bytes([13, 0, 0]) + b"\0" * 8 + bytes([13, 0, 2]) + b"\0" * 8,
+        "abi-1-0-table": host_header(0xF4, size_pick=1) + host_load() + bytes([9, 0]) + bytes([13, 3, 0]),
+        "partial-entry-table": host_header(0xF4, size_pick=4 + 8 * 3) + host_load(),
+        "declines": host_header(0, faults=1),
+        "init-fails": host_header(0) + bytes([2 | 4, 30]),
+        "count-257": host_header(0) + bytes([0, 2, 0, 0xFE]),
+        "describe-invalid": host_header(0) + bytes([0, 2, 0, 0, 0, 6, 17]),
+        "events-claim-without-export": host_header(1, optional_off=1 << 11) + bytes([0, 2, 0, 0, 0, 6, 23]),
+        "careless-caller": host_header(0) + host_load() + host_allocate() + bytes([18, 0, 18, 1, 18, 2]),
+        "careless-caller-events": host_header(1) + host_load(devices=(0x86,)) + host_allocate()
+        + bytes([7, 0, 0, 0]) + bytes([18, 0, 18, 1]),
+        "files-paths": host_header(0) + host_load() + bytes([16, 0, 0, 0, 16, 0, 1, 0, 16, 0, 3, 0,
+                                                            16, 0, 6, 0, 16, 1, 7, 40, 16, 2, 0,
+                                                            16, 2, 3, 16, 3]),
+    }
+    return seeds
+
+
+# net_receive: the connection (setup, failing UCX calls, the plugin's tag,
+# the reuse budget), then records [op][u16 length][bytes] (fuzz/fuzz_net_receive.c).
+def net_record(op, payload):
+    return bytes([op]) + struct.pack("<H", len(payload)) + payload
+
+
+def net_tensor(id_step=0, where=0, handles=((10, 0),), hows=None, disconnect=0):
+    out = bytes([id_step, len(handles), where])
+    for size, shape in handles:
+        out += bytes([size, shape])
+    for i, _ in enumerate(handles):
+        out += bytes([0 if hows is None else hows[i]])
+    return net_record(0, out + bytes([disconnect]))
+
+
+def net_receive_seeds():
+    cpu = b"\x00\x00\x00\x00"
+    seeds = {
+        "connect-cpu-tensors": cpu + net_tensor(handles=((10, 0), (200, 1), (0, 0)))
+        + net_tensor(id_step=1) + net_record(5, b"\x00\x00") + net_record(5, b"\x81\x00")
+        + net_record(8, b"\x01\x40") + net_record(4, b"\x05"),
+        "accept-device-tensor": b"\x03\x00\x05\x01" + net_tensor(where=1, handles=((40, 0), (7, 0)))
+        + net_record(7, b"\x00\x00\x00\x00\x00") + net_tensor(id_step=2),
+        "short-long-missing": cpu + net_tensor(handles=((10, 0), (10, 0)), hows=(6, 0)),
+        "long-buffer": cpu + net_tensor(handles=((10, 0),), hows=(7,)),
+        "missing-timeout": cpu + net_tensor(handles=((10, 0),), hows=(5,)),
+        "missing-disconnect": cpu + net_tensor(handles=((10, 0),), hows=(5,), disconnect=1),
+        "id-not-growing": cpu + net_tensor(id_step=2) + net_tensor(id_step=0xF8),
+        "id-2-48": cpu + net_tensor(id_step=0xFF),
+        "event-sync-refused": cpu + net_tensor(where=1, handles=((10, 0x40),)),
+        "device-unavailable": cpu + net_tensor(where=2),
+        "limits": b"\x08\x00\x00\x00" + net_tensor(handles=((200, 0),)) + net_tensor(handles=((0xFF, 0),)),
+        "connection-limit": b"\x08\x00\x00\x00" + net_tensor(handles=((150, 0),))
+        + net_tensor(handles=((150, 0),)) + net_tensor(handles=((150, 0),)),
+        "raw-oversize": cpu + net_record(2, b"HRN1" + b"\x01\x00\x01\x00" + b"\xff" * 5000),
+        "raw-refuse": cpu + net_record(2, struct.pack("<IHHIHH", 0x314E5248, 1, 2, 32, 0, 0)
+                                      + struct.pack("<IIQQQ", 15, 1, 2, 3, 9)),
+        "send-and-refuse": cpu + net_record(6, b"\x80\x02\x04\x00\x00\x08\x00\x00\x00")
+        + net_record(6, b"\x15\x01\x02\x00\x00\x00") + net_record(6, b"\x40\x01\x02\x00\x00"),
+        "send-stuck": cpu + net_record(6, b"\x10\x01\x04\x00\x00\x00"),
+        "disconnect": cpu + net_record(3, b""),
+        "accept-flood": b"\x07\x00\x00\x00" + net_tensor(),
+        "accept-timeout": b"\x31\x00\x00\x00",
+        "bad-options": b"\x10\x00\x00\x00",
+        "bad-address": b"\x80\x00\x00\x00",
+        "ipv6": b"\x40\x00\x00\x00" + net_tensor(),
+        "ucx-fails": b"\x00\xc1\x00\x00",
+        "ucx-worker-fails": b"\x00\xc4\x00\x00",
+        "ucx-ep-fails": b"\x01\xc8\x00\x00",
+        "ucx-listener-fails": b"\x01\xd0\x00\x00",
+        "ucx-query-fails": b"\x01\xe0\x00\x00",
+        "null-arguments": cpu + net_tensor() + net_record(8, b"\x03"),
+        "reuse-budget": b"\x00\x00\x00\x01" + net_tensor(handles=((100, 0),))
+        + net_record(5, b"\x03\x00") + net_tensor(id_step=0, handles=((100, 0),)),
+    }
+    return seeds
+
+
 GENERATORS = {
     "handle_decode": handle_decode_seeds,
     "table_decode": table_decode_seeds,
     "dlpack": dlpack_seeds,
     "dlpack_import": dlpack_import_seeds,
+    "dlpack_pair": dlpack_pair_seeds,
     "error_format": error_format_seeds,
     "cli_input": cli_input_seeds,
     "handoff": handoff_seeds,
     "plugin_table": plugin_table_seeds,
     "net_message": net_message_seeds,
+    "ipc_message": ipc_message_seeds,
+    "ipc_api": ipc_api_seeds,
+    "plugin_host": plugin_host_seeds,
+    "net_receive": net_receive_seeds,
 }
+
+
+# Targets whose folder also holds hand-made seeds from elsewhere: this
+# script writes (and replaces) only its own, under this prefix.
+PREFIXES = {"ipc_message": "seed-spec-", "ipc_api": "seed-spec-"}
 
 
 def write(target, seeds):
     folder = os.path.join(HERE, "corpus", target)
     os.makedirs(folder, exist_ok=True)
+    prefix = PREFIXES.get(target, "seed-")
     for old in os.listdir(folder):
-        if old.startswith("seed-"):
+        if old.startswith(prefix):
             os.remove(os.path.join(folder, old))
     for name, data in seeds.items():
-        with open(os.path.join(folder, "seed-" + name), "wb") as f:
+        with open(os.path.join(folder, prefix + name), "wb") as f:
             f.write(data)
 
 

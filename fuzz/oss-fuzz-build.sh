@@ -3,8 +3,8 @@
 #   $CC, $CFLAGS           compiler and flags (sanitizers, coverage instrumentation)
 #   $LIB_FUZZING_ENGINE    what provides main(): -fsanitize=fuzzer for libFuzzer,
 #                          /usr/lib/afl/libAFLDriver.a for AFL++
-#   $OUT                   where the binaries, <target>_seed_corpus.zip and
-#                          <target>.dict go
+#   $OUT                   where the binaries, <target>_seed_corpus.zip,
+#                          <target>.dict and <target>.options (max_len) go
 # In an OSS-Fuzz project's build.sh: `exec "$SRC/libhurray/fuzz/oss-fuzz-build.sh"`.
 # fuzz/run and tools/test call it with local settings.
 # SPDX-License-Identifier: Apache-2.0
@@ -67,6 +67,8 @@ for target in "${HURRAY_FUZZ_TARGETS[@]}"; do
   if [ -f "fuzz/dict/$target.dict" ]; then
     cp "fuzz/dict/$target.dict" "$OUT/$target.dict"
   fi
+  # libFuzzer's input limit from the protocol's message limits (fuzz/targets.sh).
+  printf '[libfuzzer]\nmax_len = %s\n' "$(hurray_fuzz_max_len "$target")" >"$OUT/$target.options"
   if command -v zip >/dev/null; then
     rm -f "$OUT/${target}_seed_corpus.zip"
     seeds=$(find "fuzz/corpus/$target" "fuzz/regressions/$target" -type f ! -name .gitkeep 2>/dev/null || true)

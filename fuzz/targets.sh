@@ -3,7 +3,7 @@
 # with every source of libhurray (core/) and the extra sources listed below.
 # SPDX-License-Identifier: Apache-2.0
 
-HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import error_format cli_input handoff plugin_table ipc_message ipc_api net_message)
+HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import dlpack_pair error_format cli_input handoff plugin_table ipc_message ipc_api net_message plugin_host net_receive)
 
 # The sources of libhurray, relative to the repository root: the ones
 # core/meson.build lists, so the fuzzers build exactly what the library does.
@@ -32,14 +32,46 @@ hurray_fuzz_extra_sources() {
       ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
-      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c
+      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c \
+        fuzz/hostile_plugin.c fuzz/ipc_endpoints.c plugins/common/plugin_support.c
+      ;;
+    plugin_host)
+      # The plugin whose answers come from the input.
+      echo fuzz/hostile_plugin.c fuzz/hostile_files.c fuzz/hostile_misuse.c \
+        plugins/common/plugin_support.c
+      ;;
+    net_receive)
+      # The network transport, compiled against the UCX stand-in (no UCX needed).
+      echo net/net.c net/landing_pool.c net/net_encode.c fuzz/fake_ucx.c fuzz/hostile_plugin.c \
+        plugins/common/plugin_support.c
       ;;
   esac
 }
 
-# Include directories a target needs besides include/.
+# The largest input worth trying (libFuzzer -max_len), from the protocol's
+# limits: the descriptor-count byte and an IPC message of up to
+# HURRAY_IPC_MAX_MESSAGE_SIZE (8121) with room to exceed it; a network
+# control message of up to HURRAY_NET_MAX_MESSAGE_SIZE (4105) likewise;
+# scripts of records of up to 64 KiB (an oversize control message among
+# them) for the transports; libFuzzer's default (4096) for the rest.
+hurray_fuzz_max_len() {
+  case $1 in
+    ipc_message) echo 8300 ;;
+    net_message) echo 4300 ;;
+    ipc_api | net_receive) echo 20000 ;;
+    *) echo 4096 ;;
+  esac
+}
+
+# Include directories (and defines) a target needs besides include/.
 hurray_fuzz_extra_includes() {
   case $1 in
     cli_input) echo -Itools/hurray-inspect ;;
+    plugin_host | ipc_api) echo -Icore/runtime ;; # plugin_internal.h: the loader's seam
+    net_receive)
+      # fake_ucx/ucp/api/ucp.h stands in for UCX's header; net.c reads its clock.
+      echo -Ifuzz/fake_ucx -Icore/runtime -Dclock_gettime=fake_ucx_clock_gettime \
+        -Dnanosleep=fake_ucx_nanosleep
+      ;;
   esac
 }

@@ -450,6 +450,15 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
                               "%s: reported alignment %u but host address %p measures %u", name,
                               (unsigned)a->alignment, a->host_address, (unsigned)host_measured);
   }
+  /* HO-CHECK-3, BP-ALIGN-5: a CPU buffer's address is the host pointer the
+   * handoff carries and the consumer's accept measures; a handle declaring
+   * more than it shows would be refused there, or trusted elsewhere. */
+  uint32_t address_measured = measured_alignment((uint64_t)(uintptr_t)a->address);
+  if (plugin->table.device_tag == HURRAY_DEVICE_CPU && address_measured < a->alignment) {
+    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment, address_measured, 0,
+                              "%s: reported alignment %u but address %p measures %u", name,
+                              (unsigned)a->alignment, a->address, (unsigned)address_measured);
+  }
   if (a->device_address != 0u && measured_alignment(a->device_address) < a->alignment) {
     return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, a->alignment, a->device_address, 0,
                               "%s: reported alignment %u but device address 0x%llx has less", name,

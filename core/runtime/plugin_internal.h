@@ -42,7 +42,7 @@ struct hurray_plugin {
   hurray_plugin_registry *registry; /* NULL once unloaded */
   hurray_plugin *prev;
   hurray_plugin *next;
-  void *library;             /* dlopen handle */
+  void *library;             /* dlopen handle; NULL for hurray_plugin_load_linked */
   hurray_plugin_table table; /* normalised copy: fields past the plugin's struct_size are NULL */
   uint32_t declared_struct_size;
   void *state; /* what table.init returned */
@@ -131,5 +131,17 @@ size_t hurray_plugin_live_buffers(const hurray_plugin *plugin);
  * holds the registry lock. */
 hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const char *path,
                                         uint32_t flags, hurray_plugin **out, hurray_error *err);
+
+/* Loads a plugin that is linked into the process rather than a file: the
+ * loader from the entry call on (PL-LOAD-5 after the entry symbol: the
+ * table, the duplicate tag, init, the devices), exactly as for a file, with
+ * `name` where a file's path would be named and no dlclose at the end.
+ * Not exported (libhurray's symbols are hidden unless HURRAY_API): it is
+ * the seam through which fuzz/fuzz_plugin_host.c drives the host with a
+ * plugin whose answers come from the fuzzer; the path checks and dlopen of
+ * a real load (PL-LOAD-1..4, PL-ENTRY-3..5) are not on that path. */
+hurray_status hurray_plugin_load_linked(hurray_plugin_registry *registry, const char *name,
+                                        hurray_plugin_entry_fn entry, uint32_t flags,
+                                        hurray_plugin **out, hurray_error *err);
 
 #endif /* HURRAY_CORE_PLUGIN_INTERNAL_H */

@@ -2,7 +2,7 @@
  * Loading a plugin file: path safety, dlopen, the entry symbol, negotiation
  * and initialisation; the search path and discovery.
  * Rules: specs/plugin-abi.md PL-LOAD-1..7, PL-ENTRY-1..5, PL-NEG-1..5, PL-CALL-3..4,
- * PL-REG-1..3, PL-SEARCH-1..3.
+ * PL-DEV-1..4, PL-REG-1..3, PL-SEARCH-1..3.
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE /* dladdr1, dlinfo and RTLD_DI_LINKMAP: the entry-symbol origin check */
@@ -209,6 +209,18 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
       info->struct_size = sizeof *info;
       status = hurray_plugin_device_info_validate(info, plugin->table.device_tag, err);
     }
+    /* PL-DEV-3: events that cross processes go through export_event; a
+     * device claiming them from a plugin without it claims what no process
+     * could use (BP-XPORT-3 would let an event buffer through for it). */
+    if (status == HURRAY_OK && (info->ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u &&
+        plugin->table.export_event == NULL) {
+      status = hurray_plugin_fail(
+          err, HURRAY_ERR_PLUGIN_INVALID, info->ipc_capabilities,
+          info->ipc_capabilities & ~(uint32_t)HURRAY_IPC_EXPORTS_EVENTS, i,
+          "device %u (%s) declares HURRAY_IPC_EXPORTS_EVENTS but the plugin has no export_event "
+          "entry (PL-DEV-3)",
+          (unsigned)i, info->name);
+    }
     if (status != HURRAY_OK) {
       if (err != NULL) {
         err->index = i;
@@ -217,6 +229,86 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
     }
   }
   plugin->device_count = count;
+  return HURRAY_OK;
+}
+
+/* PL-LOAD-5 from the entry on: the table (PL-NEG, PL-TABLE), the duplicate
+ * tag (PL-REG-1), init and the devices (PL-DEV), then the registry. On
+ * failure the caller closes what `plugin` holds (PL-LOAD-6). */
+static hurray_status adopt_entry(hurray_plugin_registry *registry, hurray_plugin *plugin,
+                                 hurray_plugin_entry_fn entry, uint32_t flags,
+                                 hurray_plugin **out, hurray_error *err) {
+  hurray_status status;
+  const hurray_plugin_table *table = entry(HURRAY_PLUGIN_ABI_VERSION);
+  if (table == NULL) {
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0,
+                                 HURRAY_PLUGIN_ABI_VERSION, 0, plugin->path,
+                                 "the entry declined host ABI %u.%u", HURRAY_PLUGIN_ABI_MAJOR,
+                                 HURRAY_PLUGIN_ABI_MINOR);
+  }
+  /* PL-NEG-4: read no more than the plugin declares, nor more than we know. */
+  uint32_t declared;
+  memcpy(&declared, table, sizeof declared);
+  size_t readable = declared < sizeof(hurray_plugin_table) ? declared : sizeof(hurray_plugin_table);
+  if (readable < 2u * sizeof(uint32_t)) {
+    readable = 2u * sizeof(uint32_t);
+  }
+  plugin->table.struct_size = sizeof plugin->table; /* the host's own view (PL-VER-5) */
+  status =
+      hurray_plugin_table_validate(table, readable, HURRAY_PLUGIN_ABI_VERSION, &plugin->table, err);
+  if (status == HURRAY_OK) {
+    status = hurray_plugin_table_check_strings(&plugin->table, err);
+  }
+  if (status != HURRAY_OK) {
+    hurray_plugin_name_file(err, plugin->path);
+    return status;
+  }
+  plugin->declared_struct_size = declared;
+
+  /* PL-REG-1: one server per tag, unless the caller chooses the new one. */
+  hurray_plugin *server = find_server(registry, plugin->table.device_tag);
+  if (server != NULL && (flags & HURRAY_PLUGIN_LOAD_REPLACE_TAG) == 0u) {
+    char tag[24];
+    hurray_device_tag_display(plugin->table.device_tag, tag, sizeof tag);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag,
+                                 0, 0, plugin->path, "tag %s already served by plugin %s (%s)",
+                                 tag, server->table.name, server->path);
+  }
+
+  /* PL-CALL-3: the plugin fills an error of ours, never the caller's. */
+  hurray_error call_err;
+  hurray_plugin_call_prepare(&call_err);
+  status = hurray_plugin_call_result(NULL, "init", plugin->table.init(&plugin->state, &call_err),
+                                     &call_err, err);
+  if (status != HURRAY_OK) {
+    hurray_plugin_name_file(err, plugin->path);
+    return status;
+  }
+  status = read_devices(plugin, err);
+  if (status != HURRAY_OK) {
+    hurray_plugin_name_file(err, plugin->path);
+    plugin->table.shutdown(plugin->state);
+    return status;
+  }
+  atomic_init(&plugin->references, 1u); /* the registry's (PL-LIFE-1) */
+  atomic_init(&plugin->live_events, 0u);
+  atomic_init(&plugin->orphans, 0u);
+  if (server != NULL) {
+    server->serves_tag = false;
+  }
+  plugin->serves_tag = true;
+  plugin->registry = registry;
+  plugin->prev = registry->last;
+  if (registry->last != NULL) {
+    registry->last->next = plugin;
+  } else {
+    registry->first = plugin;
+  }
+  registry->last = plugin;
+  registry->count++;
+  if (out != NULL) {
+    *out = plugin;
+  }
   return HURRAY_OK;
 }
 
@@ -267,85 +359,51 @@ hurray_status hurray_plugin_load_locked(hurray_plugin_registry *registry, const 
   }
   hurray_plugin_entry_fn entry;
   memcpy(&entry, &symbol, sizeof entry);
-  const hurray_plugin_table *table = entry(HURRAY_PLUGIN_ABI_VERSION);
-  if (table == NULL) {
-    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0,
-                                   HURRAY_PLUGIN_ABI_VERSION, 0, plugin->path,
-                                   "the entry declined host ABI %u.%u", HURRAY_PLUGIN_ABI_MAJOR,
-                                   HURRAY_PLUGIN_ABI_MINOR);
-    goto close;
-  }
-  /* PL-NEG-4: read no more than the plugin declares, nor more than we know. */
-  uint32_t declared;
-  memcpy(&declared, table, sizeof declared);
-  size_t readable = declared < sizeof(hurray_plugin_table) ? declared : sizeof(hurray_plugin_table);
-  if (readable < 2u * sizeof(uint32_t)) {
-    readable = 2u * sizeof(uint32_t);
-  }
-  plugin->table.struct_size = sizeof plugin->table; /* the host's own view (PL-VER-5) */
-  status =
-      hurray_plugin_table_validate(table, readable, HURRAY_PLUGIN_ABI_VERSION, &plugin->table, err);
+  status = adopt_entry(registry, plugin, entry, flags, out, err);
   if (status == HURRAY_OK) {
-    status = hurray_plugin_table_check_strings(&plugin->table, err);
+    return HURRAY_OK;
   }
-  if (status != HURRAY_OK) {
-    hurray_plugin_name_file(err, plugin->path);
-    goto close;
-  }
-  plugin->declared_struct_size = declared;
-
-  /* PL-REG-1: one server per tag, unless the caller chooses the new one. */
-  hurray_plugin *server = find_server(registry, plugin->table.device_tag);
-  if (server != NULL && (flags & HURRAY_PLUGIN_LOAD_REPLACE_TAG) == 0u) {
-    char tag[24];
-    hurray_device_tag_display(plugin->table.device_tag, tag, sizeof tag);
-    status = hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag,
-                                   0, 0, plugin->path, "tag %s already served by plugin %s (%s)",
-                                   tag, server->table.name, server->path);
-    goto close;
-  }
-
-  /* PL-CALL-3: the plugin fills an error of ours, never the caller's. */
-  hurray_error call_err;
-  hurray_plugin_call_prepare(&call_err);
-  status = hurray_plugin_call_result(NULL, "init", plugin->table.init(&plugin->state, &call_err),
-                                     &call_err, err);
-  if (status != HURRAY_OK) {
-    hurray_plugin_name_file(err, plugin->path);
-    goto close;
-  }
-  status = read_devices(plugin, err);
-  if (status != HURRAY_OK) {
-    hurray_plugin_name_file(err, plugin->path);
-    plugin->table.shutdown(plugin->state);
-    goto close;
-  }
-  atomic_init(&plugin->references, 1u); /* the registry's (PL-LIFE-1) */
-  atomic_init(&plugin->live_events, 0u);
-  atomic_init(&plugin->orphans, 0u);
-  if (server != NULL) {
-    server->serves_tag = false;
-  }
-  plugin->serves_tag = true;
-  plugin->registry = registry;
-  plugin->prev = registry->last;
-  if (registry->last != NULL) {
-    registry->last->next = plugin;
-  } else {
-    registry->first = plugin;
-  }
-  registry->last = plugin;
-  registry->count++;
-  if (out != NULL) {
-    *out = plugin;
-  }
-  return HURRAY_OK;
 
 close:
   /* PL-LOAD-6: nothing stays loaded after a refusal. */
   free(plugin->devices);
-  dlclose(plugin->library);
+  if (plugin->library != NULL) {
+    dlclose(plugin->library);
+  }
   free(plugin);
+  return status;
+}
+
+
+hurray_status hurray_plugin_load_linked(hurray_plugin_registry *registry, const char *name,
+                                        hurray_plugin_entry_fn entry, uint32_t flags,
+                                        hurray_plugin **out, hurray_error *err) {
+  hurray_error local_error;
+  if (err == NULL) {
+    err = &local_error;
+  }
+  if (registry == NULL || name == NULL || entry == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
+                              registry == NULL ? 0u : (name == NULL ? 1u : 2u),
+                              "hurray_plugin_load_linked: NULL argument");
+  }
+  if ((flags & ~HURRAY_PLUGIN_LOAD_REPLACE_TAG) != 0u) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0, 3,
+                              "unknown hurray_plugin_load flags 0x%X", (unsigned)flags);
+  }
+  hurray_plugin *plugin = calloc(1, sizeof *plugin);
+  if (plugin == NULL) {
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *plugin, 0, 0,
+                              "plugin record");
+  }
+  (void)snprintf(plugin->path, sizeof plugin->path, "%s", name);
+  pthread_mutex_lock(&registry->lock);
+  hurray_status status = adopt_entry(registry, plugin, entry, flags, out, err);
+  pthread_mutex_unlock(&registry->lock);
+  if (status != HURRAY_OK) {
+    free(plugin->devices);
+    free(plugin);
+  }
   return status;
 }
 

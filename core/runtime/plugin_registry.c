@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hurray/plugin.h"
+#include "hurray/plugin_support.h"
 #include "plugin_internal.h"
 
 hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray_error *err) {
@@ -44,7 +45,9 @@ void hurray_plugin_drop_reference(hurray_plugin *plugin) {
   }
   plugin->table.shutdown(plugin->state);
   free(plugin->devices);
-  dlclose(plugin->library);
+  if (plugin->library != NULL) { /* NULL: linked into the process (hurray_plugin_load_linked) */
+    dlclose(plugin->library);
+  }
   free(plugin);
 }
 
@@ -203,13 +206,18 @@ size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, 
   if (plugin->device_count > 0u) {
     return 0;
   }
+  /* PL-AVAIL-2: the plugin writes into a buffer of the host's, which the
+   * host terminates and measures: neither an unterminated text nor a length
+   * the plugin made up reaches the caller. */
+  char reason[PLUGIN_REASON_SIZE]; /* what a plugin keeps (plugin_support.h, CLI-DEV-5) */
+  memset(reason, 0, sizeof reason);
   if (plugin->table.unavailable_reason != NULL) {
-    size_t n = plugin->table.unavailable_reason(plugin->state, buf, cap);
-    if (n > 0u) {
-      return n;
-    }
+    (void)plugin->table.unavailable_reason(plugin->state, reason, sizeof reason);
+    reason[sizeof reason - 1u] = '\0';
   }
-  int n = snprintf(buf, cap, "%s reports no devices and gives no reason", plugin->table.name);
+  int n = reason[0] != '\0'
+              ? snprintf(buf, cap, "%s", reason)
+              : snprintf(buf, cap, "%s reports no devices and gives no reason", plugin->table.name);
   return n > 0 ? (size_t)n : 0u;
 }
 

@@ -33,6 +33,27 @@ static const required_field event_fields[] = {
     REQUIRED(wait_event),
     REQUIRED(release_event),
 };
+/* Every entry after the required ones (PL-TABLE-1, PL-TABLE-10, PL-IPC-5,
+ * PL-IPC-10), in table order: the ones a struct_size may end before or
+ * inside (PL-NEG-3 makes it cover every required entry). */
+static const required_field optional_fields[] = {
+    REQUIRED(unavailable_reason), REQUIRED(create_event),      REQUIRED(record_event),
+    REQUIRED(wait_event),         REQUIRED(release_event),     REQUIRED(wait_stream),
+    REQUIRED(stream_wait_event),  REQUIRED(native_event),      REQUIRED(export_memory),
+    REQUIRED(import_memory),      REQUIRED(create_event_flags), REQUIRED(export_event),
+    REQUIRED(import_event),
+};
+/* The size of one entry: every field past the required ones is a function
+ * pointer. */
+#define ENTRY_SIZE sizeof(void (*)(void))
+/* The list above is the whole tail of the table: a field appended to the
+ * struct without being listed here fails the build. */
+_Static_assert(offsetof(hurray_plugin_table, unavailable_reason) == HURRAY_PLUGIN_TABLE_MIN_SIZE,
+               "the optional entries start where the required ones end");
+_Static_assert(sizeof optional_fields / sizeof optional_fields[0] ==
+                   (sizeof(hurray_plugin_table) - HURRAY_PLUGIN_TABLE_MIN_SIZE) / ENTRY_SIZE &&
+                   (sizeof(hurray_plugin_table) - HURRAY_PLUGIN_TABLE_MIN_SIZE) % ENTRY_SIZE == 0u,
+               "optional_fields must list every entry past the required ones");
 #undef REQUIRED
 
 /* Whether the pointer-sized field at `offset` of the normalised table is
@@ -99,6 +120,15 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
   hurray_plugin_table table;
   memset(&table, 0, sizeof table);
   memcpy(&table, bytes, known);
+  /* PL-NEG-4, PL-TABLE-8: an optional entry the struct_size covers only in
+   * part is absent; a few of its bytes followed by zeros would be a pointer
+   * the plugin never gave, and the host would call it. */
+  for (size_t i = 0; i < sizeof optional_fields / sizeof optional_fields[0]; i++) {
+    size_t offset = optional_fields[i].offset;
+    if (offset + ENTRY_SIZE > known) {
+      memset((unsigned char *)&table + offset, 0, ENTRY_SIZE);
+    }
+  }
 
   /* PL-TABLE-2: the tag a plugin serves is one a handle may carry. */
   uint8_t tag = table.device_tag;

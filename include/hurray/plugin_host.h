@@ -29,8 +29,10 @@ extern "C" {
 /**
  * Validates a plugin table given as raw bytes, as a host speaking
  * `host_abi_version` would, and writes the normalised table to *out: the
- * first min(struct_size, sizeof(hurray_plugin_table)) bytes of `bytes`, the
- * rest zero (fields the plugin does not have read as NULL). Pure: reads only
+ * fields that lie wholly in the first min(struct_size,
+ * sizeof(hurray_plugin_table)) bytes of `bytes`, the rest zero (fields the
+ * plugin does not have, and an entry its struct_size covers only in part,
+ * read as NULL: PL-NEG-4, PL-TABLE-8). Pure: reads only
  * bytes[0..len), never dereferences a pointer it finds there (the name and
  * version strings are checked by hurray_plugin_table_check_strings()),
  * allocates nothing, keeps no state. Any byte content is safe to pass.
@@ -218,7 +220,10 @@ HURRAY_API hurray_device_tag hurray_plugin_device_tag(const hurray_plugin *plugi
 HURRAY_API hurray_bool32 hurray_plugin_serves_tag(const hurray_plugin *plugin);
 /** Number of devices (0 when its runtime is missing). */
 HURRAY_API uint32_t hurray_plugin_device_count(const hurray_plugin *plugin);
-/** Why the plugin has no devices ("" when it has some); snprintf-style. */
+/** Why the plugin has no devices ("" when it has some); snprintf-style: at
+ * most cap - 1 bytes and a NUL, the length of the whole reason returned. The
+ * plugin's text is terminated and measured by the host, never passed through
+ * as written; an empty one, or none, is the host's own (PL-AVAIL-2). */
 HURRAY_API size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf,
                                                    size_t cap);
 /** The validated description of device `device_index` (INVALID_ARGUMENT,

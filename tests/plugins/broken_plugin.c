@@ -6,6 +6,8 @@
  * is the table, not the memory.
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +76,10 @@ static hurray_status t_describe(void *state, uint32_t i, hurray_plugin_device_in
   info.memory_classes[0].memory_class = HURRAY_MEMORY_STANDARD;
   info.memory_classes[0].flags = HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE;
   info.memory_classes[0].max_alignment = 4096;
+#ifdef BROKEN_EVENTS_CLAIM
+  /* Claims events other processes can wait on, without export_event (PL-DEV-3). */
+  info.ipc_capabilities = HURRAY_IPC_EXPORTS_EVENTS;
+#endif
 #ifdef BROKEN_DEVICE_CLASS
   info.memory_classes[0].memory_class = HURRAY_MEMORY_PEER; /* not valid with a private tag */
 #endif
@@ -116,6 +122,11 @@ static hurray_status t_allocate(void *state, uint32_t device, uint64_t size, uin
   a.byte_size = size;
   a.address = p;
   a.host_address = p;
+#ifdef BROKEN_MISALIGNED_ADDRESS
+  /* The host pointer is aligned, the address the handoff carries is not
+   * (PL-ALLOC-4, HO-CHECK-3); built with the CPU tag. */
+  a.address = (unsigned char *)p + 1;
+#endif
   a.device_index = device;
   a.memory_class = memory_class;
   a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
@@ -124,7 +135,7 @@ static hurray_status t_allocate(void *state, uint32_t device, uint64_t size, uin
 }
 static void t_free(void *state, const hurray_plugin_allocation *a) {
   (void)state;
-  free(a->address);
+  free(a->host_address); /* what posix_memalign gave, whatever address says */
 }
 static hurray_status t_to_device(void *state, const hurray_plugin_allocation *dst, uint64_t off,
                                  const void *src, uint64_t n, hurray_error *err) {
@@ -189,6 +200,16 @@ static hurray_status t_native(void *state, void *event, hurray_plugin_native_eve
   out->handle = (uint64_t)(uintptr_t)event;
   return HURRAY_OK;
 }
+
+#if defined(BROKEN_REASON_UNTERMINATED) || defined(BROKEN_PARTIAL_REASON)
+/* PL-AVAIL-2: fills every byte it is given, with no terminator, and
+ * returns a length it never wrote. */
+static size_t t_reason(void *state, char *buf, size_t cap) {
+  (void)state;
+  memset(buf, 'r', cap);
+  return SIZE_MAX;
+}
+#endif
 
 #if defined(BROKEN_EVENT_IPC_PARTIAL) || defined(BROKEN_EVENT_IPC_WITHOUT_EVENTS) || \
     defined(VARIANT_ABI_1_1_MEMORY)
@@ -337,6 +358,19 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
 #endif
 #ifdef BROKEN_BAD_NAME
   patched.name = "Bad Name";
+#endif
+#ifdef BROKEN_REASON_UNTERMINATED
+  patched.unavailable_reason = t_reason;
+#endif
+#ifdef BROKEN_PARTIAL_REASON
+  /* PL-NEG-4, PL-TABLE-8: struct_size ends 4 bytes into unavailable_reason;
+   * its low 4 bytes followed by zeros are no function of this plugin. */
+  patched.unavailable_reason = t_reason;
+  patched.struct_size = (uint32_t)offsetof(hurray_plugin_table, unavailable_reason) + 4u;
+#endif
+#ifdef BROKEN_PARTIAL_NATIVE
+  /* The same inside native_event, with the events whole (ABI 1.1). */
+  patched.struct_size = (uint32_t)offsetof(hurray_plugin_table, native_event) + 4u;
 #endif
 #ifdef BROKEN_DECLINES
   return NULL; /* this plugin refuses every host */

@@ -3,8 +3,11 @@
  * than break the table: an entry symbol that is data (PL-ENTRY-5), init
  * failing without a reason or with an unterminated one, statuses outside
  * hurray_status (PL-CALL-3, PL-CALL-4), a path too long for the reason
- * (PL-LOAD-6), and a directory with more candidates than any fixed list
- * would hold (PL-SEARCH-3). Each refusal is checked for its status, value
+ * (PL-LOAD-6), a directory with more candidates than any fixed list
+ * would hold (PL-SEARCH-3), a struct_size that ends inside an optional
+ * entry (PL-NEG-4, PL-TABLE-8), a CPU address less aligned than reported
+ * (PL-ALLOC-4), an event-export claim without the entry (PL-DEV-3) and an
+ * unterminated unavailable reason (PL-AVAIL-2). Each refusal is checked for its status, value
  * and reason; the caller's error is filled with garbage first so that a
  * host reading it would be caught (by valgrind in the _valgrind test).
  *
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
+#include "hurray/plugin_support.h" /* PLUGIN_REASON_SIZE */
 
 static const char *broken_dir;
 static hurray_plugin_registry *registry;
@@ -390,6 +394,147 @@ START_TEST(host_access_claims_must_agree_with_the_class) {
 }
 END_TEST
 
+/* PL-NEG-4, PL-TABLE-8 on the pure validation: a struct_size that ends
+ * inside an optional entry leaves that entry NULL in the normalised table,
+ * whatever its bytes (here every byte past the required entries is 0xFF). */
+START_TEST(partly_covered_entry_reads_as_null) {
+  hurray_plugin_table table;
+  memset(&table, 0xFF, sizeof table);
+  table.abi_version = HURRAY_PLUGIN_ABI_VERSION;
+  table.device_tag = 0xF0u;
+  memset(table.reserved, 0, sizeof table.reserved);
+  size_t entry = sizeof(void (*)(void));
+  static const size_t cut[] = {1, 4, 7};
+  for (size_t k = 0; k < sizeof cut / sizeof cut[0]; k++) {
+    /* Inside unavailable_reason: the only optional entry the size touches. */
+    table.struct_size = (uint32_t)(offsetof(hurray_plugin_table, unavailable_reason) + cut[k]);
+    hurray_plugin_table out;
+    memset(&out, 0xAA, sizeof out);
+    out.struct_size = sizeof out;
+    hurray_error err;
+    ck_assert_int_eq(
+        hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+        HURRAY_OK);
+    ck_assert(out.unavailable_reason == NULL);
+    ck_assert(out.create_event == NULL);
+    ck_assert(out.import_event == NULL);
+    ck_assert(out.copy_to_host != NULL); /* the required entries stay whole */
+    /* Inside native_event, with every earlier entry covered: the events
+     * and stream entries are kept, native_event and later ones are not. */
+    table.struct_size = (uint32_t)(offsetof(hurray_plugin_table, native_event) + cut[k]);
+    memset(&out, 0xAA, sizeof out);
+    out.struct_size = sizeof out;
+    ck_assert_int_eq(
+        hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+        HURRAY_OK);
+    ck_assert(out.stream_wait_event != NULL);
+    ck_assert(out.native_event == NULL);
+    ck_assert(out.export_memory == NULL);
+  }
+  /* Exactly on an entry's end: that entry is the plugin's. */
+  table.struct_size = (uint32_t)(offsetof(hurray_plugin_table, unavailable_reason) + entry);
+  hurray_plugin_table out;
+  out.struct_size = sizeof out;
+  hurray_error err;
+  ck_assert_int_eq(
+      hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION, &out, &err),
+      HURRAY_OK);
+  ck_assert(out.unavailable_reason != NULL);
+}
+END_TEST
+
+/* PL-TABLE-8, PL-AVAIL-2: a plugin whose struct_size ends 4 bytes into
+ * unavailable_reason has no such entry: the host gives its own reason
+ * rather than call 4 bytes of a pointer followed by zeros (SIGSEGV before). */
+START_TEST(partly_covered_reason_is_never_called) {
+  hurray_plugin *plugin = load_ok("partial-reason");
+  ck_assert_uint_eq(hurray_plugin_device_count(plugin), 0);
+  char reason[256];
+  size_t n = hurray_plugin_unavailable_reason(plugin, reason, sizeof reason);
+  ck_assert_str_eq(reason, "partial-reason reports no devices and gives no reason");
+  ck_assert_uint_eq(n, strlen(reason));
+}
+END_TEST
+
+/* PL-TABLE-8, PL-EVENT-5: the same inside native_event: UNSUPPORTED
+ * (expected: the tag), the entry never called. */
+START_TEST(partly_covered_native_event_is_never_called) {
+  hurray_plugin *plugin = load_ok("partial-native");
+  ck_assert_int_eq(hurray_plugin_supports_events(plugin), HURRAY_TRUE);
+  hurray_error err;
+  hurray_plugin_event *event = NULL;
+  ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
+  hurray_plugin_native_event native;
+  memset(&native, 0, sizeof native);
+  native.struct_size = sizeof native;
+  poison(&err);
+  ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_UNSUPPORTED);
+  assert_terminated(&err);
+  ck_assert_uint_eq(err.expected, 0xF2u);
+  ck_assert_uint_eq(native.handle, 0u);
+  hurray_plugin_event_release(event);
+}
+END_TEST
+
+/* PL-ALLOC-4, HO-CHECK-3, BP-ALIGN-5: a CPU allocation whose handed-off
+ * address is at base + 1 while its host address is aligned is refused,
+ * naming the address and what it measures, freed through the plugin, and
+ * nothing is handed out. */
+START_TEST(misaligned_cpu_address_is_refused) {
+  hurray_plugin *plugin = load_ok("misaligned-address");
+  ck_assert_uint_eq(hurray_plugin_device_tag(plugin), HURRAY_DEVICE_CPU);
+  hurray_error err;
+  poison(&err);
+  hurray_plugin_buffer *buffer = NULL;
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 4096, HURRAY_MEMORY_STANDARD, &buffer, &err),
+      HURRAY_ERR_PLUGIN_INVALID);
+  assert_terminated(&err);
+  ck_assert_ptr_null(buffer);
+  ck_assert_uint_eq(err.value, 4096);  /* the alignment reported */
+  ck_assert_uint_eq(err.expected, 1);  /* what base + 1 measures */
+  ck_assert_msg(strstr(err.detail, "misaligned-address: reported alignment 4096 but address") !=
+                    NULL,
+                "%s", err.detail);
+  ck_assert_msg(strstr(err.detail, "measures 1") != NULL, "%s", err.detail);
+  size_t buffers = 1;
+  size_t events = 1;
+  ck_assert_uint_eq(hurray_plugin_outstanding(plugin, &buffers, &events), 0);
+}
+END_TEST
+
+/* PL-DEV-3: a device that declares HURRAY_IPC_EXPORTS_EVENTS from a plugin
+ * without export_event is refused at load, naming the device and the entry. */
+START_TEST(event_export_claim_without_entry_is_refused) {
+  hurray_error err = load_refused("events-claim", HURRAY_ERR_PLUGIN_INVALID,
+                                  "device 0 (test host memory) declares HURRAY_IPC_EXPORTS_EVENTS "
+                                  "but the plugin has no export_event entry");
+  ck_assert_uint_eq(err.value, HURRAY_IPC_EXPORTS_EVENTS);
+  ck_assert_uint_eq(err.expected, 0);
+  ck_assert_uint_eq(err.index, 0);
+}
+END_TEST
+
+/* PL-AVAIL-2: a reason the plugin leaves unterminated, with a length it
+ * never wrote (SIZE_MAX), reaches the caller terminated and measured by the
+ * host: snprintf-style at every capacity. */
+START_TEST(unterminated_reason_is_terminated_by_the_host) {
+  hurray_plugin *plugin = load_ok("reason-unterminated");
+  const size_t whole = PLUGIN_REASON_SIZE - 1u; /* the host's buffer, terminated */
+  char big[PLUGIN_REASON_SIZE + 64];
+  memset(big, 0xAA, sizeof big);
+  ck_assert_uint_eq(hurray_plugin_unavailable_reason(plugin, big, sizeof big), whole);
+  ck_assert_uint_eq(strlen(big), whole);
+  ck_assert_int_eq(big[0], 'r');
+  ck_assert_int_eq((unsigned char)big[whole + 1u], 0xAA); /* nothing past the NUL */
+  char small[16];
+  memset(small, 0xAA, sizeof small);
+  ck_assert_uint_eq(hurray_plugin_unavailable_reason(plugin, small, sizeof small), whole);
+  ck_assert_uint_eq(strlen(small), sizeof small - 1u);
+  ck_assert_uint_eq(hurray_plugin_unavailable_reason(plugin, NULL, 0), whole);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s BROKEN_DIR\n", argv[0]);
@@ -411,6 +556,12 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, copy_outs_honour_the_callers_struct_size);
   tcase_add_test(tc, table_name_need_not_match_the_file_name);
   tcase_add_test(tc, host_access_claims_must_agree_with_the_class);
+  tcase_add_test(tc, partly_covered_entry_reads_as_null);
+  tcase_add_test(tc, partly_covered_reason_is_never_called);
+  tcase_add_test(tc, partly_covered_native_event_is_never_called);
+  tcase_add_test(tc, misaligned_cpu_address_is_refused);
+  tcase_add_test(tc, event_export_claim_without_entry_is_refused);
+  tcase_add_test(tc, unterminated_reason_is_terminated_by_the_host);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
   srunner_run_all(runner, CK_NORMAL);
