@@ -104,19 +104,26 @@ def job_problems(j):
     """A run's exit status, its "Proved goals" line, its warnings (in a smoke
     variant's smoke run, WP's warning for each smoke test the planted fault
     fails is what is expected: that run is judged by the smoke tests it
-    fails)."""
+    fails). A smoke run whose functions have no smoke test at all (no
+    precondition, branch, loop or call: a unit proven alone by the gate, such
+    as an accessor) ends with WP's "No goal generated" and no "Proved goals"
+    line: that is zero smoke tests, not a run that failed."""
     out = []
+    no_smoke_test = (j.kind == "smoke" and j.rc == 0 and j.proved is None and
+                     re.search(r"^\[wp\] Warning: No goal generated$", j.out, re.M))
     if j.rc != 0:
         out.append("frama-c (run %s) exited %d (log: %s)%s" % (
             j.name, j.rc, j.log, "".join("\n    " + l for l in j.out.splitlines()
                                           if "ERROR" in l or "rror:" in l)[:2000]))
-    if j.proved is None:
+    if j.proved is None and not no_smoke_test:
         out.append("run %s: no 'Proved goals' line: WP did not run (log: %s)" % (j.name, j.log))
     lines = j.out.splitlines()
     for i, line in enumerate(lines):
         if WARNING_LINE.match(line):
             text = (line + " " + (lines[i + 1].strip() if i + 1 < len(lines) else "")).strip()
             if j.kind == "variant-smoke" and re.search(r"Warning:\s*Failed smoke-test$", text):
+                continue
+            if no_smoke_test and line.strip() == "[wp] Warning: No goal generated":
                 continue
             out.append("Frama-C warning (run %s): %s" % (j.name, text))
     return out
@@ -136,8 +143,10 @@ def judge_unit(r, inventory):
         r.problems += ["%s: %s" % (u.name, p) for p in job_problems(j)]
     for g in r.goals:
         if g["status"] != "Valid":
-            r.problems.append("%s: goal %s is %s (run %s)" % (u.name, g["name"], g["status"],
-                                                            g["job"]))
+            # A goal that no prover proved has WP's verdict in the tag of its
+            # line ("[wp] [Timeout] Goal ..."), and no ": status" after it.
+            r.problems.append("%s: goal %s is %s (run %s)" % (
+                u.name, g["name"], g["status"] or g["tag"], g["job"]))
     for g in r.smoke:
         if g["status"] != "Passed":
             r.problems.append("%s: smoke test %s failed: a vacuous precondition, dead code or "
