@@ -130,6 +130,15 @@ def parse_wp(output, session=None):
                  "time": prover_seconds(rest)}
             if kind == "Smoke-test":
                 g["status"] = "Passed" if tag == "Passed" else "Failed"
+                # WP prints a failed smoke test once for each prover that
+                # proved false, so a second line may follow the first (or
+                # not, when the race ended first): one smoke test, failed
+                # when any of its lines says so.
+                seen = next((x for x in goals if x["kind"] == kind and x["name"] == name), None)
+                if seen is not None:
+                    if g["status"] == "Failed":
+                        seen.update(status="Failed", tag=tag)
+                    continue
             elif tag == "Script" and session:
                 won = script_winner(session, name) if status == "Valid" else None
                 if won:
