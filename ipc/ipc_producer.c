@@ -128,18 +128,41 @@ static void shared_unref(struct hurray_ipc_shared *s) {
   release(data, ctx);
 }
 
-/* Removes every hold matching (consumer, offer or any, index or any) and
- * returns how many were dropped (IPC-REL-1, IPC-FLT-1). */
-#define ANY_OFFER UINT64_MAX
-#define ANY_INDEX UINT32_MAX
-static uint64_t drop_holds(hurray_ipc_producer *p, const ipc_conn *c, uint64_t offer_id,
-                           uint32_t index, int report_each) {
+/* Which of a consumer's holds drop_holds removes. The scope is the
+ * producer's own word, never a wire value: every offer_id and buffer index
+ * a consumer sends names that offer and that buffer only, 2^64-1 and
+ * 2^32-1 included (IPC-REL-1). */
+typedef enum {
+  HOLDS_OF_CONSUMER, /* all of them: the consumer is gone (IPC-FLT-1) */
+  HOLDS_OF_OFFER,    /* every buffer of one offer: REJECT (IPC-REL-1) */
+  HOLD_OF_BUFFER,    /* one buffer of one offer: RELEASE (IPC-REL-1) */
+} hold_scope;
+
+static int hold_in_scope(const ipc_hold *h, const ipc_conn *c, hold_scope scope,
+                         uint64_t offer_id, uint32_t index) {
+  if (h->consumer_id != c->id) {
+    return 0;
+  }
+  switch (scope) {
+  case HOLDS_OF_CONSUMER:
+    return 1;
+  case HOLDS_OF_OFFER:
+    return h->offer_id == offer_id;
+  case HOLD_OF_BUFFER:
+    return h->offer_id == offer_id && h->buffer_index == index;
+  }
+  return 0;
+}
+
+/* Removes the consumer's holds in scope and returns how many were dropped
+ * (IPC-REL-1, IPC-FLT-1). */
+static uint64_t drop_holds(hurray_ipc_producer *p, const ipc_conn *c, hold_scope scope,
+                           uint64_t offer_id, uint32_t index, int report_each) {
   uint64_t dropped = 0;
   ipc_hold **pp = &p->holds;
   while (*pp != NULL) {
     ipc_hold *h = *pp;
-    if (h->consumer_id == c->id && (offer_id == ANY_OFFER || h->offer_id == offer_id) &&
-        (index == ANY_INDEX || h->buffer_index == index)) {
+    if (hold_in_scope(h, c, scope, offer_id, index)) {
       *pp = h->next;
       struct hurray_ipc_shared *s = h->buffer;
       uint64_t oid = h->offer_id;
@@ -167,7 +190,7 @@ static void conn_gone(hurray_ipc_producer *p, ipc_conn *c) {
   c->dead = 1;
   close(c->fd);
   c->fd = -1;
-  uint64_t reclaimed = drop_holds(p, c, ANY_OFFER, ANY_INDEX, 0);
+  uint64_t reclaimed = drop_holds(p, c, HOLDS_OF_CONSUMER, 0, 0, 0);
   emit(p, HURRAY_IPC_EVENT_GONE, c, 0, 0, 0, reclaimed, 0, 0);
 }
 
@@ -358,14 +381,14 @@ static void handle_message(hurray_ipc_producer *p, ipc_conn *c, const uint8_t *b
   hurray_status st = hurray_ipc_message_decode(buf, len, nfds, &m, NULL, NULL, 0, &e);
   hurray_internal_ipc_close_fds(fds, nfds); /* a consumer sends no descriptor: never kept */
   if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_RELEASE) {
-    if (drop_holds(p, c, m.offer_id, m.buffer_index, 1) == 0u) {
+    if (drop_holds(p, c, HOLD_OF_BUFFER, m.offer_id, m.buffer_index, 1) == 0u) {
       emit(p, HURRAY_IPC_EVENT_PROTOCOL_ERROR, c, m.offer_id, m.buffer_index,
            HURRAY_ERR_ALREADY_RELEASED, m.offer_id, 0, m.buffer_index);
     }
     return;
   }
   if (st == HURRAY_OK && m.type == HURRAY_IPC_MSG_REJECT) {
-    uint64_t dropped = drop_holds(p, c, m.offer_id, ANY_INDEX, 0);
+    uint64_t dropped = drop_holds(p, c, HOLDS_OF_OFFER, m.offer_id, 0, 0);
     if (dropped == 0u) {
       emit(p, HURRAY_IPC_EVENT_PROTOCOL_ERROR, c, m.offer_id, m.buffer_index,
            HURRAY_ERR_ALREADY_RELEASED, m.offer_id, 0, m.buffer_index);

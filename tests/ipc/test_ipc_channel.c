@@ -409,6 +409,68 @@ START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
 }
 END_TEST
 
+START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
+  leak_probe probe = leak_start("producer: all-ones offer ids and indexes name nothing");
+  int sv[2];
+  pair(sv);
+  event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
+  hurray_ipc_producer *p = NULL;
+  uint64_t cid = 0;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
+  int peer = sv[1];
+  (void)recv(peer, msg, sizeof msg, 0); /* HELLO */
+  void *data = NULL;
+  int fd = make_segment(4096, &data);
+  release_log rel = {0, NULL};
+  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  uint64_t first = 0;
+  uint64_t second = 0;
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &first, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &second, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(s); /* from here on only the consumer's two holds keep it */
+  /* Each names an offer or a buffer the consumer does not hold; before the
+   * fix, all-ones meant "every index" or "every offer" and these three
+   * dropped both holds and released the buffer while it was still held. */
+  size_t n = hurray_ipc_encode_release(msg, sizeof msg, first, UINT32_MAX);
+  send_raw_fds(peer, msg, n, NULL, 0);
+  n = hurray_ipc_encode_release(msg, sizeof msg, UINT64_MAX, 0);
+  send_raw_fds(peer, msg, n, NULL, 0);
+  n = hurray_ipc_encode_reject(msg, sizeof msg, UINT64_MAX, HURRAY_ERR_IPC_BAD_SEGMENT, 0, 0, 0);
+  send_raw_fds(peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 0);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 0);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 3);
+  const hurray_ipc_event *ev = last_event(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR);
+  ck_assert_uint_eq(ev->status, HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_uint_eq(ev->value, UINT64_MAX); /* the value it named */
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 0);
+  size_t holds = 0;
+  ck_assert_int_eq(hurray_ipc_producer_holds(p, NULL, 0, &holds, &err), HURRAY_OK);
+  ck_assert_uint_eq(holds, 2);
+  ck_assert_int_eq(rel.calls, 0);
+  /* the real releases still drop exactly what they name */
+  n = hurray_ipc_encode_release(msg, sizeof msg, first, 0);
+  send_raw_fds(peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(rel.calls, 0);
+  n = hurray_ipc_encode_release(msg, sizeof msg, second, 0);
+  send_raw_fds(peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 2);
+  ck_assert_int_eq(rel.calls, 1);
+  hurray_ipc_producer_destroy(&p);
+  close(peer);
+  munmap(data, 4096);
+  leak_check(&probe);
+}
+END_TEST
+
 START_TEST(consumer_rejects_offer) {  // IPC-MSG-10, IPC-REL-1
   leak_probe probe = leak_start("reject drops the offer's holds");
   int sv[2];
@@ -552,6 +614,7 @@ int main(void) {
   tcase_add_test(tc, device_memory_without_plugins_is_rejected);
   tcase_add_test(tc, byte_size_larger_than_segment);
   tcase_add_test(tc, producer_side_faults);
+  tcase_add_test(tc, wire_values_are_never_wildcards);
   tcase_add_test(tc, consumer_rejects_offer);
   tcase_add_test(tc, credentials_refused_both_sides);
   tcase_add_test(tc, explicit_disconnect_reclaims);
