@@ -99,6 +99,12 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "input is truncated: %" PRIu64 " bytes, %" PRIu64 " needed",
                       e->value, e->expected);
     case HURRAY_ERR_TRAILING_BYTES:
+      if (e->value <= e->expected) {
+        /* The length is unknown (NET-RECV-4: UCX says only that the message
+         * did not fit, value 0): no count of trailing bytes to give. */
+        return snprintf(buf, cap, "buffer %zu: more than the %" PRIu64 " bytes declared arrived",
+                        e->index, e->expected);
+      }
       return snprintf(buf, cap,
                       "%" PRIu64 " trailing bytes: input is %" PRIu64
                       " bytes, the table occupies %" PRIu64,
@@ -176,6 +182,19 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "refused by the peer, reason %" PRIu64 " (uid %" PRIu64 ")",
                       e->value, e->expected);
     case HURRAY_ERR_IPC_PEER_GONE:
+      /* Each transport fills it its own way: the network mid-transfer with
+       * the buffers that arrived of those expected (NET-RECV-6), an ended
+       * network connection with zeros (NET-CONN-3), IPC with the peer's pid
+       * and expected 0 (IPC-FLT-2). */
+      if (e->expected != 0u) {
+        return snprintf(buf, cap,
+                        "the peer is gone mid-transfer: %" PRIu64 " of %" PRIu64
+                        " buffers arrived",
+                        e->value, e->expected);
+      }
+      if (e->value == 0u) {
+        return snprintf(buf, cap, "the peer is gone: the connection has ended");
+      }
       return snprintf(buf, cap, "the peer process (pid %" PRIu64 ") is gone", e->value);
     case HURRAY_ERR_IPC_BAD_SEGMENT:
       return snprintf(buf, cap,

@@ -280,6 +280,34 @@ START_TEST(error_left_alone_on_success) {
 }
 END_TEST
 
+/* The transports' errors as each one fills them (NET-RECV-4, NET-RECV-6,
+ * NET-CONN-3, IPC-FLT-2): no wrapped count, no buffer count shown as a pid. */
+static void require_text(hurray_status status, uint64_t value, uint64_t expected, size_t index,
+                         const char *want, const char *unwanted) {
+  hurray_error err = junk_error();
+  err.status = status;
+  err.value = value;
+  err.expected = expected;
+  err.index = index;
+  err.detail[0] = '\0';
+  char msg[512];
+  message_of(&err, msg, sizeof msg);
+  REQUIRE(strstr(msg, want) != NULL, "%s: \"%s\" lacks \"%s\"", hurray_status_name(status), msg,
+          want);
+  REQUIRE(unwanted == NULL || strstr(msg, unwanted) == NULL, "%s: \"%s\" says \"%s\"",
+          hurray_status_name(status), msg, unwanted);
+}
+
+START_TEST(messages_of_each_transport) {
+  require_text(HURRAY_ERR_TRAILING_BYTES, 0, 4096, 2,
+               "buffer 2: more than the 4096 bytes declared arrived", "18446744073709");
+  require_text(HURRAY_ERR_TRAILING_BYTES, 54, 49, 0, "5 trailing bytes: input is 54 bytes", NULL);
+  require_text(HURRAY_ERR_IPC_PEER_GONE, 1, 3, 0, "mid-transfer: 1 of 3 buffers arrived", "pid");
+  require_text(HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0, "the connection has ended", "pid");
+  require_text(HURRAY_ERR_IPC_PEER_GONE, 4242, 0, 0, "the peer process (pid 4242) is gone", NULL);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("error messages");
   TCase *tc = sweep_case("messages");
@@ -289,6 +317,7 @@ int main(void) {
   tcase_add_test(tc, format_truncation);
   tcase_add_test(tc, display_truncation);
   tcase_add_test(tc, status_names);
+  tcase_add_test(tc, messages_of_each_transport);
   tcase_add_test(tc, error_left_alone_on_success);
   suite_add_tcase(suite, tc);
   return run_suite(suite);
