@@ -1043,10 +1043,13 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   for (;;) {
     ctl_post(conn);
     if (conn->ctl.done) {
-      hurray_error ignored;
       hurray_status refused = HURRAY_OK;
-      if (ctl_take_refuse(conn, &ignored, &refused)) {
-        continue; /* a refusal of something we sent: not a tensor */
+      if (ctl_take_refuse(conn, err, &refused)) {
+        /* NET-SEND-4: the peer refused a tensor we sent, after that send
+         * had returned; the refusal is this call's result, and the peer
+         * closes next (NET-RECV-7), so the connection ends here too. */
+        conn_end(conn);
+        return refused;
       }
       break;
     }

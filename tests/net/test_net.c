@@ -1029,6 +1029,19 @@ START_TEST(bad_peer_unknown_type) {  // NET-MSG-3, NET-MSG-4, NET-ERR-1, NET-REC
 }
 END_TEST
 
+START_TEST(bad_peer_refuses_while_we_receive) {  // NET-SEND-4, NET-RECV-7
+  /* A REFUSE of a tensor this side sent earlier is the receive's result,
+   * with the peer's values; before, the receive passed over it. */
+  static uint8_t msg[64];
+  size_t len = hurray_net_encode_refuse(msg, sizeof msg, 7, HURRAY_ERR_CAPACITY, 2, 5, 4);
+  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, len};
+  raw_run run;
+  raw_start(&run, &m, 1, 0);
+  expect_refusal(&run, HURRAY_ERR_CAPACITY, 5, 4, 2);
+  raw_finish(&run);
+}
+END_TEST
+
 START_TEST(bad_peer_truncated_message) {  // NET-MSG-4
   static uint8_t msg[64];
   (void)hurray_net_encode_header(msg, sizeof msg, HURRAY_NET_MSG_TENSOR, 100);
@@ -1357,6 +1370,7 @@ int main(void) {
   tcase_add_test(tc, sender_times_out);
   tcase_add_test(tc, bad_peer_huge_declaration);
   tcase_add_test(tc, bad_peer_unknown_type);
+  tcase_add_test(tc, bad_peer_refuses_while_we_receive);
   tcase_add_test(tc, bad_peer_truncated_message);
   tcase_add_test(tc, bad_peer_oversized_message);
   tcase_add_test(tc, bad_peer_event_table);
