@@ -29,8 +29,8 @@ hurray_status hurray_internal_ipc_fail_errno(hurray_error *err, int errnum, cons
                              "%s: %s", call, strerror(errnum));
 }
 
-hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds, size_t nfds,
-                       hurray_error *err) {
+static hurray_status send_with_flags(int fd, const uint8_t *msg, size_t len, const int *fds,
+                                     size_t nfds, int flags, hurray_error *err) {
   struct iovec iov = {(void *)(uintptr_t)msg, len};
   struct msghdr mh;
   memset(&mh, 0, sizeof mh);
@@ -55,8 +55,15 @@ hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, c
   }
   ssize_t n;
   do {
-    n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    n = sendmsg(fd, &mh, MSG_NOSIGNAL | flags);
   } while (n < 0 && errno == EINTR);
+  if (n < 0 && (flags & MSG_DONTWAIT) != 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    /* A SOCK_SEQPACKET message is queued whole or not at all: nothing of
+     * this one went out (IPC-FLOW-1). */
+    return hurray_support_fail(err, HURRAY_ERR_TIMEOUT, 0, 0, 0,
+                               "the peer is not reading: its socket takes no more messages "
+                               "now (sendmsg: EAGAIN)");
+  }
   if (n < 0) {
     if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN) {
       return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0);
@@ -67,6 +74,16 @@ hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, c
     return hurray_internal_ipc_fail(err, HURRAY_ERR_TRUNCATED, (uint64_t)n, len, 0);
   }
   return HURRAY_OK;
+}
+
+hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds,
+                                       size_t nfds, hurray_error *err) {
+  return send_with_flags(fd, msg, len, fds, nfds, 0, err);
+}
+
+hurray_status hurray_internal_ipc_send_now(int fd, const uint8_t *msg, size_t len, const int *fds,
+                                           size_t nfds, hurray_error *err) {
+  return send_with_flags(fd, msg, len, fds, nfds, MSG_DONTWAIT, err);
 }
 
 void hurray_internal_ipc_close_fds(int *fds, size_t nfds) {

@@ -20,6 +20,11 @@ hurray_status hurray_internal_ipc_fail_errno(hurray_error *err, int errnum, cons
 /* Sends one message with nfds descriptors (MSG_NOSIGNAL). */
 hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds, size_t nfds,
                        hurray_error *err);
+/* The same without waiting: TIMEOUT (value 0) when the peer's socket takes
+ * no more now, and then nothing was sent. What a producer sends to its
+ * consumers goes this way, so that none of them can stall it (IPC-FLOW-1). */
+hurray_status hurray_internal_ipc_send_now(int fd, const uint8_t *msg, size_t len, const int *fds,
+                                           size_t nfds, hurray_error *err);
 
 /* Room one receive needs: the largest message plus one byte, so that a
  * longer one shows as MSG_TRUNC (IPC-CHAN-3). */

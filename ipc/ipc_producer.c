@@ -2,7 +2,7 @@
  * The producer side of the IPC transport: listening, credentials, offers,
  * reference counts, reclaiming a dead consumer's holds (specs/ipc.md
  * IPC-CHAN-*, IPC-CRED-*, IPC-OFF-1, IPC-OFF-3, IPC-OFF-4, IPC-REL-*, IPC-FLT-1,
- * IPC-ERR-*).
+ * IPC-ERR-*, IPC-FLOW-1).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -17,6 +17,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "hurray/plugin_support.h"
 
 #include "ipc_common.h"
 
@@ -211,7 +213,7 @@ static void sweep_dead(hurray_ipc_producer *p) {
 static void send_refuse(int fd, uint32_t reason, uint64_t value) {
   uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REFUSE_BODY_SIZE];
   size_t n = hurray_ipc_encode_refuse(msg, sizeof msg, reason, value);
-  (void)hurray_internal_ipc_send(fd, msg, n, NULL, 0, NULL);
+  (void)hurray_internal_ipc_send_now(fd, msg, n, NULL, 0, NULL);
 }
 
 /* IPC-CRED-1, IPC-CRED-2: admits or refuses a new connection; takes fd. */
@@ -250,7 +252,7 @@ static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurra
   uint8_t hello[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_HELLO_BODY_SIZE];
   size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(),
                                      (uint32_t)geteuid(), HURRAY_IPC_MAX_FDS);
-  hurray_status st = hurray_internal_ipc_send(fd, hello, n, NULL, 0, err);
+  hurray_status st = hurray_internal_ipc_send_now(fd, hello, n, NULL, 0, err);
   if (st != HURRAY_OK) {
     close(fd);
     free(c);
@@ -819,7 +821,7 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
                                     HURRAY_IPC_DEVICE_HANDLE_SIZE, i);
       break;
     }
-    st = hurray_internal_ipc_send(c->fd, dmsg, dlen, b->fd >= 0 ? &b->fd : NULL,
+    st = hurray_internal_ipc_send_now(c->fd, dmsg, dlen, b->fd >= 0 ? &b->fd : NULL,
                                   b->fd >= 0 ? 1u : 0u, err);
     sent += st == HURRAY_OK;
     if (st != HURRAY_OK || b->event == NULL) {
@@ -832,10 +834,10 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
                                           b->event_export.kind, b->event_export.device_uuid,
                                           b->event_export.driver_uuid, b->event_export.handle,
                                           b->event_export.handle_size);
-    st = hurray_internal_ipc_send(c->fd, emsg, elen, NULL, 0, err);
+    st = hurray_internal_ipc_send_now(c->fd, emsg, elen, NULL, 0, err);
   }
   if (st == HURRAY_OK) {
-    st = hurray_internal_ipc_send(c->fd, msg, len, fds, nfds, err);
+    st = hurray_internal_ipc_send_now(c->fd, msg, len, fds, nfds, err);
   }
   if (st != HURRAY_OK) {
     for (size_t i = 0; i < count; i++) {
@@ -849,6 +851,15 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
       conn_gone(producer, c);
       sweep_dead(producer);
       return st;
+    }
+    if (st == HURRAY_ERR_TIMEOUT) {
+      /* IPC-FLOW-1: nothing of the offer went out; the consumer keeps its
+       * connection and holds, and may read and be offered to again. */
+      return hurray_support_fail(err, HURRAY_ERR_TIMEOUT, 0, 0, 1,
+                                 "consumer %llu (pid %d) is not reading: its socket takes no "
+                                 "more messages now; offer %llu not sent",
+                                 (unsigned long long)c->id, (int)c->pid,
+                                 (unsigned long long)id);
     }
     if (st == HURRAY_ERR_IPC_PEER_GONE) {
       if (err != NULL) {

@@ -267,7 +267,10 @@ HURRAY_API void hurray_ipc_shared_retire(hurray_ipc_shared *shared);
  * tell the next offer from a broken one. On success the consumer holds a
  * reference to each buffer and *offer_id (may be NULL) is the offer's id.
  * INVALID_ARGUMENT (value: consumer_id) for a consumer not connected;
- * IPC_PEER_GONE when it hung up (its holds are reclaimed).
+ * IPC_PEER_GONE when it hung up (its holds are reclaimed). Never waits for
+ * the consumer: TIMEOUT (value 0, index 1) when its socket takes no more
+ * messages now because it is not reading; then nothing of the offer was
+ * sent or held and the consumer stays connected (IPC-FLOW-1).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_offer(
     hurray_ipc_producer *producer, uint64_t consumer_id, hurray_ipc_shared *const *buffers,
