@@ -15,13 +15,6 @@
 #include "hurray/handoff.h"
 #include "native.h"
 
-/* Cleanup on a path that cannot report (a deallocator, an error already being
- * raised): the status is deliberately dropped, through a call rather than a
- * (void) cast, which gcc's warn_unused_result does not accept (VER-SYM-4). */
-static void cleanup_status_dropped(hurray_status status) { (void)status; }
-
-#define KWLIST(k) ((char **)(uintptr_t)(k))
-
 static void dlpack_release_owner(void *buffer, void *ctx) {
   (void)buffer;
   PyGILState_STATE g = PyGILState_Ensure();
