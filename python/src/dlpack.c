@@ -15,13 +15,6 @@
 #include "hurray/handoff.h"
 #include "native.h"
 
-/* Cleanup on a path that cannot report (a deallocator, an error already being
- * raised): the status is deliberately dropped, through a call rather than a
- * (void) cast, which gcc's warn_unused_result does not accept (VER-SYM-4). */
-static void cleanup_status_dropped(hurray_status status) { (void)status; }
-
-#define KWLIST(k) ((char **)(uintptr_t)(k))
-
 static void dlpack_release_owner(void *buffer, void *ctx) {
   (void)buffer;
   PyGILState_STATE g = PyGILState_Ensure();
@@ -29,23 +22,38 @@ static void dlpack_release_owner(void *buffer, void *ctx) {
   PyGILState_Release(g);
 }
 
-/* An unconsumed capsule deletes its tensor (DLPack's convention). */
-static void dltensor_capsule_destructor(PyObject *capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    hurray_dl_managed_tensor *m = PyCapsule_GetPointer(capsule, "dltensor");
-    if (m != NULL && m->deleter != NULL) {
+/* Calls a DLPack tensor's deleter, if it has one: the versioned struct's or
+ * the legacy one's. */
+static void dl_tensor_delete(void *managed, int versioned) {
+  if (versioned) {
+    hurray_dl_managed_tensor_versioned *m = managed;
+    if (m->deleter != NULL) {
+      m->deleter(m);
+    }
+  } else {
+    hurray_dl_managed_tensor *m = managed;
+    if (m->deleter != NULL) {
       m->deleter(m);
     }
   }
 }
 
-static void dltensor_versioned_capsule_destructor(PyObject *capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
-    hurray_dl_managed_tensor_versioned *m = PyCapsule_GetPointer(capsule, "dltensor_versioned");
-    if (m != NULL && m->deleter != NULL) {
-      m->deleter(m);
+/* An unconsumed capsule deletes its tensor (DLPack's convention). */
+static void dl_capsule_delete_unconsumed(PyObject *capsule, const char *name, int versioned) {
+  if (PyCapsule_IsValid(capsule, name)) {
+    void *m = PyCapsule_GetPointer(capsule, name);
+    if (m != NULL) {
+      dl_tensor_delete(m, versioned);
     }
   }
+}
+
+static void dltensor_capsule_destructor(PyObject *capsule) {
+  dl_capsule_delete_unconsumed(capsule, "dltensor", 0);
+}
+
+static void dltensor_versioned_capsule_destructor(PyObject *capsule) {
+  dl_capsule_delete_unconsumed(capsule, "dltensor_versioned", 1);
 }
 
 static hurray_dl_data_type dl_dtype_of(PyObject *dtype) {
@@ -328,17 +336,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
       Py_XDECREF(shape_list);
       return NULL;
     }
-    if (versioned) {
-      hurray_dl_managed_tensor_versioned *m = ptr;
-      if (m->deleter != NULL) {
-        m->deleter(m);
-      }
-    } else {
-      hurray_dl_managed_tensor *m = ptr;
-      if (m->deleter != NULL) {
-        m->deleter(m);
-      }
-    }
+    dl_tensor_delete(ptr, versioned);
     if (shape_list == NULL) {
       Py_DECREF(bytes);
       return NULL;
@@ -364,17 +362,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
     cleanup_status_dropped(hurray_handoff_withdraw(&owner->handoff, NULL));
     cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
-    if (versioned) {
-      hurray_dl_managed_tensor_versioned *m = ptr;
-      if (m->deleter != NULL) {
-        m->deleter(m);
-      }
-    } else {
-      hurray_dl_managed_tensor *m = ptr;
-      if (m->deleter != NULL) {
-        m->deleter(m);
-      }
-    }
+    dl_tensor_delete(ptr, versioned);
     return hurray_py_raise(st, &err, "from_dlpack");
   }
   if (acc.handle.alignment > max_alignment) {
