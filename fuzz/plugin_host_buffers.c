@@ -1,8 +1,8 @@
 /*
  * The plugin_host harness's buffer operations (fuzz/fuzz_plugin_host.c):
  * allocate, import, release, the copies and export, each checked against
- * the rules recomputed here (PL-ALLOC-1..5, PL-IPC-1..3, PL-COPY-2,
- * PL-LIFE-1..3).
+ * the rules recomputed here (PL-ALLOC-1, PL-ALLOC-4, PL-ALLOC-5,
+ * PL-IPC-1..3, PL-COPY-2, PL-LIFE-1..3).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
