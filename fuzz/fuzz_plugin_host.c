@@ -111,7 +111,8 @@ static void op_query(void) {
     info.struct_size = 8u + what % 64u; /* an older caller's view (PL-VER-5) */
     uint32_t device = hostile_u8(&host_input) % (count + 1u);
     host_poison();
-    hurray_status s = host_checked(hurray_plugin_describe_device(host_plugin, device, &info, &host_err));
+    hurray_status s =
+        host_checked(hurray_plugin_describe_device(host_plugin, device, &info, &host_err));
     FUZZ_CHECK(s == (device < count ? HURRAY_OK : HURRAY_ERR_INVALID_ARGUMENT));
     FUZZ_CHECK(info.struct_size == 8u + what % 64u);
   } else if (what % 4u == 2u) {
@@ -123,7 +124,8 @@ static void op_query(void) {
     uint32_t device = hostile_u8(&host_input) % (count + 1u);
     uint32_t answers = hostile_seen.answers;
     host_poison();
-    hurray_status s = host_checked(hurray_plugin_stream_wait(host_plugin, device, NULL, 0, &host_err));
+    hurray_status s =
+        host_checked(hurray_plugin_stream_wait(host_plugin, device, NULL, 0, &host_err));
     if (!hostile_offered(HOSTILE_WAIT_STREAM)) {
       FUZZ_CHECK(s == HURRAY_ERR_UNSUPPORTED);
     } else if (device >= count) {
@@ -156,9 +158,8 @@ static void op_load_again(void) {
   uint32_t inits = hostile_seen.inits;
   hurray_plugin *second = NULL;
   host_poison();
-  hurray_status s =
-      host_checked(hurray_plugin_load_linked(host_registry, LINKED_NAME "-2", hostile_plugin_entry, 0,
-                                        &second, &host_err));
+  hurray_status s = host_checked(hurray_plugin_load_linked(
+      host_registry, LINKED_NAME "-2", hostile_plugin_entry, 0, &second, &host_err));
   FUZZ_CHECK(s == HURRAY_ERR_PLUGIN_DUPLICATE_TAG && second == NULL);
   FUZZ_CHECK(host_err.value == hostile_table_config.device_tag && hostile_seen.inits == inits);
   FUZZ_CHECK(hurray_plugin_registry_count(host_registry) == 1u);
@@ -170,7 +171,8 @@ static void op_registry(void) {
   FUZZ_CHECK(count == (host_plugin != NULL ? 1u : 0u));
   FUZZ_CHECK(hurray_plugin_registry_at(host_registry, 0) == host_plugin);
   FUZZ_CHECK(hurray_plugin_registry_at(host_registry, 1) == NULL);
-  FUZZ_CHECK(hurray_plugin_registry_find(host_registry, hostile_table_config.device_tag) == host_plugin);
+  FUZZ_CHECK(hurray_plugin_registry_find(host_registry, hostile_table_config.device_tag) ==
+             host_plugin);
   if (host_plugin != NULL) {
     FUZZ_CHECK(strcmp(hurray_plugin_name(host_plugin), hostile_table_config.name) == 0);
     FUZZ_CHECK(strcmp(hurray_plugin_path(host_plugin), LINKED_NAME) == 0);
@@ -221,8 +223,8 @@ static void configure(void) {
 static void load(void) {
   uint32_t declared = hostile_table_config.struct_size;
   host_poison();
-  hurray_status s = host_checked(
-      hurray_plugin_load_linked(host_registry, LINKED_NAME, hostile_plugin_entry, 0, &host_plugin, &host_err));
+  hurray_status s = host_checked(hurray_plugin_load_linked(
+      host_registry, LINKED_NAME, hostile_plugin_entry, 0, &host_plugin, &host_err));
   if (s == HURRAY_OK) {
     FUZZ_CHECK(host_plugin != NULL && hurray_plugin_registry_count(host_registry) == 1u);
     FUZZ_CHECK(hostile_seen.inits == 1u && hostile_seen.shutdowns == 0u);
@@ -297,7 +299,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 16: hostile_files_op(&host_input); break;
       case 17: op_registry(); break;
       default: /* a careless caller (fuzz/hostile_misuse.c) */
-        hostile_misuse_op(&host_input, host_plugin, host_buffer_live[0] ? host_buffers[0] : NULL, host_events[0]);
+        hostile_misuse_op(&host_input, host_plugin, host_buffer_live[0] ? host_buffers[0] : NULL,
+                          host_events[0]);
         break;
     }
   }

@@ -66,10 +66,14 @@ static void write_allocation(hurray_plugin_allocation *out, hostile_block *block
     case 13: a.memory_class = (hurray_memory_class)(memory_class ^ 1u); break;
     case 14: a.device_index = device_index + 1u; break;
     case 15: a.address = NULL; break;
-    case 16: a.address = base + (hostile_u8(hostile_stream) | 1u); break; /* PL-ALLOC-4, HO-CHECK-3 */
+    case 16: /* PL-ALLOC-4, HO-CHECK-3 */
+      a.address = base + (hostile_u8(hostile_stream) | 1u);
+      break;
     case 17: a.host_address = (hostile_u8(hostile_stream) & 1u) != 0u ? NULL : base + 8; break;
     case 18: a.device_address = (uint64_t)(uintptr_t)base + hostile_u8(hostile_stream); break;
-    case 19: a.alignment_basis = (hurray_plugin_alignment_basis)(hostile_u8(hostile_stream) % 4u); break;
+    case 19:
+      a.alignment_basis = (hurray_plugin_alignment_basis)(hostile_u8(hostile_stream) % 4u);
+      break;
     default: break;
   }
   hurray_plugin_copy_out(out, &a, sizeof a);
@@ -229,7 +233,10 @@ hurray_status h_export_memory(void *state, const hurray_plugin_allocation *alloc
       break;
     case 6: memory.handle_size = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? 65u : 3u; break;
     case 7: memory.offset = memory.segment_size; break;
-    case 8: memory.segment_size = hostile_u64(hostile_stream); memory.offset = hostile_u64(hostile_stream); break;
+    case 8:
+      memory.segment_size = hostile_u64(hostile_stream);
+      memory.offset = hostile_u64(hostile_stream);
+      break;
     case 9:
       if (memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD && memory.fd >= 0) {
         close(memory.fd); /* says FD but gives none */

@@ -103,7 +103,8 @@ hurray_status hostile_answer(hurray_error *err, const char *entry) {
   hurray_status status = HURRAY_OK;
   switch (b & 3u) {
     case 2:
-      status = (hurray_status)(1u + hostile_u8(hostile_stream) % ((unsigned)HURRAY_STATUS_COUNT - 1u));
+      status =
+          (hurray_status)(1u + hostile_u8(hostile_stream) % ((unsigned)HURRAY_STATUS_COUNT - 1u));
       break;
     case 3:
       status = (b & 0x80u) != 0u ? (hurray_status)-1

@@ -152,8 +152,8 @@ void op_allocate(void) {
   uint32_t live = hostile_seen.live_buffers;
   hurray_plugin_buffer *got = NULL;
   host_poison();
-  hurray_status s =
-      host_checked(hurray_plugin_allocate_flags(host_plugin, device, size, alignment, c, flags, &got, &host_err));
+  hurray_status s = host_checked(hurray_plugin_allocate_flags(host_plugin, device, size, alignment,
+                                                              c, flags, &got, &host_err));
   if (want != HURRAY_OK) {
     FUZZ_CHECK(s == want && got == NULL && hostile_seen.allocate_calls == calls);
     if (want == HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO ||
@@ -189,7 +189,8 @@ void op_import(void) {
   hurray_plugin_device_info info;
   info.struct_size = sizeof info;
   uint8_t pick = hostile_u8(&host_input);
-  if (device < count && hurray_plugin_describe_device(host_plugin, device, &info, NULL) == HURRAY_OK) {
+  if (device < count &&
+      hurray_plugin_describe_device(host_plugin, device, &info, NULL) == HURRAY_OK) {
     mem.memory_class = info.memory_classes[pick % info.memory_class_count].memory_class;
   }
   switch ((m >> 1) % 12u) {
@@ -291,13 +292,14 @@ void op_copy(bool write) {
   const hurray_buffer_handle *h = hurray_plugin_buffer_handle(host_buffers[slot]);
   uint64_t size = h != NULL ? h->byte_size : 0u;
   host_poison();
-  hurray_status s =
-      host_checked(write ? hurray_plugin_buffer_write(host_buffers[slot], offset, host, bytes, &host_err)
-                    : hurray_plugin_buffer_read(host_buffers[slot], offset, host, bytes, &host_err));
+  hurray_status s = host_checked(
+      write ? hurray_plugin_buffer_write(host_buffers[slot], offset, host, bytes, &host_err)
+            : hurray_plugin_buffer_read(host_buffers[slot], offset, host, bytes, &host_err));
   if (!host_buffer_live[slot]) {
     FUZZ_CHECK(s == HURRAY_ERR_USE_AFTER_DESTROY && hostile_seen.copy_calls == calls);
   } else if (offset > size || bytes > size - offset) {
-    FUZZ_CHECK(s == HURRAY_ERR_INVALID_ARGUMENT && host_err.expected == size && host_err.index == 1u);
+    FUZZ_CHECK(s == HURRAY_ERR_INVALID_ARGUMENT && host_err.expected == size &&
+               host_err.index == 1u);
     FUZZ_CHECK(hostile_seen.copy_calls == calls);
   } else if (bytes == 0u) {
     FUZZ_CHECK(s == HURRAY_OK && hostile_seen.copy_calls == calls);

@@ -41,8 +41,8 @@ void op_event_create(void) {
   uint32_t flags = hostile_u8(&host_input) % 3u;
   hurray_plugin_device_info info;
   info.struct_size = sizeof info;
-  bool exports = device < count && hurray_plugin_describe_device(host_plugin, device, &info, NULL) ==
-                                       HURRAY_OK &&
+  bool exports = device < count &&
+                 hurray_plugin_describe_device(host_plugin, device, &info, NULL) == HURRAY_OK &&
                  (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u;
   hurray_status want = HURRAY_OK;
   if ((flags & ~(uint32_t)HURRAY_PLUGIN_EVENT_KNOWN_FLAGS) != 0u) {
@@ -58,7 +58,8 @@ void op_event_create(void) {
   uint32_t answers = hostile_seen.answers;
   hurray_plugin_event *e = NULL;
   host_poison();
-  hurray_status s = host_checked(hurray_plugin_event_create_flags(host_plugin, device, flags, &e, &host_err));
+  hurray_status s =
+      host_checked(hurray_plugin_event_create_flags(host_plugin, device, flags, &e, &host_err));
   if (want != HURRAY_OK) {
     FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
     return;
@@ -84,7 +85,8 @@ void op_event_use(void) {
   if (what == 0u) {
     s = host_checked(hurray_plugin_event_record(host_events[slot], NULL, &host_err));
   } else if (what == 1u) {
-    s = host_checked(hurray_plugin_event_wait(host_events[slot], HURRAY_PLUGIN_WAIT_FOREVER, &host_err));
+    s = host_checked(
+        hurray_plugin_event_wait(host_events[slot], HURRAY_PLUGIN_WAIT_FOREVER, &host_err));
   } else {
     s = host_checked(hurray_plugin_event_stream_wait(host_events[slot], NULL, &host_err));
     if (!hostile_offered(HOSTILE_STREAM_WAIT_EVENT)) {
@@ -191,7 +193,8 @@ void op_event_import(void) {
   uint32_t answers = hostile_seen.answers;
   hurray_plugin_event *e = NULL;
   host_poison();
-  hurray_status s = host_checked(hurray_plugin_event_import(host_plugin, device, &record, &e, &host_err));
+  hurray_status s =
+      host_checked(hurray_plugin_event_import(host_plugin, device, &record, &e, &host_err));
   if (want != HURRAY_OK) {
     FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
     return;
