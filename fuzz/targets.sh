@@ -13,14 +13,19 @@ hurray_fuzz_library_sources() {
   grep -oE "'\.\./plugins/common/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^\.\./||'
 }
 
+# The plugin whose answers come from the input (fuzz/hostile_plugin.h).
+HURRAY_FUZZ_HOSTILE_PLUGIN="fuzz/hostile_plugin.c fuzz/hostile_devices.c fuzz/hostile_memory.c
+  fuzz/hostile_events.c"
+
 # Sources a target needs besides libhurray.
 hurray_fuzz_extra_sources() {
   case $1 in
     cli_input)
-      # The memory-only part of hurray-inspect (tools/hurray-inspect/inspect.h).
+      # The memory-only part of hurray-inspect (tools/hurray-inspect/inspect.h),
+      # and the oracle's reference hex parser and JSON reader (fuzz/cli_readers.h).
       echo tools/hurray-inspect/hex_input.c tools/hurray-inspect/analyze.c \
         tools/hurray-inspect/report_text.c tools/hurray-inspect/json_writer.c \
-        tools/hurray-inspect/text_sink.c
+        tools/hurray-inspect/text_sink.c fuzz/cli_hex_reference.c fuzz/cli_json_reader.c
       ;;
     ipc_message)
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
@@ -33,17 +38,18 @@ hurray_fuzz_extra_sources() {
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
       echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c \
-        fuzz/hostile_plugin.c fuzz/ipc_endpoints.c plugins/common/plugin_support.c
+        $HURRAY_FUZZ_HOSTILE_PLUGIN fuzz/ipc_endpoints.c plugins/common/plugin_support.c
       ;;
     plugin_host)
-      # The plugin whose answers come from the input.
-      echo fuzz/hostile_plugin.c fuzz/hostile_files.c fuzz/hostile_misuse.c \
-        plugins/common/plugin_support.c
+      # The harness's buffer and event operations, and the plugin whose
+      # answers come from the input.
+      echo fuzz/plugin_host_buffers.c fuzz/plugin_host_events.c $HURRAY_FUZZ_HOSTILE_PLUGIN \
+        fuzz/hostile_files.c fuzz/hostile_misuse.c plugins/common/plugin_support.c
       ;;
     net_receive)
       # The network transport, compiled against the UCX stand-in (no UCX needed).
-      echo net/net.c net/landing_pool.c net/net_encode.c fuzz/fake_ucx.c fuzz/hostile_plugin.c \
-        plugins/common/plugin_support.c
+      echo net/net.c net/landing_pool.c net/net_encode.c fuzz/fake_ucx.c \
+        $HURRAY_FUZZ_HOSTILE_PLUGIN plugins/common/plugin_support.c
       ;;
   esac
 }
