@@ -92,6 +92,10 @@ static void check_refused(hurray_status s, uint32_t control_sends_before, bool c
   }
 }
 
+/* Set while the peer's last control message is a REFUSE: the receive's
+ * result is the peer's refusal, and nothing is sent back (NET-SEND-4). */
+static const hurray_net_message *peer_refusal;
+
 /* One receive and what every receive must satisfy; `want` is the status
  * the rules give (HURRAY_OK too), or HURRAY_STATUS_COUNT when not known. */
 static void receive(int timeout_ms, hurray_status want, bool began) {
@@ -121,7 +125,17 @@ static void receive(int timeout_ms, hurray_status want, bool began) {
   }
   if (s != HURRAY_OK) {
     FUZZ_CHECK(fake_ucx_posted_receives() == 0); /* NET-ERR-2, NET-RECV-6 */
-    if (s != HURRAY_ERR_IPC_PEER_GONE && !relaxed) {
+    if (peer_refusal != NULL && !relaxed) {
+      /* NET-SEND-4: the peer's values when the status is one of ours */
+      FUZZ_CHECK(hurray_net_connection_broken(conn) == HURRAY_TRUE);
+      FUZZ_CHECK(fake_ucx_sent_log()->control_sends == control_before);
+      FUZZ_CHECK(err.index == peer_refusal->index);
+      if (s != HURRAY_ERR_UNSUPPORTED || peer_refusal->status == (uint32_t)s) {
+        FUZZ_CHECK(err.value == peer_refusal->value && err.expected == peer_refusal->expected);
+      } else {
+        FUZZ_CHECK(err.value == peer_refusal->status && err.expected == HURRAY_STATUS_COUNT);
+      }
+    } else if (s != HURRAY_ERR_IPC_PEER_GONE && !relaxed) {
       check_refused(s, control_before, true);
     } else {
       FUZZ_CHECK(hurray_net_connection_broken(conn) == HURRAY_TRUE);
@@ -312,14 +326,16 @@ static void op_raw(record *rec) {
   if (decoded != HURRAY_OK) {
     want = decoded;
   } else if (m.type == HURRAY_NET_MSG_REFUSE) {
-    /* A refusal of what this side sent is no tensor: the receive goes on
-     * waiting for one (NET-SEND-4 keeps the refusal for the sender). */
-    want = HURRAY_ERR_TIMEOUT;
-    began = false;
+    /* A refusal of what this side sent is the receive's result, and the
+     * connection ends (NET-SEND-4); a status unknown here is UNSUPPORTED. */
+    want = m.status < (uint32_t)HURRAY_STATUS_COUNT ? (hurray_status)m.status
+                                                    : HURRAY_ERR_UNSUPPORTED;
+    peer_refusal = &m;
   } else if (m.type != HURRAY_NET_MSG_TENSOR) {
     want = HURRAY_ERR_UNSUPPORTED;
   }
   receive(50, want, began);
+  peer_refusal = NULL;
 }
 
 static void release_cb_count(void *buffer, void *ctx) {

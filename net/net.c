@@ -711,6 +711,16 @@ static int ctl_take_refuse(hurray_net_connection *conn, hurray_error *err, hurra
   }
   op_reap(&conn->ctl);
   conn->ctl.posted = 0;
+  if (m.status >= (uint32_t)HURRAY_STATUS_COUNT) {
+    /* The decoder takes any status but 0 (NET-MSG-5); one this library
+     * does not know is never handed on as ours (NET-SEND-4). */
+    *st = hurray_internal_net_fail(err, HURRAY_ERR_UNSUPPORTED, m.status, HURRAY_STATUS_COUNT,
+                                   (size_t)m.index,
+                                   "the receiver refused tensor %llu with status %u, which this "
+                                   "library does not know",
+                                   (unsigned long long)m.tensor_id, (unsigned)m.status);
+    return 1;
+  }
   *st = hurray_internal_net_fail(err, m.status, m.value, m.expected, (size_t)m.index,
                                  "the receiver refused tensor %llu: %s",
                                  (unsigned long long)m.tensor_id, hurray_status_name(m.status));

@@ -1039,6 +1039,12 @@ START_TEST(bad_peer_refuses_while_we_receive) {  // NET-SEND-4, NET-RECV-7
   raw_start(&run, &m, 1, 0);
   expect_refusal(&run, HURRAY_ERR_CAPACITY, 5, 4, 2);
   raw_finish(&run);
+  /* a status this library does not know is not handed on as one of ours */
+  len = hurray_net_encode_refuse(msg, sizeof msg, 7, 0xFFFFu, 3, 5, 4);
+  raw_msg unknown = {HURRAY_NET_TAG_CONTROL, msg, len};
+  raw_start(&run, &unknown, 1, 0);
+  expect_refusal(&run, HURRAY_ERR_UNSUPPORTED, 0xFFFFu, HURRAY_STATUS_COUNT, 3);
+  raw_finish(&run);
 }
 END_TEST
 
