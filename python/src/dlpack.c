@@ -63,10 +63,90 @@ static hurray_dl_data_type dl_dtype_of(PyObject *dtype) {
   return hurray_dl_data_type_of(code, bits, 1);
 }
 
+/* PY-DLPACK-1: an export never moves bytes between devices, so dl_device
+ * must name the tensor's own (device type, id); BufferError otherwise, as
+ * the array API standard asks of a producer that cannot export there. */
+static int dl_device_is_ours(TensorObject *t, PyObject *dl_device) {
+  int type = 0;
+  unsigned long long id = 0;
+  if (!PyTuple_Check(dl_device) || !PyArg_ParseTuple(dl_device, "iK", &type, &id)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "__dlpack__: dl_device must be a (device_type, device_id) tuple of ints, not %R",
+                 dl_device);
+    return 0;
+  }
+  int32_t own_type = 0;
+  hurray_error err;
+  hurray_status st = hurray_dlpack_device_type_from_pair(t->handles[0].device_tag,
+                                                         t->handles[0].memory_class, &own_type,
+                                                         &err);
+  if (st != HURRAY_OK) {
+    hurray_py_raise(st, &err, "__dlpack__");
+    return 0;
+  }
+  unsigned long long own_id = (unsigned long long)hurray_py_device_index(t->device);
+  if (type != own_type || id != own_id) {
+    PyErr_Format(PyExc_BufferError,
+                 "__dlpack__: dl_device (%d, %llu) is not this tensor's device (%d, %llu); "
+                 "the export does not copy between devices",
+                 type, id, (int)own_type, own_id);
+    return 0;
+  }
+  return 1;
+}
+
+/* PY-DLPACK-1: copy=True exports a copy of buffer 0, made by the tensor's
+ * own constructor (aligned storage of the package's), never the original
+ * bytes. The package copies host memory only: BufferError for a device
+ * tensor. */
+static PyObject *export_copy(PyObject *self, TensorObject *t, PyObject *stream,
+                             PyObject *max_version) {
+  if (t->handles[0].device_tag != HURRAY_DEVICE_CPU) {
+    PyErr_Format(PyExc_BufferError,
+                 "__dlpack__: copy=True for a tensor in device memory (device tag 0x%02X): the "
+                 "package copies host memory only",
+                 (unsigned)t->handles[0].device_tag);
+    return NULL;
+  }
+  PyObject *copy = NULL;
+  PyObject *bytes = PyObject_CallMethod(self, "buffer", "i", 0);
+  PyObject *dtype = bytes != NULL ? PyObject_GetAttrString(self, "dtype") : NULL;
+  PyObject *shape = dtype != NULL ? PyObject_GetAttrString(self, "shape") : NULL;
+  PyObject *device = shape != NULL ? PyObject_GetAttrString(self, "device") : NULL;
+  PyObject *args = device != NULL ? PyTuple_Pack(3, bytes, dtype, shape) : NULL;
+  PyObject *kwargs = args != NULL ? Py_BuildValue("{sO}", "device", device) : NULL;
+  if (kwargs != NULL) {
+    copy = PyObject_Call((PyObject *)Py_TYPE(self), args, kwargs);
+  }
+  Py_XDECREF(kwargs);
+  Py_XDECREF(args);
+  Py_XDECREF(device);
+  Py_XDECREF(shape);
+  Py_XDECREF(dtype);
+  Py_XDECREF(bytes);
+  if (copy == NULL) {
+    return NULL;
+  }
+  PyObject *kw = Py_BuildValue("{sOsO}", "stream", stream, "max_version", max_version);
+  PyObject *capsule = NULL;
+  if (kw != NULL) {
+    PyObject *none = PyTuple_New(0);
+    if (none != NULL) {
+      capsule = hurray_py_tensor_dlpack(copy, none, kw);
+      Py_DECREF(none);
+    }
+    Py_DECREF(kw);
+  }
+  Py_DECREF(copy); /* the capsule holds its own reference */
+  return capsule;
+}
+
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None):
- * buffer 0 as a DLPack capsule, zero copy; its deleter drops the reference
- * the capsule holds on the tensor, exactly once (BP-DLPACK-5). A
- * max_version of (1, x) gets a versioned, read-only capsule. */
+ * buffer 0 as a DLPack capsule, zero copy unless copy=True; its deleter
+ * drops the reference the capsule holds on the tensor, exactly once
+ * (BP-DLPACK-5). A max_version of (1, x) gets a versioned, read-only
+ * capsule. */
 PyObject *hurray_py_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds) {
   static const char *const kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
   PyObject *stream = Py_None;
@@ -77,12 +157,13 @@ PyObject *hurray_py_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds
                                    &max_version, &dl_device, &copy)) {
     return NULL;
   }
-  if (copy == Py_True) {
-    return hurray_py_error(HURRAY_PY_ERR_UNSUPPORTED, "__dlpack__",
-                           "copy=True is not offered: a hurray tensor exports its own bytes");
-  }
-  (void)dl_device;
   TensorObject *t = (TensorObject *)self;
+  if (dl_device != Py_None && !dl_device_is_ours(t, dl_device)) {
+    return NULL;
+  }
+  if (copy == Py_True) {
+    return export_copy(self, t, stream, max_version);
+  }
   if (t->handles[0].sync_mode != HURRAY_SYNC_PRODUCER_SYNCED) {
     hurray_py_check_readable(t, 0, "__dlpack__");
     return NULL;

@@ -112,5 +112,7 @@ def test_dlpack_kwargs():
         tensor.__dlpack__(stream=1)
     with pytest.raises(TypeError):
         tensor.__dlpack__(max_version=3)
-    with pytest.raises(hurray.UnsupportedError):
-        tensor.__dlpack__(copy=True)
+    with pytest.raises(TypeError, match="dl_device must be"):
+        tensor.__dlpack__(dl_device="cpu")
+    with pytest.raises(BufferError, match=r"dl_device \(2, 0\) is not this tensor's device \(1, 0\)"):
+        tensor.__dlpack__(dl_device=(2, 0))

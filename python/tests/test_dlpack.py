@@ -204,3 +204,33 @@ def test_round_trip_numpy_hurray_torch_hurray_numpy(array):
     out = np.from_dlpack(back)
     assert out.shape == array.shape and out.dtype == array.dtype
     assert out.tobytes() == array.tobytes()
+
+
+class _Capsule:
+    """Hands a ready capsule to a consumer that calls __dlpack__()."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, stream=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_dlpack_dl_device_and_copy():
+    """PY-DLPACK-1: dl_device names the tensor's own device; copy=True
+    exports a copy, copy=False and None the tensor's own bytes."""
+    tensor = hurray.Tensor(bytes(range(64)), hurray.uint8, [8, 8])
+    device = tensor.__dlpack_device__()
+    shared = torch.utils.dlpack.from_dlpack(tensor.__dlpack__(dl_device=device, copy=False))
+    assert shared.data_ptr() == tensor.data_ptr(0)
+    copied = np.from_dlpack(_Capsule(tensor.__dlpack__(copy=True), device))
+    assert copied.ctypes.data != tensor.data_ptr(0)
+    assert copied.ctypes.data % hurray.MIN_BUFFER_ALIGNMENT == 0
+    assert copied.tobytes() == bytes(range(64)) and copied.shape == (8, 8)
+    versioned = tensor.__dlpack__(copy=True, max_version=(1, 0))
+    assert type(versioned).__name__ == "PyCapsule"
+    del versioned
+    gc.collect()
