@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: the Khronos header (Debian opencl-c-headers)     */
@@ -45,6 +44,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "polled_wait.h"
 
 #define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
 #define OPENCL_LIBRARY_ENV "HURRAY_OPENCL_LIBRARY"
@@ -684,12 +684,6 @@ static hurray_status opencl_record_event(void *opaque, void *opaque_event, void 
   return HURRAY_OK;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Waits for a marker: clWaitForEvents without a timeout; otherwise polls the
  * execution status with a sleep growing from 10 us to 1 ms. */
 static hurray_status wait_marker(const opencl_state *state, cl_event marker, uint64_t timeout_ns,
@@ -699,8 +693,7 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
     rc = state->cl.clWaitForEvents(1, &marker);
     return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clWaitForEvents", rc);
   }
-  uint64_t start = now_ns();
-  long sleep_ns = 10000;
+  plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 10000u);
   for (;;) {
     cl_int status = CL_QUEUED;
     rc = state->cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
@@ -714,15 +707,8 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
     if (status < 0) {
       return fail_cl(err, "marker execution status", status);
     }
-    if (now_ns() - start >= timeout_ns) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                         "opencl: event not complete after %llu ns",
-                         (unsigned long long)timeout_ns);
-    }
-    struct timespec pause = {0, sleep_ns};
-    nanosleep(&pause, NULL);
-    if (sleep_ns < 1000000) {
-      sleep_ns *= 2;
+    if (!plugin_polled_wait_again(&wait, err, "opencl: event not complete")) {
+      return HURRAY_ERR_TIMEOUT;
     }
   }
 }
