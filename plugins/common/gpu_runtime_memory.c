@@ -10,11 +10,16 @@
 
 #include "hurray/plugin_support.h"
 
+uint64_t plugin_gpu_base_of(const hurray_plugin_allocation *allocation) {
+  return (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)PLUGIN_GPU_IMPORTED_MARK;
+}
+
 bool plugin_gpu_offers(plugin_gpu_device_traits traits, hurray_memory_class memory_class) {
   switch (memory_class) {
     case HURRAY_MEMORY_STANDARD:
-    case HURRAY_MEMORY_HOST_PINNED:
       return true;
+    case HURRAY_MEMORY_HOST_PINNED:
+      return traits.host_pinned;
     case HURRAY_MEMORY_UNIFIED:
       return traits.managed;
     case HURRAY_MEMORY_PEER:
@@ -49,7 +54,8 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
                                         plugin_gpu_device_traits traits, uint32_t device_index,
                                         uint64_t byte_size, uint32_t alignment,
                                         hurray_memory_class memory_class, uint32_t flags,
-                                        uint32_t max_alignment, hurray_error *err) {
+                                        uint32_t max_alignment, uint64_t slack,
+                                        hurray_error *err) {
   if (!plugin_gpu_offers(traits, memory_class)) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
                        "%s: memory class 0x%02X is not offered by device %u", plugin_name,
@@ -72,7 +78,7 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
                        "%s: alignment %u above the %u this plugin guarantees", plugin_name,
                        (unsigned)alignment, (unsigned)max_alignment);
   }
-  if (byte_size > SIZE_MAX - max_alignment) {
+  if (byte_size > SIZE_MAX - slack) {
     return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
                        "%s: %llu bytes do not fit in this address space", plugin_name,
                        (unsigned long long)byte_size);
@@ -83,7 +89,7 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
 void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class,
                            uint64_t base, uint64_t byte_size, uint32_t alignment,
                            uint32_t max_alignment, bool host_memory_device_mapped,
-                           hurray_plugin_allocation *out) {
+                           void *plugin_data, hurray_plugin_allocation *out) {
   uint64_t address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -91,7 +97,7 @@ void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_cla
   a.alignment = plugin_alignment_capped(address, max_alignment);
   a.byte_size = byte_size;
   a.address = (void *)(uintptr_t)address;
-  a.plugin_data = (void *)(uintptr_t)base;
+  a.plugin_data = plugin_data;
   a.device_index = device_index;
   a.memory_class = memory_class;
   if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
@@ -103,6 +109,16 @@ void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_cla
     a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   }
   hurray_plugin_copy_out(out, &a, sizeof a);
+}
+
+hurray_status plugin_gpu_check_export(const char *plugin_name, hurray_device_tag device_tag,
+                                      const hurray_plugin_allocation *allocation,
+                                      hurray_error *err) {
+  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
+    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, device_tag,
+                       "%s: only standard (device) memory has an IPC handle", plugin_name);
+  }
+  return HURRAY_OK;
 }
 
 void plugin_gpu_exported_handle(const void *handle, size_t handle_size, uint64_t base,
@@ -129,18 +145,18 @@ hurray_status plugin_gpu_check_import(const char *plugin_name, const hurray_plug
 }
 
 void plugin_gpu_imported_allocation(uint32_t device_index, uint64_t base,
-                                    const hurray_plugin_ipc_memory *in,
-                                    hurray_plugin_allocation *out) {
+                                    const hurray_plugin_ipc_memory *in, uint32_t max_alignment,
+                                    void *plugin_data, hurray_plugin_allocation *out) {
   uint64_t address = base + in->offset;
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
-  a.alignment = plugin_alignment_capped(address, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  a.alignment = plugin_alignment_capped(address, max_alignment);
   a.byte_size = in->byte_size;
   a.address = (void *)(uintptr_t)address;
   a.device_address = address;
   a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  a.plugin_data = (void *)(uintptr_t)(base | PLUGIN_GPU_IMPORTED_MARK);
+  a.plugin_data = plugin_data;
   a.device_index = device_index;
   a.memory_class = HURRAY_MEMORY_STANDARD;
   hurray_plugin_copy_out(out, &a, sizeof a);

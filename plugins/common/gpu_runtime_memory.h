@@ -1,11 +1,12 @@
 /*
- * What the GPU compute runtimes (the CUDA driver, HIP) share in their memory
- * model, so the cuda and rocm plugins state it once: the four classes they
- * map to (device memory, page-locked host memory, managed memory, device
- * memory with peer access; facts §5, BP-PAIR-1), the checks of an allocate
- * request, and the allocation records of an over-allocated, aligned-up
- * allocation and of an imported IPC handle (PL-IPC-3, PL-IPC-4). The vendor
- * calls themselves stay in each plugin. In-tree plugins only; not installed.
+ * What the GPU compute runtimes (the CUDA driver, HIP, Level Zero) share in
+ * their memory model, so the cuda, rocm and level_zero plugins state it
+ * once: the four classes they map to (device memory, page-locked host
+ * memory, managed/shared memory, device memory with peer access; facts §5,
+ * BP-PAIR-1), the checks of an allocate request, the allocation records of
+ * an allocation and of an imported IPC handle, and the IPC handle's export
+ * and import checks (PL-IPC-2..4, PL-IPC-6). The vendor calls themselves
+ * stay in each plugin. In-tree plugins only; not installed.
  *
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -23,10 +24,14 @@
  * free() closes rather than frees (PL-IPC-4). */
 #define PLUGIN_GPU_IMPORTED_MARK 1u
 
-/* What a device offers beyond standard and host_pinned memory. */
+/* The runtime base an allocation's plugin_data keeps, without the mark. */
+uint64_t plugin_gpu_base_of(const hurray_plugin_allocation *allocation);
+
+/* What a device offers beyond standard (device) memory. */
 typedef struct plugin_gpu_device_traits {
-  bool managed;  /* managed (unified) memory */
-  bool has_peer; /* at least one peer the runtime allows access from */
+  bool host_pinned; /* page-locked host memory the device reads */
+  bool managed;     /* managed (shared) memory: the unified class */
+  bool has_peer;    /* at least one peer the runtime allows access from */
 } plugin_gpu_device_traits;
 
 bool plugin_gpu_offers(plugin_gpu_device_traits traits, hurray_memory_class memory_class);
@@ -40,21 +45,29 @@ void plugin_gpu_describe(const char *name, uint64_t memory_bytes, uint32_t ipc_c
 /* The checks of allocate() before any runtime call, with the plugin's name
  * and device tag in the errors: the class offered, the flags known,
  * exportable only for standard memory (PL-IPC-6), the alignment within
- * max_alignment, and room for the slack of an aligned-up allocation. */
+ * max_alignment, and room in the address space for byte_size plus the
+ * `slack` the plugin adds to align the address up itself. */
 hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_tag device_tag,
                                         plugin_gpu_device_traits traits, uint32_t device_index,
                                         uint64_t byte_size, uint32_t alignment,
                                         hurray_memory_class memory_class, uint32_t flags,
-                                        uint32_t max_alignment, hurray_error *err);
+                                        uint32_t max_alignment, uint64_t slack,
+                                        hurray_error *err);
 
 /* The record of `byte_size` bytes at the runtime allocation `base`, aligned
- * up to `alignment`; plugin_data keeps the base for free(). Host-visible
+ * up to `alignment`, with the plugin's `plugin_data` for free(). Host-visible
  * classes carry the address as host address, and as device address when
  * `host_memory_device_mapped` (the runtime maps them at the same address). */
 void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class,
                            uint64_t base, uint64_t byte_size, uint32_t alignment,
                            uint32_t max_alignment, bool host_memory_device_mapped,
-                           hurray_plugin_allocation *out);
+                           void *plugin_data, hurray_plugin_allocation *out);
+
+/* PL-IPC-2: only standard (device) memory has an IPC handle; UNSUPPORTED
+ * for any other class. */
+hurray_status plugin_gpu_check_export(const char *plugin_name, hurray_device_tag device_tag,
+                                      const hurray_plugin_allocation *allocation,
+                                      hurray_error *err);
 
 /* PL-IPC-2: the export of a runtime IPC handle (`handle_size` bytes) of
  * the allocation's base `base`, with the buffer's offset from it. */
@@ -68,10 +81,10 @@ hurray_status plugin_gpu_check_import(const char *plugin_name, const hurray_plug
                                       size_t handle_size, hurray_error *err);
 
 /* The record of an imported IPC handle mapped at `base` (PL-IPC-3): the
- * buffer sits at the exporter's offset; plugin_data carries the base with
- * PLUGIN_GPU_IMPORTED_MARK. */
+ * buffer sits at the exporter's offset; `plugin_data` is what tells free()
+ * to close the mapping rather than free it (PL-IPC-4). */
 void plugin_gpu_imported_allocation(uint32_t device_index, uint64_t base,
-                                    const hurray_plugin_ipc_memory *in,
-                                    hurray_plugin_allocation *out);
+                                    const hurray_plugin_ipc_memory *in, uint32_t max_alignment,
+                                    void *plugin_data, hurray_plugin_allocation *out);
 
 #endif

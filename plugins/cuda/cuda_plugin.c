@@ -34,7 +34,8 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
-#include "gpu_runtime_memory.h" /* plugins/common: what cuda and rocm share */
+#include "gpu_ipc_event.h" /* plugins/common: what the GPU runtime plugins share */
+#include "gpu_runtime_memory.h"
 #include "polled_wait.h"
 #include "vendor_call_error.h"
 
@@ -225,6 +226,7 @@ static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
   }
   d->name[sizeof d->name - 1] = '\0';
   d->memory_bytes = total;
+  d->traits.host_pinned = true;
   d->traits.managed = managed != 0;
   d->unified_addressing = unified_addressing != 0;
   d->ipc_events = ipc_events != 0 && s->cu.cuIpcGetEventHandle != NULL &&
@@ -403,7 +405,8 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   }
   const cuda_device *d = &s->devices[device_index];
   status = plugin_gpu_check_allocate("cuda", HURRAY_DEVICE_CUDA, d->traits, device_index, byte_size,
-                                     alignment, memory_class, flags, CUDA_MAX_ALIGNMENT, err);
+                                     alignment, memory_class, flags, CUDA_MAX_ALIGNMENT,
+                                     CUDA_MAX_ALIGNMENT, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -425,7 +428,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
     return cuda_vendor_fail(s, err, call, r, byte_size);
   }
   plugin_gpu_allocation(device_index, memory_class, base, byte_size, alignment, CUDA_MAX_ALIGNMENT,
-                        d->unified_addressing, out);
+                        d->unified_addressing, (void *)(uintptr_t)base, out);
   return HURRAY_OK;
 }
 
@@ -449,13 +452,11 @@ static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
 static hurray_status cuda_export_memory(void *state, const hurray_plugin_allocation *allocation,
                                         hurray_plugin_ipc_memory *out, hurray_error *err) {
   const cuda_state *s = state;
-  uint64_t base =
-      (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)PLUGIN_GPU_IMPORTED_MARK;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_CUDA,
-                       "cuda: only standard (device) memory has an IPC handle");
+  uint64_t base = plugin_gpu_base_of(allocation);
+  hurray_status status = plugin_gpu_check_export("cuda", HURRAY_DEVICE_CUDA, allocation, err);
+  if (status == HURRAY_OK) {
+    status = cuda_enter(s, allocation->device_index, err);
   }
-  hurray_status status = cuda_enter(s, allocation->device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -497,7 +498,9 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
   if (r != CUDA_SUCCESS) {
     return cuda_vendor_fail(s, err, "cuIpcOpenMemHandle_v2", r, 0);
   }
-  plugin_gpu_imported_allocation(device_index, (uint64_t)(uintptr_t)mapped, in, out);
+  uint64_t base = (uint64_t)(uintptr_t)mapped;
+  plugin_gpu_imported_allocation(device_index, base, in, HURRAY_PLUGIN_MAX_ALIGNMENT,
+                                 (void *)(uintptr_t)(base | PLUGIN_GPU_IMPORTED_MARK), out);
   return HURRAY_OK;
 }
 
@@ -717,9 +720,7 @@ static hurray_status cuda_export_event(void *state, void *event, hurray_plugin_i
   if (r != CUDA_SUCCESS) {
     return cuda_vendor_fail(s, err, "cuIpcGetEventHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  plugin_gpu_exported_event(handle.reserved, sizeof handle.reserved, out);
   return HURRAY_OK;
 }
 
@@ -734,10 +735,9 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
     return status;
   }
   CUipcEventHandle handle;
-  if (in->handle_size != sizeof handle.reserved) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
-                       "cuda: a %u-byte event handle, cuIpcEventHandle is %zu bytes",
-                       (unsigned)in->handle_size, sizeof handle.reserved);
+  status = plugin_gpu_check_event_import("cuda", "cuIpcEventHandle", in, sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (s->cu.cuIpcOpenEventHandle == NULL) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,

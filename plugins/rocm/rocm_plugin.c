@@ -39,7 +39,8 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
-#include "gpu_runtime_memory.h" /* plugins/common: what cuda and rocm share */
+#include "gpu_ipc_event.h" /* plugins/common: what the GPU runtime plugins share */
+#include "gpu_runtime_memory.h"
 #include "polled_wait.h"
 #include "vendor_call_error.h"
 
@@ -195,6 +196,7 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
   }
   d->name[sizeof d->name - 1] = '\0';
   d->memory_bytes = total;
+  d->traits.host_pinned = true;
   d->traits.managed = managed != 0;
   /* PL-IPC-11: the flag's support is the runtime's to say, so ask it once
    * (the device is current from above). */
@@ -375,7 +377,8 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   }
   const rocm_device *d = &s->devices[device_index];
   status = plugin_gpu_check_allocate("rocm", HURRAY_DEVICE_ROCM, d->traits, device_index, byte_size,
-                                     alignment, memory_class, flags, ROCM_MAX_ALIGNMENT, err);
+                                     alignment, memory_class, flags, ROCM_MAX_ALIGNMENT,
+                                     ROCM_MAX_ALIGNMENT, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -395,8 +398,9 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, call, r, byte_size);
   }
+  /* HIP maps pinned and managed memory at the same address on the device. */
   plugin_gpu_allocation(device_index, memory_class, base, byte_size, alignment, ROCM_MAX_ALIGNMENT,
-                        true /* HIP maps pinned and managed memory at the same address */, out);
+                        true, (void *)(uintptr_t)base, out);
   return HURRAY_OK;
 }
 
@@ -419,13 +423,11 @@ static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
 static hurray_status rocm_export_memory(void *state, const hurray_plugin_allocation *allocation,
                                         hurray_plugin_ipc_memory *out, hurray_error *err) {
   const rocm_state *s = state;
-  uint64_t base =
-      (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)PLUGIN_GPU_IMPORTED_MARK;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_ROCM,
-                       "rocm: only standard (device) memory has an IPC handle");
+  uint64_t base = plugin_gpu_base_of(allocation);
+  hurray_status status = plugin_gpu_check_export("rocm", HURRAY_DEVICE_ROCM, allocation, err);
+  if (status == HURRAY_OK) {
+    status = rocm_enter(s, allocation->device_index, err);
   }
-  hurray_status status = rocm_enter(s, allocation->device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -467,7 +469,9 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcOpenMemHandle", r, 0);
   }
-  plugin_gpu_imported_allocation(device_index, (uint64_t)(uintptr_t)mapped, in, out);
+  uint64_t base = (uint64_t)(uintptr_t)mapped;
+  plugin_gpu_imported_allocation(device_index, base, in, HURRAY_PLUGIN_MAX_ALIGNMENT,
+                                 (void *)(uintptr_t)(base | PLUGIN_GPU_IMPORTED_MARK), out);
   return HURRAY_OK;
 }
 
@@ -678,9 +682,7 @@ static hurray_status rocm_export_event(void *state, void *event, hurray_plugin_i
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcGetEventHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  plugin_gpu_exported_event(handle.reserved, sizeof handle.reserved, out);
   return HURRAY_OK;
 }
 
@@ -695,10 +697,9 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
     return status;
   }
   hipIpcEventHandle_t handle;
-  if (in->handle_size != sizeof handle.reserved) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
-                       "rocm: a %u-byte event handle, hipIpcEventHandle_t is %zu bytes",
-                       (unsigned)in->handle_size, sizeof handle.reserved);
+  status = plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in, sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (s->hip.hipIpcOpenEventHandle == NULL) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
