@@ -34,6 +34,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 #include "gpu_ipc_event.h" /* plugins/common: what the GPU runtime plugins share */
 #include "gpu_runtime_memory.h"
 #include "polled_wait.h"
@@ -110,7 +111,8 @@ typedef struct cuda_device {
   CUstream stream;   /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  /* managed: CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY; has_peer: at least one device cuDeviceCanAccessPeer allows */
+  /* managed: CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY; has_peer: at least one
+   * device cuDeviceCanAccessPeer allows */
   plugin_gpu_device_traits traits;
   bool unified_addressing;
   bool ipc_events; /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, and the IPC event calls exist */
@@ -261,11 +263,6 @@ static void cuda_enable_peers(cuda_state *s) {
 static void cuda_open(cuda_state *s) {
   static const char *const default_libraries[] = {CUDA_DEFAULT_LIBRARY};
   const char *library = NULL;
-  s->library = plugin_open_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macros' second expansion: every symbol into s->cu, the first
    * list required, the second optional. */
 #define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_TRUE},
@@ -274,13 +271,14 @@ static void cuda_open(cuda_state *s) {
                                        CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
 #undef CUDA_OPTIONAL_ENTRY
 #undef CUDA_SYMBOL_ENTRY
-  int count = 0;
-  CUresult r = CUDA_SUCCESS;
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  s->library = plugin_load_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
-  r = s->cu.cuInit(0);
+  int count = 0;
+  CUresult r = s->cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
     snprintf(s->reason, sizeof s->reason, "%s: cuInit: %s (%d)", library, cuda_error_name(s, r),
              (int)r);
@@ -735,7 +733,8 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
     return status;
   }
   CUipcEventHandle handle;
-  status = plugin_gpu_check_event_import("cuda", "cuIpcEventHandle", in, sizeof handle.reserved, err);
+  status =
+      plugin_gpu_check_event_import("cuda", "cuIpcEventHandle", in, sizeof handle.reserved, err);
   if (status != HURRAY_OK) {
     return status;
   }

@@ -42,6 +42,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 #include "gpu_runtime_memory.h" /* plugins/common: what the GPU runtime plugins share */
 
 /* ------------------------------------------------------------------------ */
@@ -260,18 +261,15 @@ static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d)
 static void ze_open(ze_state *s) {
   static const char *const default_libraries[] = {ZE_DEFAULT_LIBRARY};
   const char *library = NULL;
-  s->library = plugin_open_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion: every symbol, required, into s->ze. */
 #define ZE_SYMBOL_ENTRY(ret, name, args) {#name, &s->ze.name, true},
   const plugin_symbol symbols[] = {ZE_SYMBOLS(ZE_SYMBOL_ENTRY)};
 #undef ZE_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  s->library = plugin_load_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
   ze_result_t r = s->ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
   if (r != ZE_RESULT_SUCCESS) {

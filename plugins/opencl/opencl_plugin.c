@@ -44,6 +44,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 #include "polled_wait.h"
 
 #define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
@@ -168,26 +169,18 @@ static hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
 static bool opencl_open(opencl_state *state) {
   static const char *const default_libraries[] = {OPENCL_DEFAULT_LIBRARY};
   const char *library = NULL;
-  /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
-   * never free it; unmapping the loader would turn that table into a leak
-   * and a second init would build another one. Kept resident, it is reused. */
-  void *handle =
-      plugin_open_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, &library,
-                          state->unavailable_reason, sizeof state->unavailable_reason);
-  if (handle == NULL) {
-    return false;
-  }
   /* The X-macro's second expansion: every symbol, required, into state->cl. */
 #define OPENCL_SYMBOL_ENTRY(ret, name, params) {#name, &state->cl.name, true},
   const plugin_symbol symbols[] = {OPENCL_SYMBOLS(OPENCL_SYMBOL_ENTRY)};
 #undef OPENCL_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
-                              state->unavailable_reason, sizeof state->unavailable_reason)) {
-    dlclose(handle);
-    return false;
-  }
-  state->library = handle;
-  return true;
+  /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
+   * never free it; unmapping the loader would turn that table into a leak
+   * and a second init would build another one. Kept resident, it is reused. */
+  state->library =
+      plugin_load_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, symbols,
+                          sizeof symbols / sizeof symbols[0], &library, state->unavailable_reason,
+                          sizeof state->unavailable_reason);
+  return state->library != NULL;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -39,6 +39,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 #include "gpu_ipc_event.h" /* plugins/common: what the GPU runtime plugins share */
 #include "gpu_runtime_memory.h"
 #include "polled_wait.h"
@@ -107,7 +108,8 @@ typedef struct rocm_device {
   hipStream_t stream; /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  /* managed: hipDeviceAttributeManagedMemory; has_peer: at least one device hipDeviceCanAccessPeer allows */
+  /* managed: hipDeviceAttributeManagedMemory; has_peer: at least one
+   * device hipDeviceCanAccessPeer allows */
   plugin_gpu_device_traits traits;
   bool ipc_events; /* the IPC event calls exist and hipEventInterprocess works */
 } rocm_device;
@@ -237,12 +239,6 @@ static void rocm_enable_peers(rocm_state *s) {
 static void rocm_open(rocm_state *s) {
   static const char *const defaults[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
   const char *library = NULL;
-  /* The reason names every file tried and why. */
-  s->library = plugin_open_runtime(ROCM_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0],
-                                   0, &library, s->reason, sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion: every symbol, required, into s->hip. */
 #define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_TRUE},
 #define ROCM_OPTIONAL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_FALSE},
@@ -250,13 +246,16 @@ static void rocm_open(rocm_state *s) {
                                        ROCM_OPTIONAL_SYMBOLS(ROCM_OPTIONAL_ENTRY)};
 #undef ROCM_OPTIONAL_ENTRY
 #undef ROCM_SYMBOL_ENTRY
-  int count = 0;
-  hipError_t r = hipSuccess;
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  /* The reason names every file tried and why. */
+  s->library = plugin_load_runtime(ROCM_LIBRARY_ENV, defaults,
+                                   sizeof defaults / sizeof defaults[0], 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
-  r = s->hip.hipInit(0);
+  int count = 0;
+  hipError_t r = s->hip.hipInit(0);
   if (r != hipSuccess) {
     snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library, rocm_error_name(s, r),
              (int)r);
@@ -697,7 +696,8 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
     return status;
   }
   hipIpcEventHandle_t handle;
-  status = plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in, sizeof handle.reserved, err);
+  status = plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in,
+                                         sizeof handle.reserved, err);
   if (status != HURRAY_OK) {
     return status;
   }

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime_loader.h"
 #include "vulkan_plugin.h"
 
 const char *vk_result_name(VkResult r) {
@@ -82,22 +83,14 @@ hurray_status fail_vk(hurray_error *err, const char *call, VkResult r) {
 static bool vulkan_open(vulkan_state *state) {
   static const char *const default_libraries[] = {VULKAN_DEFAULT_LIBRARY};
   const char *library = NULL;
-  void *handle = plugin_open_runtime(VULKAN_LIBRARY_ENV, default_libraries, 1u, 0, &library,
-                                     state->unavailable_reason, sizeof state->unavailable_reason);
-  if (handle == NULL) {
-    return false;
-  }
   /* The X-macro's second expansion: every symbol, required, into state->vk. */
 #define VULKAN_SYMBOL_ENTRY(ret, name, params) {#name, &state->vk.name, true},
   const plugin_symbol symbols[] = {VULKAN_SYMBOLS(VULKAN_SYMBOL_ENTRY)};
 #undef VULKAN_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
-                              state->unavailable_reason, sizeof state->unavailable_reason)) {
-    dlclose(handle);
-    return false;
-  }
-  state->library = handle;
-  return true;
+  state->library = plugin_load_runtime(VULKAN_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                       sizeof symbols / sizeof symbols[0], &library,
+                                       state->unavailable_reason, sizeof state->unavailable_reason);
+  return state->library != NULL;
 }
 
 /* ------------------------------------------------------------------------ */
