@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "runtime_loader.h"
+#include "vendor_call_error.h"
 #include "vulkan_plugin.h"
 
 const char *vk_result_name(VkResult r) {
@@ -73,11 +74,9 @@ const char *vk_result_name(VkResult r) {
 }
 
 hurray_status fail_vk(hurray_error *err, const char *call, VkResult r) {
-  hurray_status status = r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY
-                             ? HURRAY_ERR_OUT_OF_MEMORY
-                             : HURRAY_ERR_DEVICE_ERROR;
-  return plugin_fail(err, status, (uint64_t)(int64_t)r, 0, "vulkan: %s: %s (%d)", call,
-                     vk_result_name(r), (int)r);
+  return plugin_vendor_code_fail(err, "vulkan", call, (int)r, vk_result_name(r),
+                                 r == VK_ERROR_OUT_OF_HOST_MEMORY ||
+                                     r == VK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 
 static bool vulkan_open(vulkan_state *state) {
