@@ -36,8 +36,9 @@ typedef struct plugin_gpu_device_traits {
 
 bool plugin_gpu_offers(plugin_gpu_device_traits traits, hurray_memory_class memory_class);
 
-/* The device description: the name, memory size, IPC capabilities and each
- * class the device offers, host-accessible for host_pinned and unified. */
+/* The device description: the name (HURRAY_PLUGIN_DEVICE_NAME_SIZE bytes),
+ * memory size, IPC capabilities and each class the device offers,
+ * host-accessible for host_pinned and unified. */
 void plugin_gpu_describe(const char *name, uint64_t memory_bytes, uint32_t ipc_capabilities,
                          plugin_gpu_device_traits traits, uint32_t max_alignment,
                          hurray_plugin_device_info *out);

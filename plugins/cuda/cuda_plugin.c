@@ -34,10 +34,10 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
-#include "runtime_loader.h"
-#include "gpu_ipc_event.h" /* plugins/common: what the GPU runtime plugins share */
+#include "gpu_ipc_event.h" /* plugins/common, in-tree only: shared by the GPU runtime plugins */
 #include "gpu_runtime_memory.h"
 #include "polled_wait.h"
+#include "runtime_loader.h"
 #include "vendor_call_error.h"
 
 /* ------------------------------------------------------------------------ */

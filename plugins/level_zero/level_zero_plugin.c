@@ -42,8 +42,8 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "gpu_runtime_memory.h" /* plugins/common, in-tree only: shared by GPU runtime plugins */
 #include "runtime_loader.h"
-#include "gpu_runtime_memory.h" /* plugins/common: what the GPU runtime plugins share */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <level_zero/ze_api.h> (included above)  */
