@@ -547,9 +547,12 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* One CUevent with the driver's creation flags `cu_flags`. */
+/* One CUevent of the device: made with the driver's creation flags
+ * `cu_flags`, or opened from another process's `handle` when given
+ * (PL-IPC-9). */
 static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
-                                    unsigned int cu_flags, void **out_event, hurray_error *err) {
+                                    unsigned int cu_flags, const CUipcEventHandle *handle,
+                                    void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -563,11 +566,13 @@ static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
     free(e);
     return status;
   }
-  CUresult r = s->cu.cuEventCreate(&e->event, cu_flags);
+  CUresult r = handle != NULL ? s->cu.cuIpcOpenEventHandle(&e->event, *handle)
+                              : s->cu.cuEventCreate(&e->event, cu_flags);
   cuda_leave(s);
   if (r != CUDA_SUCCESS) {
     free(e);
-    return cuda_vendor_fail(s, err, "cuEventCreate", r, 0);
+    return cuda_vendor_fail(s, err, handle != NULL ? "cuIpcOpenEventHandle" : "cuEventCreate", r,
+                            0);
   }
   e->device_index = device_index;
   *out_event = e;
@@ -576,7 +581,7 @@ static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
 
 static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
-  return cuda_new_event(state, device_index, CU_EVENT_DISABLE_TIMING, out_event, err);
+  return cuda_new_event(state, device_index, CU_EVENT_DISABLE_TIMING, NULL, out_event, err);
 }
 
 /* PL-IPC-7: an event another process can open; cuda.h requires
@@ -594,7 +599,7 @@ static hurray_status cuda_create_event_flags(void *state, uint32_t device_index,
                        "or cuIpcGetEventHandle missing), flags 0x%X",
                        (unsigned)device_index, (unsigned)flags);
   }
-  return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING,
+  return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, NULL,
                         out_event, err);
 }
 
@@ -743,24 +748,7 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
                        "cuda: the driver has no cuIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
-  cuda_event *e = calloc(1, sizeof *e);
-  if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
-  }
-  status = cuda_enter(s, device_index, err);
-  if (status != HURRAY_OK) {
-    free(e);
-    return status;
-  }
-  CUresult r = s->cu.cuIpcOpenEventHandle(&e->event, handle);
-  cuda_leave(s);
-  if (r != CUDA_SUCCESS) {
-    free(e);
-    return cuda_vendor_fail(s, err, "cuIpcOpenEventHandle", r, 0);
-  }
-  e->device_index = device_index;
-  *out_event = e;
-  return HURRAY_OK;
+  return cuda_new_event(s, device_index, 0u, &handle, out_event, err);
 }
 
 static const hurray_plugin_table cuda_table = {

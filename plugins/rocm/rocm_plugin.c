@@ -517,9 +517,12 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* One hipEvent_t with the runtime's creation flags `hip_flags`. */
+/* One hipEvent_t of the device: made with the runtime's creation flags
+ * `hip_flags`, or opened from another process's `handle` when given
+ * (PL-IPC-9). */
 static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
-                                    unsigned hip_flags, void **out_event, hurray_error *err) {
+                                    unsigned hip_flags, const hipIpcEventHandle_t *handle,
+                                    void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -533,10 +536,13 @@ static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
     free(e);
     return status;
   }
-  hipError_t r = s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
+  hipError_t r = handle != NULL ? s->hip.hipIpcOpenEventHandle(&e->event, *handle)
+                                 : s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
   if (r != hipSuccess) {
     free(e);
-    return rocm_vendor_fail(s, err, "hipEventCreateWithFlags", r, 0);
+    return rocm_vendor_fail(s, err,
+                            handle != NULL ? "hipIpcOpenEventHandle" : "hipEventCreateWithFlags", r,
+                            0);
   }
   e->device_index = device_index;
   *out_event = e;
@@ -545,7 +551,7 @@ static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
 
 static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
-  return rocm_new_event(state, device_index, hipEventDisableTiming, out_event, err);
+  return rocm_new_event(state, device_index, hipEventDisableTiming, NULL, out_event, err);
 }
 
 /* PL-IPC-7: an event another process can open (hipEventInterprocess, with
@@ -563,8 +569,8 @@ static hurray_status rocm_create_event_flags(void *state, uint32_t device_index,
                        "hipIpcGetEventHandle missing), flags 0x%X",
                        (unsigned)device_index, (unsigned)flags);
   }
-  return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, out_event,
-                        err);
+  return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, NULL,
+                        out_event, err);
 }
 
 static hurray_status rocm_record_event(void *state, void *event, void *stream, hurray_error *err) {
@@ -706,23 +712,7 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
                        "rocm: the runtime has no hipIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
-  rocm_event *e = calloc(1, sizeof *e);
-  if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
-  }
-  status = rocm_enter(s, device_index, err);
-  if (status != HURRAY_OK) {
-    free(e);
-    return status;
-  }
-  hipError_t r = s->hip.hipIpcOpenEventHandle(&e->event, handle);
-  if (r != hipSuccess) {
-    free(e);
-    return rocm_vendor_fail(s, err, "hipIpcOpenEventHandle", r, 0);
-  }
-  e->device_index = device_index;
-  *out_event = e;
-  return HURRAY_OK;
+  return rocm_new_event(s, device_index, 0u, &handle, out_event, err);
 }
 
 static const hurray_plugin_table rocm_table = {
