@@ -15,15 +15,20 @@
 /* 6. Copies host<->device                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* An unsignalled fence of the device. */
+static VkResult create_fence(const vulkan_api *vk, const vulkan_device *d, VkFence *out) {
+  VkFenceCreateInfo info;
+  memset(&info, 0, sizeof info);
+  info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  return vk->vkCreateFence(d->device, &info, NULL, out);
+}
+
 /* Runs one vkCmdCopyBuffer on the device's queue and waits for it. */
 static hurray_status submit_copy(const vulkan_api *vk, vulkan_device *d, VkBuffer from,
                                  VkDeviceSize from_offset, VkBuffer to, VkDeviceSize to_offset,
                                  VkDeviceSize bytes, hurray_error *err) {
-  VkFenceCreateInfo fence_info;
-  memset(&fence_info, 0, sizeof fence_info);
-  fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   VkFence fence = VK_NULL_HANDLE;
-  VkResult r = vk->vkCreateFence(d->device, &fence_info, NULL, &fence);
+  VkResult r = create_fence(vk, d, &fence);
   if (r != VK_SUCCESS) {
     return fail_vk(err, "vkCreateFence", r);
   }
@@ -175,10 +180,7 @@ hurray_status vulkan_create_event(void *opaque, uint32_t device_index, void **ou
     info.pNext = &type;
     r = vk->vkCreateSemaphore(d->device, &info, NULL, &event->semaphore);
   } else {
-    VkFenceCreateInfo info;
-    memset(&info, 0, sizeof info);
-    info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-    r = vk->vkCreateFence(d->device, &info, NULL, &event->fence);
+    r = create_fence(vk, d, &event->fence);
   }
   if (r != VK_SUCCESS) {
     free(event);
@@ -306,11 +308,8 @@ hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, void *stre
   vulkan_device *d = &state->devices[device_index];
   VkQueue queue = stream != NULL ? (VkQueue)stream : d->queue;
   /* A fence submitted after everything on the queue, waited with the timeout. */
-  VkFenceCreateInfo info;
-  memset(&info, 0, sizeof info);
-  info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   VkFence fence = VK_NULL_HANDLE;
-  VkResult r = vk->vkCreateFence(d->device, &info, NULL, &fence);
+  VkResult r = create_fence(vk, d, &fence);
   if (r != VK_SUCCESS) {
     return fail_vk(err, "vkCreateFence", r);
   }
