@@ -31,10 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "gpu_ipc_event.h" /* plugins/common, in-tree only: shared by the GPU runtime plugins */
+#include "gpu_runtime_memory.h"
+#include "polled_wait.h"
+#include "runtime_loader.h"
+#include "vendor_call_error.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: the toolkit's own cuda.h (included above)        */
@@ -107,9 +111,10 @@ typedef struct cuda_device {
   CUstream stream;   /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  bool managed; /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY */
+  /* managed: CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY; has_peer: at least one
+   * device cuDeviceCanAccessPeer allows */
+  plugin_gpu_device_traits traits;
   bool unified_addressing;
-  bool has_peer;   /* at least one device cuDeviceCanAccessPeer allows */
   bool ipc_events; /* CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, and the IPC event calls exist */
 } cuda_device;
 
@@ -139,12 +144,8 @@ static const char *cuda_error_name(const cuda_state *s, CUresult code) {
  * (value: the bytes asked for) when the driver says so. */
 static hurray_status cuda_vendor_fail(const cuda_state *s, hurray_error *err, const char *call,
                                       CUresult code, uint64_t bytes) {
-  if (code == CUDA_ERROR_OUT_OF_MEMORY) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
-                       cuda_error_name(s, code), (int)code);
-  }
-  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
-                     cuda_error_name(s, code), (int)code);
+  return plugin_vendor_call_fail(err, call, (int)code, cuda_error_name(s, code),
+                                 code == CUDA_ERROR_OUT_OF_MEMORY, bytes);
 }
 
 /* Makes the device's primary context current on this thread. */
@@ -154,21 +155,6 @@ static hurray_status cuda_enter(const cuda_state *s, uint32_t device_index, hurr
 }
 
 static void cuda_leave(const cuda_state *s) { (void)s->cu.cuCtxPopCurrent_v2(NULL); }
-
-static uint64_t cuda_now_ns(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Sleeps a little longer each round (up to 1 ms) while polling a query. */
-static void cuda_backoff(uint64_t *pause_ns) {
-  struct timespec pause = {0, (long)*pause_ns};
-  nanosleep(&pause, NULL);
-  if (*pause_ns < 1000000u) {
-    *pause_ns *= 2u;
-  }
-}
 
 /* ------------------------------------------------------------------------ */
 /* 4. Devices                                                               */
@@ -242,7 +228,8 @@ static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
   }
   d->name[sizeof d->name - 1] = '\0';
   d->memory_bytes = total;
-  d->managed = managed != 0;
+  d->traits.host_pinned = true;
+  d->traits.managed = managed != 0;
   d->unified_addressing = unified_addressing != 0;
   d->ipc_events = ipc_events != 0 && s->cu.cuIpcGetEventHandle != NULL &&
                   s->cu.cuIpcOpenEventHandle != NULL;
@@ -264,8 +251,8 @@ static void cuda_enable_peers(cuda_state *s) {
       CUresult r = s->cu.cuCtxEnablePeerAccess(s->devices[j].context, 0);
       cuda_leave(s);
       if (r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
-        s->devices[i].has_peer = true;
-        s->devices[j].has_peer = true;
+        s->devices[i].traits.has_peer = true;
+        s->devices[j].traits.has_peer = true;
       }
     }
   }
@@ -276,11 +263,6 @@ static void cuda_enable_peers(cuda_state *s) {
 static void cuda_open(cuda_state *s) {
   static const char *const default_libraries[] = {CUDA_DEFAULT_LIBRARY};
   const char *library = NULL;
-  s->library = plugin_open_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macros' second expansion: every symbol into s->cu, the first
    * list required, the second optional. */
 #define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_TRUE},
@@ -289,13 +271,14 @@ static void cuda_open(cuda_state *s) {
                                        CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
 #undef CUDA_OPTIONAL_ENTRY
 #undef CUDA_SYMBOL_ENTRY
-  int count = 0;
-  CUresult r = CUDA_SUCCESS;
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  s->library = plugin_load_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
-  r = s->cu.cuInit(0);
+  int count = 0;
+  CUresult r = s->cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
     snprintf(s->reason, sizeof s->reason, "%s: cuInit: %s (%d)", library, cuda_error_name(s, r),
              (int)r);
@@ -360,20 +343,6 @@ static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
   return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
-static bool cuda_offers(const cuda_device *d, hurray_memory_class memory_class) {
-  switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-    case HURRAY_MEMORY_HOST_PINNED:
-      return true;
-    case HURRAY_MEMORY_UNIFIED:
-      return d->managed;
-    case HURRAY_MEMORY_PEER:
-      return d->has_peer;
-    default:
-      return false;
-  }
-}
-
 static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const cuda_state *s = state;
@@ -382,29 +351,11 @@ static hurray_status cuda_describe_device(void *state, uint32_t device_index,
     return status;
   }
   const cuda_device *d = &s->devices[device_index];
-  hurray_plugin_device_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.ipc_capabilities = d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u;
-  memcpy(info.name, d->name, sizeof info.name);
-  info.memory_bytes = d->memory_bytes;
-  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
-                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
-  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    if (cuda_offers(d, classes[i])) {
-      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
-      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
-                              CUDA_MAX_ALIGNMENT);
-    }
-  }
-  hurray_plugin_copy_out(out, &info, sizeof info);
+  plugin_gpu_describe(d->name, d->memory_bytes,
+                      d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u /* PL-IPC-11 */, d->traits,
+                      CUDA_MAX_ALIGNMENT, out);
   return HURRAY_OK;
 }
-
-/* plugin_data holds an allocation's base; bit 0 (free: driver bases are at
- * least 256-byte aligned) marks memory imported from another process, which
- * free() closes rather than frees (PL-IPC-4). */
-#define IMPORTED_MARK 1u
 
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
@@ -451,32 +402,11 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
     return status;
   }
   const cuda_device *d = &s->devices[device_index];
-  if (!cuda_offers(d, memory_class)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
-                       "cuda: memory class 0x%02X is not offered by device %u",
-                       (unsigned)memory_class, (unsigned)device_index);
-  }
-  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                       "cuda: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists",
-                       (unsigned)flags);
-  }
-  /* PL-IPC-6: the runtime's IPC handles cover device memory only; every
-   * device allocation can be exported, so the flag changes nothing else. */
-  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CUDA,
-                       "cuda: only standard (device) memory is exported, not class 0x%02X",
-                       (unsigned)memory_class);
-  }
-  if (alignment > CUDA_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CUDA_MAX_ALIGNMENT,
-                       "cuda: alignment %u above the %u this plugin guarantees",
-                       (unsigned)alignment, CUDA_MAX_ALIGNMENT);
-  }
-  if (byte_size > SIZE_MAX - CUDA_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "cuda: %llu bytes do not fit in this address space",
-                       (unsigned long long)byte_size);
+  status = plugin_gpu_check_allocate("cuda", HURRAY_DEVICE_CUDA, d->traits, device_index, byte_size,
+                                     alignment, memory_class, flags, CUDA_MAX_ALIGNMENT,
+                                     CUDA_MAX_ALIGNMENT, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   status = cuda_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -484,7 +414,6 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   }
   const char *call = NULL;
   uint64_t base = 0;
-  uint64_t address = 0;
   CUresult r = cuda_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
   if (r == CUDA_SUCCESS && plugin_alignment_of_address(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
@@ -496,27 +425,8 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   if (r != CUDA_SUCCESS) {
     return cuda_vendor_fail(s, err, call, r, byte_size);
   }
-  address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
-  uint64_t measured = plugin_alignment_of_address(address);
-
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < CUDA_MAX_ALIGNMENT ? measured : CUDA_MAX_ALIGNMENT);
-  a.byte_size = byte_size;
-  a.address = (void *)(uintptr_t)address;
-  a.plugin_data = (void *)(uintptr_t)base;
-  a.device_index = device_index;
-  a.memory_class = memory_class;
-  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
-    a.host_address = a.address;
-    a.device_address = d->unified_addressing ? address : 0u;
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-  } else {
-    a.device_address = address;
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  }
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  plugin_gpu_allocation(device_index, memory_class, base, byte_size, alignment, CUDA_MAX_ALIGNMENT,
+                        d->unified_addressing, (void *)(uintptr_t)base, out);
   return HURRAY_OK;
 }
 
@@ -527,8 +437,8 @@ static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
     return;
   }
   uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data;
-  if ((base & IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
-    (void)s->cu.cuIpcCloseMemHandle((CUdeviceptr)(uintptr_t)(base & ~(uint64_t)IMPORTED_MARK));
+  if ((base & PLUGIN_GPU_IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
+    (void)s->cu.cuIpcCloseMemHandle((CUdeviceptr)(uintptr_t)(base - PLUGIN_GPU_IMPORTED_MARK));
   } else {
     cuda_raw_free(s, allocation->memory_class, base);
   }
@@ -540,12 +450,11 @@ static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
 static hurray_status cuda_export_memory(void *state, const hurray_plugin_allocation *allocation,
                                         hurray_plugin_ipc_memory *out, hurray_error *err) {
   const cuda_state *s = state;
-  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)IMPORTED_MARK;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_CUDA,
-                       "cuda: only standard (device) memory has an IPC handle");
+  uint64_t base = plugin_gpu_base_of(allocation);
+  hurray_status status = plugin_gpu_check_export("cuda", HURRAY_DEVICE_CUDA, allocation, err);
+  if (status == HURRAY_OK) {
+    status = cuda_enter(s, allocation->device_index, err);
   }
-  hurray_status status = cuda_enter(s, allocation->device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -556,17 +465,13 @@ static hurray_status cuda_export_memory(void *state, const hurray_plugin_allocat
   if (r != CUDA_SUCCESS) {
     return cuda_vendor_fail(s, err, "cuIpcGetMemHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
-  out->offset = (uint64_t)(uintptr_t)allocation->address - base;
-  out->segment_size = out->offset + allocation->byte_size;
+  plugin_gpu_exported_handle(handle.reserved, sizeof handle.reserved, base, allocation, out);
   return HURRAY_OK;
 }
 
 /* PL-IPC-3: opens the handle on the device; the buffer sits at the
  * exporter's offset from the mapped base. free() closes it (plugin_data
- * carries the base with IMPORTED_MARK). */
+ * carries the base with PLUGIN_GPU_IMPORTED_MARK). */
 static hurray_status cuda_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
@@ -576,13 +481,9 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
     return status;
   }
   CUipcMemHandle handle;
-  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.reserved ||
-      in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
-                       "cuda: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
-                       "a %zu-byte IPC handle of standard memory",
-                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
-                       sizeof handle.reserved);
+  status = plugin_gpu_check_import("cuda", in, sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
   status = cuda_enter(s, device_index, err);
@@ -596,21 +497,8 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
     return cuda_vendor_fail(s, err, "cuIpcOpenMemHandle_v2", r, 0);
   }
   uint64_t base = (uint64_t)(uintptr_t)mapped;
-  uint64_t address = base + in->offset;
-  uint64_t measured = plugin_alignment_of_address(address);
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < HURRAY_PLUGIN_MAX_ALIGNMENT ? measured
-                                                                  : HURRAY_PLUGIN_MAX_ALIGNMENT);
-  a.byte_size = in->byte_size;
-  a.address = (void *)(uintptr_t)address;
-  a.device_address = address;
-  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  a.plugin_data = (void *)(uintptr_t)(base | IMPORTED_MARK);
-  a.device_index = device_index;
-  a.memory_class = HURRAY_MEMORY_STANDARD;
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  plugin_gpu_imported_allocation(device_index, base, in, HURRAY_PLUGIN_MAX_ALIGNMENT,
+                                 (void *)(uintptr_t)(base | PLUGIN_GPU_IMPORTED_MARK), out);
   return HURRAY_OK;
 }
 
@@ -659,9 +547,12 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* One CUevent with the driver's creation flags `cu_flags`. */
+/* One CUevent of the device: made with the driver's creation flags
+ * `cu_flags`, or opened from another process's `handle` when given
+ * (PL-IPC-9). */
 static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
-                                    unsigned int cu_flags, void **out_event, hurray_error *err) {
+                                    unsigned int cu_flags, const CUipcEventHandle *handle,
+                                    void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -675,11 +566,13 @@ static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
     free(e);
     return status;
   }
-  CUresult r = s->cu.cuEventCreate(&e->event, cu_flags);
+  CUresult r = handle != NULL ? s->cu.cuIpcOpenEventHandle(&e->event, *handle)
+                              : s->cu.cuEventCreate(&e->event, cu_flags);
   cuda_leave(s);
   if (r != CUDA_SUCCESS) {
     free(e);
-    return cuda_vendor_fail(s, err, "cuEventCreate", r, 0);
+    return cuda_vendor_fail(s, err, handle != NULL ? "cuIpcOpenEventHandle" : "cuEventCreate", r,
+                            0);
   }
   e->device_index = device_index;
   *out_event = e;
@@ -688,7 +581,7 @@ static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
 
 static hurray_status cuda_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
-  return cuda_new_event(state, device_index, CU_EVENT_DISABLE_TIMING, out_event, err);
+  return cuda_new_event(state, device_index, CU_EVENT_DISABLE_TIMING, NULL, out_event, err);
 }
 
 /* PL-IPC-7: an event another process can open; cuda.h requires
@@ -706,7 +599,7 @@ static hurray_status cuda_create_event_flags(void *state, uint32_t device_index,
                        "or cuIpcGetEventHandle missing), flags 0x%X",
                        (unsigned)device_index, (unsigned)flags);
   }
-  return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING,
+  return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, NULL,
                         out_event, err);
 }
 
@@ -728,23 +621,16 @@ static hurray_status cuda_record_event(void *state, void *event, void *stream, h
 static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
                                uint64_t timeout_ns, hurray_error *err) {
   const char *call = is_event ? "cuEventQuery" : "cuStreamQuery";
-  uint64_t start = cuda_now_ns();
-  uint64_t pause_ns = 1000u;
+  plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 1000u);
   for (;;) {
     CUresult r =
         is_event ? s->cu.cuEventQuery((CUevent)object) : s->cu.cuStreamQuery((CUstream)object);
-    if (r == CUDA_SUCCESS) {
-      return HURRAY_OK;
-    }
     if (r != CUDA_ERROR_NOT_READY) {
-      return cuda_vendor_fail(s, err, call, r, 0);
+      return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, call, r, 0);
     }
-    if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && cuda_now_ns() - start >= timeout_ns) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                         "%s: still CUDA_ERROR_NOT_READY after %llu ns", call,
-                         (unsigned long long)timeout_ns);
+    if (!plugin_polled_wait_again(&wait, err, "%s: still CUDA_ERROR_NOT_READY", call)) {
+      return HURRAY_ERR_TIMEOUT;
     }
-    cuda_backoff(&pause_ns);
   }
 }
 
@@ -837,9 +723,7 @@ static hurray_status cuda_export_event(void *state, void *event, hurray_plugin_i
   if (r != CUDA_SUCCESS) {
     return cuda_vendor_fail(s, err, "cuIpcGetEventHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  plugin_gpu_exported_event(handle.reserved, sizeof handle.reserved, out);
   return HURRAY_OK;
 }
 
@@ -854,34 +738,17 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
     return status;
   }
   CUipcEventHandle handle;
-  if (in->handle_size != sizeof handle.reserved) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
-                       "cuda: a %u-byte event handle, cuIpcEventHandle is %zu bytes",
-                       (unsigned)in->handle_size, sizeof handle.reserved);
+  status =
+      plugin_gpu_check_event_import("cuda", "cuIpcEventHandle", in, sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (s->cu.cuIpcOpenEventHandle == NULL) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
                        "cuda: the driver has no cuIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
-  cuda_event *e = calloc(1, sizeof *e);
-  if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
-  }
-  status = cuda_enter(s, device_index, err);
-  if (status != HURRAY_OK) {
-    free(e);
-    return status;
-  }
-  CUresult r = s->cu.cuIpcOpenEventHandle(&e->event, handle);
-  cuda_leave(s);
-  if (r != CUDA_SUCCESS) {
-    free(e);
-    return cuda_vendor_fail(s, err, "cuIpcOpenEventHandle", r, 0);
-  }
-  e->device_index = device_index;
-  *out_event = e;
-  return HURRAY_OK;
+  return cuda_new_event(s, device_index, 0u, &handle, out_event, err);
 }
 
 static const hurray_plugin_table cuda_table = {

@@ -40,6 +40,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations (Hexagon SDK rpcmem.h, from its documentation)    */
@@ -110,19 +111,16 @@ static void *hexagon_rpcmem_alloc(const hexagon_state *s, uint32_t flags, size_t
 static void hexagon_open(hexagon_state *s) {
   static const char *const default_libraries[] = {HEXAGON_DEFAULT_LIBRARY};
   const char *library = NULL;
-  s->library = plugin_open_runtime(HEXAGON_LIBRARY_ENV, default_libraries, 1u, 0, &library,
-                                   s->reason, sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion into s->rpc; an optional symbol the
    * library lacks is left NULL. */
 #define HEXAGON_SYMBOL_ENTRY(required, ret, name, args) {#name, &s->rpc.name, required},
   const plugin_symbol symbols[] = {HEXAGON_SYMBOLS(HEXAGON_SYMBOL_ENTRY)};
 #undef HEXAGON_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  s->library = plugin_load_runtime(HEXAGON_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
   if (s->rpc.rpcmem_init != NULL) {
     s->rpc.rpcmem_init();
@@ -149,7 +147,6 @@ deinit:
   if (s->rpc.rpcmem_deinit != NULL) {
     s->rpc.rpcmem_deinit();
   }
-unload:
   dlclose(s->library);
   s->library = NULL;
   memset(&s->rpc, 0, sizeof s->rpc);

@@ -42,6 +42,8 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "gpu_runtime_memory.h" /* plugins/common, in-tree only: shared by GPU runtime plugins */
+#include "runtime_loader.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <level_zero/ze_api.h> (included above)  */
@@ -114,9 +116,9 @@ typedef struct ze_device {
   ze_command_list_handle_t copier; /* synchronous: blocking copies */
   pthread_mutex_t lock;            /* appends to stream and copier */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
-  bool host_alloc;
-  bool shared_alloc;
-  bool has_peer;
+  /* host_pinned: hostAllocCapabilities; managed: shared single-device
+   * allocations; has_peer: at least one device with peer access */
+  plugin_gpu_device_traits traits;
 } ze_device;
 
 typedef struct ze_state {
@@ -249,8 +251,8 @@ static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d)
   length = length < sizeof d->name - 1u ? length : sizeof d->name - 1u;
   memcpy(d->name, properties.name, length);
   d->name[length] = '\0';
-  d->host_alloc = access.hostAllocCapabilities != 0;
-  d->shared_alloc = access.sharedSingleDeviceAllocCapabilities != 0;
+  d->traits.host_pinned = access.hostAllocCapabilities != 0;
+  d->traits.managed = access.sharedSingleDeviceAllocCapabilities != 0;
   return true;
 }
 
@@ -259,18 +261,15 @@ static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d)
 static void ze_open(ze_state *s) {
   static const char *const default_libraries[] = {ZE_DEFAULT_LIBRARY};
   const char *library = NULL;
-  s->library = plugin_open_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion: every symbol, required, into s->ze. */
 #define ZE_SYMBOL_ENTRY(ret, name, args) {#name, &s->ze.name, true},
   const plugin_symbol symbols[] = {ZE_SYMBOLS(ZE_SYMBOL_ENTRY)};
 #undef ZE_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  s->library = plugin_load_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
   ze_result_t r = s->ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
   if (r != ZE_RESULT_SUCCESS) {
@@ -317,7 +316,7 @@ static void ze_open(ze_state *s) {
           s->ze.zeDeviceCanAccessPeer(s->devices[i].device, s->devices[j].device, &can) ==
               ZE_RESULT_SUCCESS &&
           can) {
-        s->devices[i].has_peer = true;
+        s->devices[i].traits.has_peer = true;
       }
     }
   }
@@ -360,21 +359,6 @@ static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
   return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
-static bool ze_offers(const ze_device *d, hurray_memory_class memory_class) {
-  switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-      return true;
-    case HURRAY_MEMORY_HOST_PINNED:
-      return d->host_alloc;
-    case HURRAY_MEMORY_UNIFIED:
-      return d->shared_alloc;
-    case HURRAY_MEMORY_PEER:
-      return d->has_peer;
-    default:
-      return false;
-  }
-}
-
 static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
                                                hurray_plugin_device_info *out, hurray_error *err) {
   ze_state *s = state;
@@ -383,22 +367,8 @@ static hurray_status ze_plugin_describe_device(void *state, uint32_t device_inde
     return status;
   }
   const ze_device *d = &s->devices[device_index];
-  hurray_plugin_device_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.ipc_capabilities = 0u;
-  memcpy(info.name, d->name, sizeof info.name);
-  info.memory_bytes = 0u; /* zeDeviceGetMemoryProperties is not queried */
-  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
-                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
-  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    if (ze_offers(d, classes[i])) {
-      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
-      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
-                              ZE_MAX_ALIGNMENT);
-    }
-  }
-  hurray_plugin_copy_out(out, &info, sizeof info);
+  /* memory_bytes 0: zeDeviceGetMemoryProperties is not queried; no IPC events */
+  plugin_gpu_describe(d->name, 0u, 0u, d->traits, ZE_MAX_ALIGNMENT, out);
   return HURRAY_OK;
 }
 
@@ -416,33 +386,13 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
     return status;
   }
   const ze_device *d = &s->devices[device_index];
-  if (!ze_offers(d, memory_class)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
-                       "level_zero: memory class 0x%02X is not offered by device %u",
-                       (unsigned)memory_class, (unsigned)device_index);
-  }
-  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                       "level_zero: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE "
-                       "exists",
-                       (unsigned)flags);
-  }
-  /* PL-IPC-6: IPC handles cover device allocations only; every one can be
-   * exported, so the flag changes nothing else. */
-  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_LEVEL_ZERO,
-                       "level_zero: only standard (device) memory is exported, not class 0x%02X",
-                       (unsigned)memory_class);
-  }
-  if (alignment > ZE_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ZE_MAX_ALIGNMENT,
-                       "level_zero: alignment %u above the %u this plugin guarantees",
-                       (unsigned)alignment, ZE_MAX_ALIGNMENT);
-  }
-  if (byte_size > SIZE_MAX) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "level_zero: %llu bytes do not fit in this address space",
-                       (unsigned long long)byte_size);
+  /* PL-IPC-6: IPC handles cover device allocations only. The runtime
+   * aligns (no slack): an address it aligns less is refused below. */
+  status = plugin_gpu_check_allocate("level_zero", HURRAY_DEVICE_LEVEL_ZERO, d->traits,
+                                     device_index, byte_size, alignment, memory_class, flags,
+                                     ZE_MAX_ALIGNMENT, 0u, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   ze_device_mem_alloc_desc_t device_desc;
   memset(&device_desc, 0, sizeof device_desc);
@@ -476,22 +426,9 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                        "%s returned an address aligned to %llu bytes, %u were asked", call,
                        (unsigned long long)measured, (unsigned)alignment);
   }
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < ZE_MAX_ALIGNMENT ? measured : ZE_MAX_ALIGNMENT);
-  a.byte_size = byte_size;
-  a.address = p;
-  a.device_address = (uint64_t)(uintptr_t)p; /* one unified virtual address space */
-  a.device_index = device_index;
-  a.memory_class = memory_class;
-  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
-    a.host_address = p;
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-  } else {
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  }
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  /* One unified virtual address space: the device address is the pointer. */
+  plugin_gpu_allocation(device_index, memory_class, (uint64_t)(uintptr_t)p, byte_size, alignment,
+                        ZE_MAX_ALIGNMENT, true, NULL, out);
   return HURRAY_OK;
 }
 
@@ -514,10 +451,10 @@ static hurray_status ze_plugin_export_memory(void *state,
                                              const hurray_plugin_allocation *allocation,
                                              hurray_plugin_ipc_memory *out, hurray_error *err) {
   ze_state *s = state;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class,
-                       HURRAY_DEVICE_LEVEL_ZERO,
-                       "level_zero: only standard (device) memory has an IPC handle");
+  hurray_status status =
+      plugin_gpu_check_export("level_zero", HURRAY_DEVICE_LEVEL_ZERO, allocation, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   ze_ipc_mem_handle_t handle;
   memset(&handle, 0, sizeof handle);
@@ -525,11 +462,8 @@ static hurray_status ze_plugin_export_memory(void *state,
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeMemGetIpcHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.data;
-  memcpy(out->handle, handle.data, sizeof handle.data);
-  out->offset = 0u;
-  out->segment_size = allocation->byte_size;
+  plugin_gpu_exported_handle(handle.data, sizeof handle.data,
+                             (uint64_t)(uintptr_t)allocation->address, allocation, out);
   return HURRAY_OK;
 }
 
@@ -543,13 +477,9 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
     return status;
   }
   ze_ipc_mem_handle_t handle;
-  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.data ||
-      in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
-                       "level_zero: memory kind %u with a %u-byte handle, class 0x%02X: an "
-                       "import is a %zu-byte IPC handle of standard memory",
-                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
-                       sizeof handle.data);
+  status = plugin_gpu_check_import("level_zero", in, sizeof handle.data, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   memcpy(handle.data, in->handle, sizeof handle.data);
   void *base = NULL;
@@ -558,20 +488,8 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeMemOpenIpcHandle", r, 0);
   }
-  unsigned char *p = (unsigned char *)base + in->offset;
-  uint64_t measured = plugin_alignment_of_address((uint64_t)(uintptr_t)p);
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < ZE_MAX_ALIGNMENT ? measured : ZE_MAX_ALIGNMENT);
-  a.byte_size = in->byte_size;
-  a.address = p;
-  a.device_address = (uint64_t)(uintptr_t)p;
-  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  a.plugin_data = &imported_mark;
-  a.device_index = device_index;
-  a.memory_class = HURRAY_MEMORY_STANDARD;
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  plugin_gpu_imported_allocation(device_index, (uint64_t)(uintptr_t)base, in, ZE_MAX_ALIGNMENT,
+                                 &imported_mark, out);
   return HURRAY_OK;
 }
 

@@ -30,94 +30,15 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#include <stdbool.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* ------------------------------------------------------------------------ */
-/* 2. Vendor declarations: the Khronos header (Debian opencl-c-headers)     */
-/* ------------------------------------------------------------------------ */
-#include <CL/cl.h>
-
-#include "hurray/plugin_vendor.h"
-#include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
-
-#define OPENCL_DEFAULT_LIBRARY "libOpenCL.so.1"
-#define OPENCL_LIBRARY_ENV "HURRAY_OPENCL_LIBRARY"
-#define OPENCL_MAX_DEVICES 16u
-/* Not in cl.h: the cl_khr_icd code for "no platform installed". */
-#define OPENCL_PLATFORM_NOT_FOUND_KHR (-1001)
-
-/* ------------------------------------------------------------------------ */
-/* 3. The vendor symbol table                                               */
-/* ------------------------------------------------------------------------ */
-
-#define OPENCL_SYMBOLS(X)                                                                         \
-  X(cl_int, clGetPlatformIDs, (cl_uint, cl_platform_id *, cl_uint *))                             \
-  X(cl_int, clGetDeviceIDs, (cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *)) \
-  X(cl_int, clGetDeviceInfo, (cl_device_id, cl_device_info, size_t, void *, size_t *))            \
-  X(cl_context, clCreateContext,                                                                  \
-    (const cl_context_properties *, cl_uint, const cl_device_id *,                                \
-     void(CL_CALLBACK *)(const char *, const void *, size_t, void *), void *, cl_int *))          \
-  X(cl_int, clReleaseContext, (cl_context))                                                       \
-  X(cl_command_queue, clCreateCommandQueueWithProperties,                                         \
-    (cl_context, cl_device_id, const cl_queue_properties *, cl_int *))                            \
-  X(cl_int, clReleaseCommandQueue, (cl_command_queue))                                            \
-  X(cl_mem, clCreateBuffer, (cl_context, cl_mem_flags, size_t, void *, cl_int *))                 \
-  X(cl_int, clReleaseMemObject, (cl_mem))                                                         \
-  X(cl_int, clEnqueueWriteBuffer,                                                                 \
-    (cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint, const cl_event *,  \
-     cl_event *))                                                                                 \
-  X(cl_int, clEnqueueReadBuffer,                                                                  \
-    (cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint, const cl_event *,        \
-     cl_event *))                                                                                 \
-  X(void *, clEnqueueMapBuffer,                                                                   \
-    (cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t, cl_uint, const cl_event *,  \
-     cl_event *, cl_int *))                                                                       \
-  X(cl_int, clEnqueueUnmapMemObject,                                                              \
-    (cl_command_queue, cl_mem, void *, cl_uint, const cl_event *, cl_event *))                    \
-  X(void *, clSVMAlloc, (cl_context, cl_svm_mem_flags, size_t, cl_uint))                          \
-  X(void, clSVMFree, (cl_context, void *))                                                        \
-  X(cl_int, clEnqueueSVMMemcpy,                                                                   \
-    (cl_command_queue, cl_bool, void *, const void *, size_t, cl_uint, const cl_event *,          \
-     cl_event *))                                                                                 \
-  X(cl_int, clEnqueueMarkerWithWaitList,                                                          \
-    (cl_command_queue, cl_uint, const cl_event *, cl_event *))                                    \
-  X(cl_int, clEnqueueBarrierWithWaitList,                                                         \
-    (cl_command_queue, cl_uint, const cl_event *, cl_event *))                                    \
-  X(cl_int, clWaitForEvents, (cl_uint, const cl_event *))                                         \
-  X(cl_int, clGetEventInfo, (cl_event, cl_event_info, size_t, void *, size_t *))                  \
-  X(cl_int, clReleaseEvent, (cl_event))                                                           \
-  X(cl_int, clFlush, (cl_command_queue))                                                          \
-  X(cl_int, clFinish, (cl_command_queue))
-
-typedef struct opencl_api {
-#define OPENCL_DECLARE_POINTER(ret, name, params) ret(CL_API_CALL *name) params;
-  OPENCL_SYMBOLS(OPENCL_DECLARE_POINTER)
-#undef OPENCL_DECLARE_POINTER
-} opencl_api;
-
-typedef struct opencl_device {
-  cl_device_id id;
-  cl_context context;
-  cl_command_queue queue;
-  hurray_plugin_device_info info;
-  uint32_t base_alignment; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
-  uint32_t svm_alignment;  /* the most clSVMAlloc accepts, in bytes */
-  bool fine_grain_svm;
-} opencl_device;
-
-typedef struct opencl_state {
-  void *library;
-  opencl_api cl;
-  uint32_t device_count;
-  opencl_device devices[OPENCL_MAX_DEVICES];
-  char unavailable_reason[PLUGIN_REASON_SIZE];
-} opencl_state;
+#include "opencl_plugin.h"
+#include "polled_wait.h"
+#include "runtime_loader.h"
+#include "vendor_call_error.h"
 
 /* Names of the error codes this plugin can meet, for err->detail. */
 static const char *cl_error_name(cl_int code) {
@@ -154,13 +75,10 @@ static const char *cl_error_name(cl_int code) {
 }
 
 /* A failed vendor call: DEVICE_ERROR, value the code, detail "call: NAME (code)". */
-static hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
-  hurray_status status = code == CL_OUT_OF_HOST_MEMORY || code == CL_OUT_OF_RESOURCES ||
-                                 code == CL_MEM_OBJECT_ALLOCATION_FAILURE
-                             ? HURRAY_ERR_OUT_OF_MEMORY
-                             : HURRAY_ERR_DEVICE_ERROR;
-  return plugin_fail(err, status, (uint64_t)(int64_t)code, 0, "opencl: %s: %s (%d)", call,
-                     cl_error_name(code), (int)code);
+hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
+  return plugin_vendor_code_fail(err, "opencl", call, (int)code, cl_error_name(code),
+                                 code == CL_OUT_OF_HOST_MEMORY || code == CL_OUT_OF_RESOURCES ||
+                                     code == CL_MEM_OBJECT_ALLOCATION_FAILURE);
 }
 
 /* Opens the ICD loader and resolves the table; on failure the reason is kept
@@ -168,26 +86,18 @@ static hurray_status fail_cl(hurray_error *err, const char *call, cl_int code) {
 static bool opencl_open(opencl_state *state) {
   static const char *const default_libraries[] = {OPENCL_DEFAULT_LIBRARY};
   const char *library = NULL;
-  /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
-   * never free it; unmapping the loader would turn that table into a leak
-   * and a second init would build another one. Kept resident, it is reused. */
-  void *handle =
-      plugin_open_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, &library,
-                          state->unavailable_reason, sizeof state->unavailable_reason);
-  if (handle == NULL) {
-    return false;
-  }
   /* The X-macro's second expansion: every symbol, required, into state->cl. */
 #define OPENCL_SYMBOL_ENTRY(ret, name, params) {#name, &state->cl.name, true},
   const plugin_symbol symbols[] = {OPENCL_SYMBOLS(OPENCL_SYMBOL_ENTRY)};
 #undef OPENCL_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
-                              state->unavailable_reason, sizeof state->unavailable_reason)) {
-    dlclose(handle);
-    return false;
-  }
-  state->library = handle;
-  return true;
+  /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
+   * never free it; unmapping the loader would turn that table into a leak
+   * and a second init would build another one. Kept resident, it is reused. */
+  state->library =
+      plugin_load_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, symbols,
+                          sizeof symbols / sizeof symbols[0], &library, state->unavailable_reason,
+                          sizeof state->unavailable_reason);
+  return state->library != NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -341,301 +251,6 @@ static hurray_status opencl_describe_device(void *opaque, uint32_t device_index,
 }
 
 /* ------------------------------------------------------------------------ */
-/* 5. Memory                                                                */
-/* ------------------------------------------------------------------------ */
-
-/* PL-IPC-1..4: a standard buffer shared with another process: the memfd
- * segment behind its CL_MEM_USE_HOST_PTR cl_mem (plugins/common). */
-typedef struct opencl_shared {
-  plugin_shared_memory memory;
-} opencl_shared;
-
-/* A cl_mem over a shared segment (ours or imported): the standard class's
- * record, with the segment in plugin_data. Read-only segments get a
- * read-only cl_mem. */
-static hurray_status wrap_shared(const opencl_state *state, uint32_t device_index,
-                                 opencl_shared *shared, uint64_t byte_size,
-                                 hurray_plugin_allocation *result, hurray_error *err) {
-  const opencl_device *d = &state->devices[device_index];
-  cl_int rc = CL_SUCCESS;
-  cl_mem_flags access =
-      shared->memory.read_only == HURRAY_TRUE ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
-  cl_mem mem = state->cl.clCreateBuffer(d->context, access | CL_MEM_USE_HOST_PTR,
-                                        (size_t)byte_size, shared->memory.address, &rc);
-  if (mem == NULL) {
-    return fail_cl(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)", rc);
-  }
-  result->address = mem;
-  result->plugin_data = shared;
-  result->alignment = d->base_alignment;
-  result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
-  return HURRAY_OK;
-}
-
-static hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
-                                     uint32_t alignment, hurray_memory_class memory_class,
-                                     uint32_t flags, hurray_plugin_allocation *out,
-                                     hurray_error *err) {
-  const opencl_state *state = opaque;
-  const opencl_api *cl = &state->cl;
-  if (device_index >= state->device_count ||
-      (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                       "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
-  }
-  const bool exportable = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u;
-  if (exportable && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                       "opencl: only the standard class is exported (PL-IPC-6), not class 0x%02X",
-                       (unsigned)memory_class);
-  }
-  const opencl_device *d = &state->devices[device_index];
-  if (byte_size > SIZE_MAX) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
-  }
-  size_t size = (size_t)byte_size;
-  hurray_plugin_allocation result;
-  memset(&result, 0, sizeof result);
-  result.struct_size = sizeof result;
-  result.byte_size = byte_size;
-  result.device_index = device_index;
-  result.memory_class = memory_class;
-  cl_int rc = CL_SUCCESS;
-  switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD: {
-      if (alignment > d->base_alignment) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
-                           "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
-                           (unsigned)d->base_alignment, (unsigned)alignment);
-      }
-      if (exportable) {
-        opencl_shared *shared = calloc(1, sizeof *shared);
-        if (shared == NULL) {
-          return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
-        }
-        /* PoCL uses a host pointer in place from 128-byte alignment on; a page
-         * is more. */
-        hurray_status status =
-            plugin_shared_create("opencl", byte_size, alignment, &shared->memory, err);
-        if (status == HURRAY_OK) {
-          status = wrap_shared(state, device_index, shared, byte_size, &result, err);
-          if (status != HURRAY_OK) {
-            plugin_shared_release(&shared->memory);
-          }
-        }
-        if (status != HURRAY_OK) {
-          free(shared);
-          return status;
-        }
-        break;
-      }
-      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE, size, NULL, &rc);
-      if (mem == NULL) {
-        return fail_cl(err, "clCreateBuffer", rc);
-      }
-      result.address = mem;
-      result.alignment = d->base_alignment;
-      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
-      break;
-    }
-    case HURRAY_MEMORY_HOST_PINNED: {
-      cl_mem mem = cl->clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size,
-                                      NULL, &rc);
-      if (mem == NULL) {
-        return fail_cl(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", rc);
-      }
-      void *host = cl->clEnqueueMapBuffer(d->queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                          size, 0, NULL, NULL, &rc);
-      if (host == NULL) {
-        cl->clReleaseMemObject(mem);
-        return fail_cl(err, "clEnqueueMapBuffer", rc);
-      }
-      uint32_t measured = plugin_alignment_capped((uintptr_t)host, HURRAY_PLUGIN_MAX_ALIGNMENT);
-      if (measured < alignment) {
-        cl->clEnqueueUnmapMemObject(d->queue, mem, host, 0, NULL, NULL);
-        cl->clFinish(d->queue);
-        cl->clReleaseMemObject(mem);
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                           "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
-                           (unsigned)measured, (unsigned)alignment);
-      }
-      result.address = host;
-      result.host_address = host;
-      result.plugin_data = mem;
-      result.alignment = measured;
-      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-      break;
-    }
-    case HURRAY_MEMORY_UNIFIED: {
-      if (!d->fine_grain_svm) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                           "opencl: %s has no fine-grained buffer SVM", d->info.name);
-      }
-      if (alignment > d->svm_alignment) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
-                           "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
-                           (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
-      }
-      void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size,
-                                 alignment);
-      if (svm == NULL) {
-        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                           "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
-      }
-      result.address = svm;
-      result.host_address = svm;
-      result.device_address = (uint64_t)(uintptr_t)svm;
-      result.alignment = plugin_alignment_capped((uintptr_t)svm, HURRAY_PLUGIN_MAX_ALIGNMENT);
-      result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-      break;
-    }
-    default:
-      return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                         "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
-  }
-  hurray_plugin_copy_out(out, &result, sizeof result);
-  return HURRAY_OK;
-}
-
-static void opencl_free(void *opaque, const hurray_plugin_allocation *allocation) {
-  const opencl_state *state = opaque;
-  const opencl_api *cl = &state->cl;
-  const opencl_device *d = &state->devices[allocation->device_index];
-  switch (allocation->memory_class) {
-    case HURRAY_MEMORY_HOST_PINNED:
-      cl->clEnqueueUnmapMemObject(d->queue, allocation->plugin_data, allocation->address, 0, NULL,
-                                  NULL);
-      cl->clFinish(d->queue);
-      cl->clReleaseMemObject(allocation->plugin_data);
-      break;
-    case HURRAY_MEMORY_UNIFIED:
-      /* clSVMFree does not wait for commands using the memory: finish first. */
-      cl->clFinish(d->queue);
-      cl->clSVMFree(d->context, allocation->address);
-      break;
-    default:
-      if (allocation->plugin_data != NULL) { /* PL-IPC-4: our cl_mem and mapping only */
-        opencl_shared *shared = allocation->plugin_data;
-        cl->clFinish(d->queue); /* nothing may still use the host pointer */
-        cl->clReleaseMemObject(allocation->address);
-        plugin_shared_release(&shared->memory);
-        free(shared);
-        break;
-      }
-      cl->clReleaseMemObject(allocation->address);
-      break;
-  }
-}
-
-/* PL-IPC-2: the segment's descriptor, for a buffer allocated exportable. */
-static hurray_status opencl_export_memory(void *opaque, const hurray_plugin_allocation *allocation,
-                                          hurray_plugin_ipc_memory *out, hurray_error *err) {
-  (void)opaque;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD || allocation->plugin_data == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class,
-                       HURRAY_DEVICE_OPENCL,
-                       "opencl: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE in "
-                       "the standard class to share it (PL-IPC-1)");
-  }
-  const opencl_shared *shared = allocation->plugin_data;
-  return plugin_shared_export("opencl", &shared->memory, out, err);
-}
-
-/* PL-IPC-3: maps the segment and wraps it in a cl_mem of this process. */
-static hurray_status opencl_import_memory(void *opaque, uint32_t device_index,
-                                          const hurray_plugin_ipc_memory *in,
-                                          hurray_plugin_allocation *out, hurray_error *err) {
-  const opencl_state *state = opaque;
-  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
-  if (status != HURRAY_OK) {
-    return status;
-  }
-  if (in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, in->memory_class, HURRAY_DEVICE_OPENCL,
-                       "opencl: only standard buffers are imported (PL-IPC-6)");
-  }
-  opencl_shared *shared = calloc(1, sizeof *shared);
-  if (shared == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
-  }
-  status = plugin_shared_import("opencl", in, &shared->memory, err);
-  if (status != HURRAY_OK) {
-    free(shared);
-    return status;
-  }
-  hurray_plugin_allocation result;
-  memset(&result, 0, sizeof result);
-  result.struct_size = sizeof result;
-  result.byte_size = in->byte_size;
-  result.device_index = device_index;
-  result.memory_class = HURRAY_MEMORY_STANDARD;
-  status = wrap_shared(state, device_index, shared, in->byte_size, &result, err);
-  if (status != HURRAY_OK) {
-    plugin_shared_release(&shared->memory);
-    free(shared);
-    return status;
-  }
-  hurray_plugin_copy_out(out, &result, sizeof result);
-  return HURRAY_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* 6. Copies host<->device                                                  */
-/* ------------------------------------------------------------------------ */
-/* Blocking (CL_TRUE): the bytes are in place when the call returns. Mapped
- * host_pinned memory is host memory while mapped: a plain memcpy. */
-
-static hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_allocation *dst,
-                                           uint64_t dst_offset, const void *src, uint64_t bytes,
-                                           hurray_error *err) {
-  const opencl_state *state = opaque;
-  const opencl_device *d = &state->devices[dst->device_index];
-  cl_int rc;
-  switch (dst->memory_class) {
-    case HURRAY_MEMORY_HOST_PINNED:
-      memcpy((unsigned char *)dst->host_address + dst_offset, src, (size_t)bytes);
-      return HURRAY_OK;
-    case HURRAY_MEMORY_UNIFIED:
-      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE,
-                                        (unsigned char *)dst->address + dst_offset, src,
-                                        (size_t)bytes, 0, NULL, NULL);
-      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
-    default:
-      if (dst->plugin_data != NULL &&
-          ((const opencl_shared *)dst->plugin_data)->memory.read_only == HURRAY_TRUE) {
-        return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
-                           "opencl: read-only import: its writer sealed the segment against "
-                           "writes (PL-IPC-4)");
-      }
-      rc = state->cl.clEnqueueWriteBuffer(d->queue, dst->address, CL_TRUE, (size_t)dst_offset,
-                                          (size_t)bytes, src, 0, NULL, NULL);
-      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueWriteBuffer", rc);
-  }
-}
-
-static hurray_status opencl_copy_to_host(void *opaque, void *dst,
-                                         const hurray_plugin_allocation *src, uint64_t src_offset,
-                                         uint64_t bytes, hurray_error *err) {
-  const opencl_state *state = opaque;
-  const opencl_device *d = &state->devices[src->device_index];
-  cl_int rc;
-  switch (src->memory_class) {
-    case HURRAY_MEMORY_HOST_PINNED:
-      memcpy(dst, (const unsigned char *)src->host_address + src_offset, (size_t)bytes);
-      return HURRAY_OK;
-    case HURRAY_MEMORY_UNIFIED:
-      rc = state->cl.clEnqueueSVMMemcpy(d->queue, CL_TRUE, dst,
-                                        (const unsigned char *)src->address + src_offset,
-                                        (size_t)bytes, 0, NULL, NULL);
-      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueSVMMemcpy", rc);
-    default:
-      rc = state->cl.clEnqueueReadBuffer(d->queue, src->address, CL_TRUE, (size_t)src_offset,
-                                         (size_t)bytes, dst, 0, NULL, NULL);
-      return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueReadBuffer", rc);
-  }
-}
-
-/* ------------------------------------------------------------------------ */
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
@@ -665,29 +280,33 @@ static cl_command_queue queue_of(const opencl_state *state, uint32_t device_inde
   return stream != NULL ? (cl_command_queue)stream : state->devices[device_index].queue;
 }
 
+/* A marker after all the queue holds, submitted now, so that a wait from
+ * another thread does not wait on nothing. */
+static hurray_status enqueue_marker(const opencl_state *state, cl_command_queue queue,
+                                    cl_event *marker, hurray_error *err) {
+  cl_int rc = state->cl.clEnqueueMarkerWithWaitList(queue, 0, NULL, marker);
+  if (rc != CL_SUCCESS) {
+    return fail_cl(err, "clEnqueueMarkerWithWaitList", rc);
+  }
+  state->cl.clFlush(queue);
+  return HURRAY_OK;
+}
+
 static hurray_status opencl_record_event(void *opaque, void *opaque_event, void *stream,
                                          hurray_error *err) {
   const opencl_state *state = opaque;
   opencl_event *event = opaque_event;
-  cl_command_queue queue = queue_of(state, event->device_index, stream);
   cl_event marker = NULL;
-  cl_int rc = state->cl.clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
-  if (rc != CL_SUCCESS) {
-    return fail_cl(err, "clEnqueueMarkerWithWaitList", rc);
+  hurray_status status =
+      enqueue_marker(state, queue_of(state, event->device_index, stream), &marker, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
-  /* Submit now, so a wait from another thread does not wait on nothing. */
-  state->cl.clFlush(queue);
   if (event->marker != NULL) {
     state->cl.clReleaseEvent(event->marker);
   }
   event->marker = marker;
   return HURRAY_OK;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* Waits for a marker: clWaitForEvents without a timeout; otherwise polls the
@@ -699,8 +318,7 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
     rc = state->cl.clWaitForEvents(1, &marker);
     return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clWaitForEvents", rc);
   }
-  uint64_t start = now_ns();
-  long sleep_ns = 10000;
+  plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 10000u);
   for (;;) {
     cl_int status = CL_QUEUED;
     rc = state->cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
@@ -714,15 +332,8 @@ static hurray_status wait_marker(const opencl_state *state, cl_event marker, uin
     if (status < 0) {
       return fail_cl(err, "marker execution status", status);
     }
-    if (now_ns() - start >= timeout_ns) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                         "opencl: event not complete after %llu ns",
-                         (unsigned long long)timeout_ns);
-    }
-    struct timespec pause = {0, sleep_ns};
-    nanosleep(&pause, NULL);
-    if (sleep_ns < 1000000) {
-      sleep_ns *= 2;
+    if (!plugin_polled_wait_again(&wait, err, "opencl: event not complete")) {
+      return HURRAY_ERR_TIMEOUT;
     }
   }
 }
@@ -754,12 +365,11 @@ static hurray_status opencl_wait_stream(void *opaque, uint32_t device_index, voi
     return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clFinish", rc);
   }
   cl_event marker = NULL;
-  cl_int rc = state->cl.clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker);
-  if (rc != CL_SUCCESS) {
-    return fail_cl(err, "clEnqueueMarkerWithWaitList", rc);
+  hurray_status status = enqueue_marker(state, queue, &marker, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
-  state->cl.clFlush(queue);
-  hurray_status status = wait_marker(state, marker, timeout_ns, err);
+  status = wait_marker(state, marker, timeout_ns, err);
   state->cl.clReleaseEvent(marker);
   return status;
 }

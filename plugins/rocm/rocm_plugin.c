@@ -33,13 +33,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "gpu_ipc_event.h" /* plugins/common, in-tree only: shared by the GPU runtime plugins */
+#include "gpu_runtime_memory.h"
+#include "polled_wait.h"
+#include "runtime_loader.h"
+#include "vendor_call_error.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: Debian's <hip/hip_runtime_api.h> (included above) */
@@ -104,8 +108,9 @@ typedef struct rocm_device {
   hipStream_t stream; /* the plugin's stream: what a NULL stream means */
   char name[HURRAY_PLUGIN_DEVICE_NAME_SIZE];
   uint64_t memory_bytes;
-  bool managed;  /* hipDeviceAttributeManagedMemory */
-  bool has_peer; /* at least one device hipDeviceCanAccessPeer allows */
+  /* managed: hipDeviceAttributeManagedMemory; has_peer: at least one
+   * device hipDeviceCanAccessPeer allows */
+  plugin_gpu_device_traits traits;
   bool ipc_events; /* the IPC event calls exist and hipEventInterprocess works */
 } rocm_device;
 
@@ -131,12 +136,8 @@ static const char *rocm_error_name(const rocm_state *s, hipError_t code) {
  * (value: the bytes asked for) when the driver says so. */
 static hurray_status rocm_vendor_fail(const rocm_state *s, hurray_error *err, const char *call,
                                       hipError_t code, uint64_t bytes) {
-  if (code == hipErrorOutOfMemory) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (%d)", call,
-                       rocm_error_name(s, code), (int)code);
-  }
-  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)code, 0, "%s: %s (%d)", call,
-                     rocm_error_name(s, code), (int)code);
+  return plugin_vendor_call_fail(err, call, (int)code, rocm_error_name(s, code),
+                                 code == hipErrorOutOfMemory, bytes);
 }
 
 /* Selects the device on this thread: HIP's per-thread current device is
@@ -144,21 +145,6 @@ static hurray_status rocm_vendor_fail(const rocm_state *s, hurray_error *err, co
 static hurray_status rocm_enter(const rocm_state *s, uint32_t device_index, hurray_error *err) {
   hipError_t r = s->hip.hipSetDevice(s->devices[device_index].device);
   return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipSetDevice", r, 0);
-}
-
-static uint64_t rocm_now_ns(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
-
-/* Sleeps a little longer each round (up to 1 ms) while polling a query. */
-static void rocm_backoff(uint64_t *pause_ns) {
-  struct timespec pause = {0, (long)*pause_ns};
-  nanosleep(&pause, NULL);
-  if (*pause_ns < 1000000u) {
-    *pause_ns *= 2u;
-  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -212,7 +198,8 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
   }
   d->name[sizeof d->name - 1] = '\0';
   d->memory_bytes = total;
-  d->managed = managed != 0;
+  d->traits.host_pinned = true;
+  d->traits.managed = managed != 0;
   /* PL-IPC-11: the flag's support is the runtime's to say, so ask it once
    * (the device is current from above). */
   hipEvent_t probe = NULL;
@@ -239,8 +226,8 @@ static void rocm_enable_peers(rocm_state *s) {
       }
       hipError_t r = s->hip.hipDeviceEnablePeerAccess(s->devices[j].device, 0);
       if (r == hipSuccess || r == hipErrorPeerAccessAlreadyEnabled) {
-        s->devices[i].has_peer = true;
-        s->devices[j].has_peer = true;
+        s->devices[i].traits.has_peer = true;
+        s->devices[j].traits.has_peer = true;
       }
     }
   }
@@ -252,12 +239,6 @@ static void rocm_enable_peers(rocm_state *s) {
 static void rocm_open(rocm_state *s) {
   static const char *const defaults[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
   const char *library = NULL;
-  /* The reason names every file tried and why. */
-  s->library = plugin_open_runtime(ROCM_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0],
-                                   0, &library, s->reason, sizeof s->reason);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion: every symbol, required, into s->hip. */
 #define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_TRUE},
 #define ROCM_OPTIONAL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_FALSE},
@@ -265,13 +246,16 @@ static void rocm_open(rocm_state *s) {
                                        ROCM_OPTIONAL_SYMBOLS(ROCM_OPTIONAL_ENTRY)};
 #undef ROCM_OPTIONAL_ENTRY
 #undef ROCM_SYMBOL_ENTRY
-  int count = 0;
-  hipError_t r = hipSuccess;
-  if (!plugin_resolve_symbols(s->library, library, symbols, sizeof symbols / sizeof symbols[0],
-                              s->reason, sizeof s->reason)) {
-    goto unload;
+  /* The reason names every file tried and why. */
+  s->library = plugin_load_runtime(ROCM_LIBRARY_ENV, defaults,
+                                   sizeof defaults / sizeof defaults[0], 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  if (s->library == NULL) {
+    return;
   }
-  r = s->hip.hipInit(0);
+  int count = 0;
+  hipError_t r = s->hip.hipInit(0);
   if (r != hipSuccess) {
     snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library, rocm_error_name(s, r),
              (int)r);
@@ -336,20 +320,6 @@ static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
   return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
-static bool rocm_offers(const rocm_device *d, hurray_memory_class memory_class) {
-  switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-    case HURRAY_MEMORY_HOST_PINNED:
-      return true;
-    case HURRAY_MEMORY_UNIFIED:
-      return d->managed;
-    case HURRAY_MEMORY_PEER:
-      return d->has_peer;
-    default:
-      return false;
-  }
-}
-
 static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const rocm_state *s = state;
@@ -358,29 +328,11 @@ static hurray_status rocm_describe_device(void *state, uint32_t device_index,
     return status;
   }
   const rocm_device *d = &s->devices[device_index];
-  hurray_plugin_device_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.ipc_capabilities = d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u; /* PL-IPC-11 */
-  memcpy(info.name, d->name, sizeof info.name);
-  info.memory_bytes = d->memory_bytes;
-  static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
-                                                HURRAY_MEMORY_UNIFIED, HURRAY_MEMORY_PEER};
-  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    if (rocm_offers(d, classes[i])) {
-      bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
-      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
-                              ROCM_MAX_ALIGNMENT);
-    }
-  }
-  hurray_plugin_copy_out(out, &info, sizeof info);
+  plugin_gpu_describe(d->name, d->memory_bytes,
+                      d->ipc_events ? HURRAY_IPC_EXPORTS_EVENTS : 0u /* PL-IPC-11 */, d->traits,
+                      ROCM_MAX_ALIGNMENT, out);
   return HURRAY_OK;
 }
-
-/* plugin_data holds an allocation's base; bit 0 (free: driver bases are at
- * least 256-byte aligned) marks memory imported from another process, which
- * free() closes rather than frees (PL-IPC-4). */
-#define IMPORTED_MARK 1u
 
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
@@ -423,32 +375,11 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
     return status;
   }
   const rocm_device *d = &s->devices[device_index];
-  if (!rocm_offers(d, memory_class)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
-                       "rocm: memory class 0x%02X is not offered by device %u",
-                       (unsigned)memory_class, (unsigned)device_index);
-  }
-  if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                       "rocm: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists",
-                       (unsigned)flags);
-  }
-  /* PL-IPC-6: the runtime's IPC handles cover device memory only; every
-   * device allocation can be exported, so the flag changes nothing else. */
-  if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_ROCM,
-                       "rocm: only standard (device) memory is exported, not class 0x%02X",
-                       (unsigned)memory_class);
-  }
-  if (alignment > ROCM_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, ROCM_MAX_ALIGNMENT,
-                       "rocm: alignment %u above the %u this plugin guarantees",
-                       (unsigned)alignment, ROCM_MAX_ALIGNMENT);
-  }
-  if (byte_size > SIZE_MAX - ROCM_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "rocm: %llu bytes do not fit in this address space",
-                       (unsigned long long)byte_size);
+  status = plugin_gpu_check_allocate("rocm", HURRAY_DEVICE_ROCM, d->traits, device_index, byte_size,
+                                     alignment, memory_class, flags, ROCM_MAX_ALIGNMENT,
+                                     ROCM_MAX_ALIGNMENT, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   status = rocm_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -456,7 +387,6 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   }
   const char *call = NULL;
   uint64_t base = 0;
-  uint64_t address = 0;
   hipError_t r = rocm_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
   if (r == hipSuccess && plugin_alignment_of_address(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
@@ -467,27 +397,9 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, call, r, byte_size);
   }
-  address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
-  uint64_t measured = plugin_alignment_of_address(address);
-
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < ROCM_MAX_ALIGNMENT ? measured : ROCM_MAX_ALIGNMENT);
-  a.byte_size = byte_size;
-  a.address = (void *)(uintptr_t)address;
-  a.plugin_data = (void *)(uintptr_t)base;
-  a.device_index = device_index;
-  a.memory_class = memory_class;
-  if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
-    a.host_address = a.address;
-    a.device_address = address; /* HIP maps pinned and managed memory at the same address */
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-  } else {
-    a.device_address = address;
-    a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  }
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  /* HIP maps pinned and managed memory at the same address on the device. */
+  plugin_gpu_allocation(device_index, memory_class, base, byte_size, alignment, ROCM_MAX_ALIGNMENT,
+                        true, (void *)(uintptr_t)base, out);
   return HURRAY_OK;
 }
 
@@ -498,8 +410,8 @@ static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
     return;
   }
   uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data;
-  if ((base & IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
-    (void)s->hip.hipIpcCloseMemHandle((void *)(uintptr_t)(base & ~(uint64_t)IMPORTED_MARK));
+  if ((base & PLUGIN_GPU_IMPORTED_MARK) != 0u) { /* PL-IPC-4: close the import, never free */
+    (void)s->hip.hipIpcCloseMemHandle((void *)(uintptr_t)(base - PLUGIN_GPU_IMPORTED_MARK));
   } else {
     rocm_raw_free(s, allocation->memory_class, base);
   }
@@ -510,12 +422,11 @@ static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
 static hurray_status rocm_export_memory(void *state, const hurray_plugin_allocation *allocation,
                                         hurray_plugin_ipc_memory *out, hurray_error *err) {
   const rocm_state *s = state;
-  uint64_t base = (uint64_t)(uintptr_t)allocation->plugin_data & ~(uint64_t)IMPORTED_MARK;
-  if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_ROCM,
-                       "rocm: only standard (device) memory has an IPC handle");
+  uint64_t base = plugin_gpu_base_of(allocation);
+  hurray_status status = plugin_gpu_check_export("rocm", HURRAY_DEVICE_ROCM, allocation, err);
+  if (status == HURRAY_OK) {
+    status = rocm_enter(s, allocation->device_index, err);
   }
-  hurray_status status = rocm_enter(s, allocation->device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -526,17 +437,13 @@ static hurray_status rocm_export_memory(void *state, const hurray_plugin_allocat
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcGetMemHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_MEMORY_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
-  out->offset = (uint64_t)(uintptr_t)allocation->address - base;
-  out->segment_size = out->offset + allocation->byte_size;
+  plugin_gpu_exported_handle(handle.reserved, sizeof handle.reserved, base, allocation, out);
   return HURRAY_OK;
 }
 
 /* PL-IPC-3: opens the handle on the device; the buffer sits at the
  * exporter's offset from the mapped base. free() closes it (plugin_data
- * carries the base with IMPORTED_MARK). */
+ * carries the base with PLUGIN_GPU_IMPORTED_MARK). */
 static hurray_status rocm_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
@@ -546,13 +453,9 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
     return status;
   }
   hipIpcMemHandle_t handle;
-  if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != sizeof handle.reserved ||
-      in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
-                       "rocm: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
-                       "a %zu-byte IPC handle of standard memory",
-                       (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
-                       sizeof handle.reserved);
+  status = plugin_gpu_check_import("rocm", in, sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
   status = rocm_enter(s, device_index, err);
@@ -566,21 +469,8 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
     return rocm_vendor_fail(s, err, "hipIpcOpenMemHandle", r, 0);
   }
   uint64_t base = (uint64_t)(uintptr_t)mapped;
-  uint64_t address = base + in->offset;
-  uint64_t measured = plugin_alignment_of_address(address);
-  hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.alignment = (uint32_t)(measured < HURRAY_PLUGIN_MAX_ALIGNMENT ? measured
-                                                                  : HURRAY_PLUGIN_MAX_ALIGNMENT);
-  a.byte_size = in->byte_size;
-  a.address = (void *)(uintptr_t)address;
-  a.device_address = address;
-  a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
-  a.plugin_data = (void *)(uintptr_t)(base | IMPORTED_MARK);
-  a.device_index = device_index;
-  a.memory_class = HURRAY_MEMORY_STANDARD;
-  hurray_plugin_copy_out(out, &a, sizeof a);
+  plugin_gpu_imported_allocation(device_index, base, in, HURRAY_PLUGIN_MAX_ALIGNMENT,
+                                 (void *)(uintptr_t)(base | PLUGIN_GPU_IMPORTED_MARK), out);
   return HURRAY_OK;
 }
 
@@ -627,9 +517,12 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 /* 7. Events and streams                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* One hipEvent_t with the runtime's creation flags `hip_flags`. */
+/* One hipEvent_t of the device: made with the runtime's creation flags
+ * `hip_flags`, or opened from another process's `handle` when given
+ * (PL-IPC-9). */
 static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
-                                    unsigned hip_flags, void **out_event, hurray_error *err) {
+                                    unsigned hip_flags, const hipIpcEventHandle_t *handle,
+                                    void **out_event, hurray_error *err) {
   hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
@@ -643,10 +536,13 @@ static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
     free(e);
     return status;
   }
-  hipError_t r = s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
+  hipError_t r = handle != NULL ? s->hip.hipIpcOpenEventHandle(&e->event, *handle)
+                                 : s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
   if (r != hipSuccess) {
     free(e);
-    return rocm_vendor_fail(s, err, "hipEventCreateWithFlags", r, 0);
+    return rocm_vendor_fail(s, err,
+                            handle != NULL ? "hipIpcOpenEventHandle" : "hipEventCreateWithFlags", r,
+                            0);
   }
   e->device_index = device_index;
   *out_event = e;
@@ -655,7 +551,7 @@ static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
 
 static hurray_status rocm_create_event(void *state, uint32_t device_index, void **out_event,
                                        hurray_error *err) {
-  return rocm_new_event(state, device_index, hipEventDisableTiming, out_event, err);
+  return rocm_new_event(state, device_index, hipEventDisableTiming, NULL, out_event, err);
 }
 
 /* PL-IPC-7: an event another process can open (hipEventInterprocess, with
@@ -673,8 +569,8 @@ static hurray_status rocm_create_event_flags(void *state, uint32_t device_index,
                        "hipIpcGetEventHandle missing), flags 0x%X",
                        (unsigned)device_index, (unsigned)flags);
   }
-  return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, out_event,
-                        err);
+  return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, NULL,
+                        out_event, err);
 }
 
 static hurray_status rocm_record_event(void *state, void *event, void *stream, hurray_error *err) {
@@ -694,23 +590,16 @@ static hurray_status rocm_record_event(void *state, void *event, void *stream, h
 static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
                                uint64_t timeout_ns, hurray_error *err) {
   const char *call = is_event ? "hipEventQuery" : "hipStreamQuery";
-  uint64_t start = rocm_now_ns();
-  uint64_t pause_ns = 1000u;
+  plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 1000u);
   for (;;) {
     hipError_t r = is_event ? s->hip.hipEventQuery((hipEvent_t)object)
                             : s->hip.hipStreamQuery((hipStream_t)object);
-    if (r == hipSuccess) {
-      return HURRAY_OK;
-    }
     if (r != hipErrorNotReady) {
-      return rocm_vendor_fail(s, err, call, r, 0);
+      return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, call, r, 0);
     }
-    if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && rocm_now_ns() - start >= timeout_ns) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                         "%s: still hipErrorNotReady after %llu ns", call,
-                         (unsigned long long)timeout_ns);
+    if (!plugin_polled_wait_again(&wait, err, "%s: still hipErrorNotReady", call)) {
+      return HURRAY_ERR_TIMEOUT;
     }
-    rocm_backoff(&pause_ns);
   }
 }
 
@@ -798,9 +687,7 @@ static hurray_status rocm_export_event(void *state, void *event, hurray_plugin_i
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcGetEventHandle", r, 0);
   }
-  out->kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
-  out->handle_size = (uint32_t)sizeof handle.reserved;
-  memcpy(out->handle, handle.reserved, sizeof handle.reserved);
+  plugin_gpu_exported_event(handle.reserved, sizeof handle.reserved, out);
   return HURRAY_OK;
 }
 
@@ -815,33 +702,17 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
     return status;
   }
   hipIpcEventHandle_t handle;
-  if (in->handle_size != sizeof handle.reserved) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, sizeof handle.reserved,
-                       "rocm: a %u-byte event handle, hipIpcEventHandle_t is %zu bytes",
-                       (unsigned)in->handle_size, sizeof handle.reserved);
+  status = plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in,
+                                         sizeof handle.reserved, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   if (s->hip.hipIpcOpenEventHandle == NULL) {
     return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
                        "rocm: the runtime has no hipIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
-  rocm_event *e = calloc(1, sizeof *e);
-  if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
-  }
-  status = rocm_enter(s, device_index, err);
-  if (status != HURRAY_OK) {
-    free(e);
-    return status;
-  }
-  hipError_t r = s->hip.hipIpcOpenEventHandle(&e->event, handle);
-  if (r != hipSuccess) {
-    free(e);
-    return rocm_vendor_fail(s, err, "hipIpcOpenEventHandle", r, 0);
-  }
-  e->device_index = device_index;
-  *out_event = e;
-  return HURRAY_OK;
+  return rocm_new_event(s, device_index, 0u, &handle, out_event, err);
 }
 
 static const hurray_plugin_table rocm_table = {

@@ -45,6 +45,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
+#include "runtime_loader.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: webgpu_declarations.h (from the documentation)   */
@@ -285,21 +286,17 @@ static bool webgpu_open_device(webgpu_state *s) {
 static void webgpu_open(webgpu_state *s) {
   static const char *const defaults[] = {"libwgpu_native.so", "libwebgpu_dawn.so"};
   const char *library = NULL;
-  /* The reason names every file tried and why. */
-  s->library =
-      plugin_open_runtime(WEBGPU_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0], 0,
-                          &library, s->reason, sizeof s->reason);
-  snprintf(s->library_name, sizeof s->library_name, "%s", library);
-  if (s->library == NULL) {
-    return;
-  }
   /* The X-macro's second expansion: every symbol, required, into s->gpu. */
 #define WEBGPU_SYMBOL_ENTRY(ret, name, args) {#name, &s->gpu.name, true},
   const plugin_symbol symbols[] = {WEBGPU_SYMBOLS(WEBGPU_SYMBOL_ENTRY)};
 #undef WEBGPU_SYMBOL_ENTRY
-  if (plugin_resolve_symbols(s->library, s->library_name, symbols,
-                             sizeof symbols / sizeof symbols[0], s->reason, sizeof s->reason) &&
-      webgpu_open_device(s)) {
+  /* The reason names every file tried and why. */
+  s->library = plugin_load_runtime(WEBGPU_LIBRARY_ENV, defaults,
+                                   sizeof defaults / sizeof defaults[0], 0, symbols,
+                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
+                                   sizeof s->reason);
+  snprintf(s->library_name, sizeof s->library_name, "%s", library);
+  if (s->library == NULL || webgpu_open_device(s)) {
     return;
   }
   webgpu_release_device(s);
