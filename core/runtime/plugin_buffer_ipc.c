@@ -61,12 +61,8 @@ hurray_status hurray_plugin_buffer_export(const hurray_plugin_buffer *buffer,
   if (err == NULL) {
     err = &local_error;
   }
-  if (buffer == NULL || out == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, buffer == NULL ? 0u : 1u,
-                              "hurray_plugin_buffer_export: NULL argument");
-  }
-  hurray_status status =
-      hurray_plugin_check_out_size(out, sizeof *out, 1, "hurray_plugin_ipc_memory", err);
+  hurray_status status = hurray_plugin_check_query(
+      buffer, out, sizeof *out, "hurray_plugin_ipc_memory", "hurray_plugin_buffer_export", err);
   if (status != HURRAY_OK) {
     return status;
   }

@@ -231,12 +231,8 @@ hurray_status hurray_plugin_event_native(const hurray_plugin_event *event,
   if (err == NULL) {
     err = &local_error;
   }
-  if (event == NULL || out == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, event == NULL ? 0u : 1u,
-                              "hurray_plugin_event_native: NULL argument");
-  }
-  hurray_status status =
-      hurray_plugin_check_out_size(out, sizeof *out, 1, "hurray_plugin_native_event", err);
+  hurray_status status = hurray_plugin_check_query(
+      event, out, sizeof *out, "hurray_plugin_native_event", "hurray_plugin_event_native", err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -285,12 +281,8 @@ hurray_status hurray_plugin_event_export(const hurray_plugin_event *event,
   if (err == NULL) {
     err = &local_error;
   }
-  if (event == NULL || out == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, event == NULL ? 0u : 1u,
-                              "hurray_plugin_event_export: NULL argument");
-  }
-  hurray_status status =
-      hurray_plugin_check_out_size(out, sizeof *out, 1, "hurray_plugin_ipc_event", err);
+  hurray_status status = hurray_plugin_check_query(
+      event, out, sizeof *out, "hurray_plugin_ipc_event", "hurray_plugin_event_export", err);
   if (status != HURRAY_OK) {
     return status;
   }

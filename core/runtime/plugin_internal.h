@@ -78,6 +78,13 @@ hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64
 hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size, size_t index,
                                            const char *type_name, hurray_error *err);
 
+/* The arguments of a query that fills `out` about `subject` (argument 0;
+ * `out` is argument 1): NULL_ARGUMENT ("`who`: NULL argument") when either
+ * is NULL, else hurray_plugin_check_out_size (PL-VER-5). */
+hurray_status hurray_plugin_check_query(const void *subject, const void *out, size_t library_size,
+                                        const char *type_name, const char *who,
+                                        hurray_error *err);
+
 /* Like hurray_plugin_fail, then names `path` in front of the reason,
  * shortening the path (never the reason) to fit (PL-LOAD-6). */
 hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,
