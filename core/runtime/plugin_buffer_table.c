@@ -334,7 +334,7 @@ hurray_plugin_buffer *hurray_buffer_record_retire(const hurray_plugin_buffer *bu
 
 /* The plugin's free has returned: the slot is free again (same cycle, no
  * mark). Release: an unload waiting on this slot sees the free complete. */
-void hurray_buffer_record_finish(hurray_plugin_buffer *body) {
+static void slot_finish(hurray_plugin_buffer *body) {
   buffer_slot *slot = (buffer_slot *)body;
   uint32_t generation = atomic_load_explicit(&slot->generation, memory_order_relaxed);
   atomic_store_explicit(&slot->generation,
@@ -412,4 +412,9 @@ void hurray_buffer_record_give_back(hurray_plugin_buffer *body) {
     slot_spill(cache, SLOT_BATCH);
   }
   cache->index[cache->count++] = ((buffer_slot *)body)->index;
+}
+
+void hurray_buffer_record_finish(hurray_plugin_buffer *body) {
+  slot_finish(body);
+  hurray_buffer_record_give_back(body);
 }

@@ -38,7 +38,9 @@ hurray_plugin_buffer *hurray_buffer_record_retire(const hurray_plugin_buffer *bu
                                                  hurray_status *status, hurray_error *err);
 
 /* The plugin's free of a retired record has returned: the record is free
- * again (an unload waiting on it sees the free complete). */
+ * again (an unload waiting on it sees the free complete) and goes back to
+ * this thread's cache, as hurray_buffer_record_give_back. One call for
+ * both: the free path pays for each call into this file. */
 void hurray_buffer_record_finish(hurray_plugin_buffer *body);
 
 #endif /* HURRAY_CORE_PLUGIN_BUFFER_TABLE_H */

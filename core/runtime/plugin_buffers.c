@@ -319,7 +319,6 @@ hurray_status hurray_plugin_buffer_release(hurray_plugin_buffer *buffer, hurray_
   /* From here an unload may close the plugin, unless this buffer is one of
    * its orphans: only then is `plugin` touched again, last. */
   hurray_buffer_record_finish(body);
-  hurray_buffer_record_give_back(body);
   if (orphan) {
     hurray_plugin_drop_orphan(plugin); /* may close the plugin (PL-LIFE-1) */
   }
