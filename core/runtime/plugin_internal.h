@@ -111,10 +111,10 @@ hurray_status hurray_plugin_call_result(const char *who, const char *entry, hurr
                                         hurray_error *call_err, hurray_error *err);
 
 /* The plugin files call one another one way only (no circle): registry ->
- * buffer table -> lifetime; buffer IPC -> buffers -> buffer table and
- * lifetime; copies -> buffer table; events -> lifetime; loader ->
- * validate; all of them -> call. Each file's opening comment says what it
- * may use. */
+ * buffer table -> lifetime; buffer IPC -> buffers and buffer table;
+ * buffers -> buffer table and lifetime; copies -> buffer table; events ->
+ * lifetime; loader -> validate; all of them -> call. Each file's opening
+ * comment says what it may use. */
 
 /* plugin_registry.c. Ends a plugin's service (PL-LIFE-1): the caller holds
  * the registry lock and has unlinked the plugin. Drops the plugin's

@@ -1,9 +1,9 @@
 /*
  * The plugin registry: which plugins are loaded, which one serves each tag,
  * what they report, and unloading (PL-REG-1..3, PL-LOAD-7).
- * Uses, of the plugin files: plugin_call.c (errors), plugin_buffer_table.c
- * (an unload orphans the live buffers, hurray_plugin_outstanding counts
- * them) and plugin_lifetime.c; neither of those uses it.
+ * Uses, of the plugin files: plugin_call.c (errors) and
+ * plugin_buffer_table.c (an unload orphans the live buffers,
+ * hurray_plugin_outstanding counts them); no plugin file calls into it.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdint.h>
