@@ -38,7 +38,7 @@ static hurray_status check_body_range(const hurray_plugin_buffer *body, uint64_t
 }
 
 /* The live buffer a copy of `bytes` at `offset` goes to or from, every
- * argument checked (PL-COPY-1, PL-LIFE-3). `who` names the caller. */
+ * argument checked (PL-COPY-2, PL-LIFE-3). `who` names the caller. */
 static hurray_status copy_target(const hurray_plugin_buffer *buffer, uint64_t offset,
                                  const void *host, uint64_t bytes, const char *who,
                                  const hurray_plugin_buffer **body, hurray_error *err) {
