@@ -1,9 +1,9 @@
 /*
  * Fuzz target plugin_host: the plugin host (core/runtime/plugin_loader.c,
- * plugin_registry.c, plugin_buffers.c, plugin_call.c) driven by a hostile
- * plugin whose every answer comes from the input (fuzz/hostile_plugin.c),
- * loaded through the loader's seam for linked plugins: load, describe,
- * allocate, import, copies, export, events, unload.
+ * plugin_registry.c, plugin_lifetime.c, plugin_buffer*.c, plugin_events.c,
+ * plugin_call.c) driven by a hostile plugin whose every answer comes from
+ * the input (fuzz/hostile_plugin.c), loaded through the loader's seam for
+ * linked plugins: load, describe, allocate, import, copies, export, events, unload.
  *
  * Input: byte 0 picks the table's struct_size (sizeof, the ABI 1.0 and
  * 1.1-memory sizes, the minimum, one that ends inside an entry, a newer

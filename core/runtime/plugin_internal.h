@@ -78,6 +78,13 @@ hurray_status hurray_plugin_fail(hurray_error *err, hurray_status status, uint64
 hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size, size_t index,
                                            const char *type_name, hurray_error *err);
 
+/* The arguments of a query that fills `out` about `subject` (argument 0;
+ * `out` is argument 1): NULL_ARGUMENT ("`who`: NULL argument") when either
+ * is NULL, else hurray_plugin_check_out_size (PL-VER-5). */
+hurray_status hurray_plugin_check_query(const void *subject, const void *out, size_t library_size,
+                                        const char *type_name, const char *who,
+                                        hurray_error *err);
+
 /* Like hurray_plugin_fail, then names `path` in front of the reason,
  * shortening the path (never the reason) to fit (PL-LOAD-6). */
 hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,
@@ -103,29 +110,57 @@ void hurray_plugin_call_prepare(hurray_error *call_err);
 hurray_status hurray_plugin_call_result(const char *who, const char *entry, hurray_status returned,
                                         hurray_error *call_err, hurray_error *err);
 
-/* Ends a plugin's service (PL-LIFE-1): the caller holds the registry lock
- * and has unlinked the plugin. Drops the plugin's "loaded" reference, so it
- * is shut down and closed now if no buffer or event is live, else when the
- * last one is released. */
+/* The plugin files call one another one way only (no circle): registry ->
+ * buffer table -> lifetime; buffer IPC -> buffers and buffer table;
+ * buffers -> buffer table and lifetime; copies -> buffer table; events ->
+ * lifetime; loader -> validate; all of them -> call. Each file's opening
+ * comment says what it may use. */
+
+/* plugin_registry.c. Ends a plugin's service (PL-LIFE-1): the caller holds
+ * the registry lock and has unlinked the plugin. Drops the plugin's
+ * "loaded" reference, so it is shut down and closed now if no buffer or
+ * event is live, else when the last one is released. */
 void hurray_plugin_retire_unlinked(hurray_plugin *plugin);
 
-/* Drops one reference; the last one shuts the plugin down, closes the
- * library and frees the plugin (PL-LIFE-1). */
+/* plugin_lifetime.c. Drops one reference; the last one shuts the plugin
+ * down, closes the library and frees the plugin (PL-LIFE-1). */
 void hurray_plugin_drop_reference(hurray_plugin *plugin);
 
-/* PL-LIFE-1, once, when the registry lets go of `plugin`: marks each of its
- * live buffers orphan and hands the registry's reference to them; it is
- * dropped now when there is none, else by the last one's free. Waits out a
- * free that is inside the plugin's free entry. */
+/* plugin_buffer_table.c. PL-LIFE-1, once, when the registry lets go of
+ * `plugin`: marks each of its live buffers orphan and hands the registry's
+ * reference to them; it is dropped now when there is none, else by the last
+ * one's free. Waits out a free that is inside the plugin's free entry. */
 void hurray_plugin_orphan_buffers(hurray_plugin *plugin);
 
-/* One orphan is gone (or the unload's own hold); the last drops the
- * registry's reference. */
+/* plugin_lifetime.c. One orphan is gone (or the unload's own hold); the
+ * last drops the registry's reference. */
 void hurray_plugin_drop_orphan(hurray_plugin *plugin);
 
-/* The buffers of `plugin` that are live (allocated, not yet freed): a scan
- * of the buffer table. */
+/* plugin_buffer_table.c. The buffers of `plugin` that are live (allocated,
+ * not yet freed): a scan of the buffer table. */
 size_t hurray_plugin_live_buffers(const hurray_plugin *plugin);
+
+/* INVALID_ARGUMENT (index 1: the device argument) unless `device_index`
+ * names one of the plugin's devices. Inline: allocation runs it on every
+ * buffer (bench_plugin_alloc). */
+static inline hurray_status hurray_plugin_check_device(const hurray_plugin *plugin,
+                                                       uint32_t device_index, hurray_error *err) {
+  if (device_index >= plugin->device_count) {
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
+                              1, "%s has %u devices", plugin->table.name,
+                              (unsigned)plugin->device_count);
+  }
+  return HURRAY_OK;
+}
+
+/* plugin_buffers.c: allocates (`memory` NULL) or imports `memory` into a
+ * new buffer once the caller's arguments are checked (PL-ALLOC-1..5,
+ * PL-IPC-3, PL-IPC-4). */
+hurray_status hurray_plugin_make_buffer(hurray_plugin *plugin, uint32_t device_index,
+                                        uint64_t byte_size, uint32_t alignment,
+                                        hurray_memory_class memory_class, uint32_t flags,
+                                        const hurray_plugin_ipc_memory *memory,
+                                        hurray_plugin_buffer **out, hurray_error *err);
 
 /* Loads and initialises the plugin at `path` into the registry; the caller
  * holds the registry lock. */

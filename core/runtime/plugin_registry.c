@@ -1,9 +1,11 @@
 /*
  * The plugin registry: which plugins are loaded, which one serves each tag,
  * what they report, and unloading (PL-REG-1..3, PL-LOAD-7).
+ * Uses, of the plugin files: plugin_call.c (errors) and
+ * plugin_buffer_table.c (an unload orphans the live buffers,
+ * hurray_plugin_outstanding counts them); no plugin file calls into it.
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +37,6 @@ hurray_status hurray_plugin_registry_create(hurray_plugin_registry **out, hurray
   }
   *out = registry;
   return HURRAY_OK;
-}
-
-void hurray_plugin_drop_reference(hurray_plugin *plugin) {
-  /* acq_rel: the thread that frees the plugin sees every write made by the
-   * threads that dropped their references before it. */
-  if (atomic_fetch_sub_explicit(&plugin->references, 1u, memory_order_acq_rel) != 1u) {
-    return;
-  }
-  plugin->table.shutdown(plugin->state);
-  free(plugin->devices);
-  if (plugin->library != NULL) { /* NULL: linked into the process (hurray_plugin_load_linked) */
-    dlclose(plugin->library);
-  }
-  free(plugin);
 }
 
 void hurray_plugin_retire_unlinked(hurray_plugin *plugin) {
@@ -232,10 +220,9 @@ hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_
   if (status != HURRAY_OK) {
     return status;
   }
-  if (device_index >= plugin->device_count) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, plugin->device_count,
-                              1, "%s has %u devices", plugin->table.name,
-                              (unsigned)plugin->device_count);
+  status = hurray_plugin_check_device(plugin, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
   }
   hurray_plugin_copy_out(out, &plugin->devices[device_index], sizeof *out);
   return HURRAY_OK;
