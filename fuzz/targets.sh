@@ -9,8 +9,6 @@ HURRAY_FUZZ_TARGETS=(handle_decode table_decode dlpack dlpack_import dlpack_pair
 # core/meson.build lists, so the fuzzers build exactly what the library does.
 hurray_fuzz_library_sources() {
   grep -oE "'(proven|runtime)/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^|core/|'
-  # the shared support code (one error helper, PL-ERR-1) built into libhurray
-  grep -oE "'\.\./plugins/common/[A-Za-z0-9_]+\.c'" core/meson.build | tr -d "'" | sed 's|^\.\./||'
 }
 
 # The plugin whose answers come from the input (fuzz/hostile_plugin.h).
@@ -31,10 +29,6 @@ hurray_fuzz_extra_sources() {
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
       echo ipc/ipc_encode.c
       ;;
-    net_message)
-      # The message writers the oracle re-encodes with (built into libhurray from net/).
-      echo net/net_encode.c
-      ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
       echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c \
@@ -48,7 +42,7 @@ hurray_fuzz_extra_sources() {
       ;;
     net_receive)
       # The network transport, compiled against the UCX stand-in (no UCX needed).
-      echo net/net.c net/landing_pool.c net/net_encode.c fuzz/fake_ucx.c \
+      echo net/net.c net/landing_pool.c fuzz/fake_ucx.c \
         $HURRAY_FUZZ_HOSTILE_PLUGIN plugins/common/plugin_support.c
       ;;
   esac

@@ -12,7 +12,7 @@
 uint32_t hurray_alignment_of(const void *address) {
   /* The lowest set bit of the address, capped at 2^31: the largest power of
    * two a u32 alignment field can declare (the one lowest-set-bit function,
-   * plugins/common/support_core.c). */
+   * core/runtime/support_core.c). */
   return hurray_support_alignment_capped((uint64_t)(uintptr_t)address, 0x80000000u);
 }
 

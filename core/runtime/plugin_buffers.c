@@ -33,7 +33,7 @@ static const hurray_plugin_memory_class_info *find_class(const hurray_plugin_dev
 }
 
 /* The alignment an address shows: its lowest set bit, capped at 2^31 (the
- * one lowest-set-bit function, plugins/common/support_core.c). */
+ * one lowest-set-bit function, core/runtime/support_core.c). */
 static uint32_t measured_alignment(uint64_t address) {
   return hurray_support_alignment_capped(address, HURRAY_PLUGIN_MAX_ALIGNMENT);
 }

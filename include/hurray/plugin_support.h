@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 /* The one function that fills a hurray_error outside the proven core, for
- * libhurray and every plugin alike (plugins/common/support_core.c): when err
+ * libhurray and every plugin alike (core/runtime/support_core.c): when err
  * is not NULL, sets status, value, expected and index as buffer.h documents
  * them for `status`, and detail formatted from `format` (truncated to the
  * detail size; empty when format is NULL). Returns `status`, so a caller

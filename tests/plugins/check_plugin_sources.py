@@ -4,7 +4,7 @@ PL-ERR-1): outside the proven core (core/proven, whose hurray_fail is part
 of the proof), the runtime, the IPC code, the Python extension's C code and
 every plugin fill a hurray_error only through hurray_support_fail /
 hurray_support_vfail and measure an alignment only through
-hurray_support_lowest_set_bit, both in plugins/common/support_core.c.
+hurray_support_lowest_set_bit, both in core/runtime/support_core.c.
 
 A line that writes err->status (or ->status of a hurray_error named err,
 call_err, e, error) or computes a lowest set bit (x & (~x + 1), x & -x,
@@ -23,7 +23,7 @@ import re
 import sys
 
 SCANNED = ["core/runtime", "ipc", "plugins", "python"]
-THE_ONE = os.path.join("plugins", "common", "support_core.c")
+THE_ONE = os.path.join("core", "runtime", "support_core.c")
 FILL = re.compile(r"\b(?:err|call_err|e|error)->status\s*=(?!=)|"
                   r"\b(?:err|call_err|e|error)->detail\s*,\s*sizeof")
 LOWEST = re.compile(r"&\s*\(\s*~\s*(\w+)\s*\+\s*1u?\s*\)|&\s*-\s*\(?\w+\)?\s*[;)]|"
