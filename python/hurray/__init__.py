@@ -89,8 +89,12 @@ class Tensor(_native.TensorBase):
 
     def to_torch(self):
         """A torch.Tensor sharing buffer 0 through DLPack (PY-DLPACK-1)."""
-        import torch.utils.dlpack
-        return torch.utils.dlpack.from_dlpack(self)
+        from_dlpack = _TORCH_FROM_DLPACK or _torch_from_dlpack()
+        if self.device.kind == "cpu":
+            # No stream to agree on for host memory: the capsule itself, so
+            # PyTorch skips its device and stream exchange with the object.
+            return from_dlpack(self.__dlpack__())
+        return from_dlpack(self)
 
 
 _native._set_tensor_class(Tensor)
@@ -104,6 +108,29 @@ def _numpy_dtype(dtype):
 
 
 _NUMPY_TO_HURRAY = {}   # numpy.dtype -> element type, filled on first use
+
+# numpy.ndarray and torch.utils.dlpack.from_dlpack, imported on first use:
+# importing the package imports neither NumPy nor PyTorch, and an import
+# statement on every call cost more than the zero-copy path itself (about
+# 1.5 us for `import torch.utils.dlpack` in to_torch(), issue 40).
+_NDARRAY = None
+_TORCH_FROM_DLPACK = None
+
+
+def _ndarray():
+    global _NDARRAY
+    if _NDARRAY is None:
+        import numpy
+        _NDARRAY = numpy.ndarray
+    return _NDARRAY
+
+
+def _torch_from_dlpack():
+    global _TORCH_FROM_DLPACK
+    if _TORCH_FROM_DLPACK is None:
+        import torch.utils.dlpack
+        _TORCH_FROM_DLPACK = torch.utils.dlpack.from_dlpack
+    return _TORCH_FROM_DLPACK
 
 
 def _from_numpy_dtype(np_dtype):
@@ -133,8 +160,7 @@ def from_numpy(array, copy=None):
     shared like any other (the binding's views are read-only anyway); object
     and non-native dtypes raise TypeError.
     """
-    import numpy as np
-    if not isinstance(array, np.ndarray):
+    if not isinstance(array, _NDARRAY or _ndarray()):
         raise TypeError(f"from_numpy needs a numpy.ndarray, not {type(array).__name__}")
     if copy not in (None, True, False):
         raise TypeError(f"copy must be None, True or False, not {copy!r}")
@@ -144,6 +170,7 @@ def from_numpy(array, copy=None):
             raise CopyRequiredError(
                 f"array of shape {array.shape} with strides {array.strides} is not "
                 "C-contiguous; copy=False forbids the copy that would make it so")
+        import numpy as np
         array = np.ascontiguousarray(array)
         copy = True
     return _native._from_host(array, dtype, array.shape, copy, MAX_DECLARED_ALIGNMENT)
