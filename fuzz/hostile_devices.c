@@ -17,7 +17,7 @@ FUZZ_ORACLE_BEGIN
 /* What init found of its "runtime" (PL-AVAIL-1), as a real plugin would:
  * libm stands in for a vendor library, a name nobody has for a missing one. */
 static void *runtime;
-static char runtime_reason[PLUGIN_REASON_SIZE];
+static char runtime_reason[HURRAY_SUPPORT_REASON_SIZE];
 static double (*runtime_cos)(double);
 static void (*runtime_missing)(void);
 
@@ -34,16 +34,16 @@ hurray_status h_init(void **out_state, hurray_error *err) {
     /* The missing name then libm, the missing name alone, or libm alone. */
     size_t first = how % 3u == 2u ? 1u : 0u;
     size_t tried = how % 3u == 0u ? 2u : 1u;
-    runtime = plugin_open_runtime("HURRAY_HOSTILE_LIBRARY", names + first, tried, 0, &opened,
-                                  runtime_reason, sizeof runtime_reason);
+    runtime = hurray_support_open_runtime("HURRAY_HOSTILE_LIBRARY", names + first, tried, 0,
+                                          &opened, runtime_reason, sizeof runtime_reason);
     if (runtime != NULL) {
-      plugin_symbol symbols[] = {
+      hurray_support_symbol symbols[] = {
           {"cos", &runtime_cos, HURRAY_TRUE},
           {"hurray_hostile_no_such_symbol", &runtime_missing,
            (how & 2u) != 0u ? HURRAY_TRUE : HURRAY_FALSE},
       };
-      if (!plugin_resolve_symbols(runtime, opened, symbols, 2, runtime_reason,
-                                  sizeof runtime_reason)) {
+      if (!hurray_support_resolve_symbols(runtime, opened, symbols, 2, runtime_reason,
+                                          sizeof runtime_reason)) {
         dlclose(runtime);
         runtime = NULL;
       }
@@ -118,8 +118,8 @@ hurray_status h_describe(void *state, uint32_t index, hurray_plugin_device_info 
   size_t count = available == 0u ? 0u : 1u + (size_t)(v % available);
   for (size_t i = 0; i < count; i++) {
     hurray_memory_class c = classes[(i + (size_t)(v >> 4)) % available];
-    plugin_add_memory_class(&info, c, host_flag(tag, c, ((v >> i) & 1u) != 0u),
-                            64u << ((v + i) % 15u)); /* up to 1 MiB */
+    hurray_support_add_memory_class(&info, c, host_flag(tag, c, ((v >> i) & 1u) != 0u),
+                                    64u << ((v + i) % 15u)); /* up to 1 MiB */
   }
   if ((v & 0x80u) != 0u && hostile_offered(HOSTILE_EXPORT_EVENT)) {
     info.ipc_capabilities = HURRAY_IPC_EXPORTS_EVENTS;
@@ -172,7 +172,8 @@ size_t h_reason(void *state, char *buf, size_t cap) {
   switch (b % 4u) {
     case 1: memset(buf, 'r', cap); break; /* unterminated (PL-AVAIL-2) */
     case 2: /* what init found, as a plugin's copy-out writes it */
-      (void)plugin_copy_reason(buf, cap, runtime_reason[0] != '\0' ? runtime_reason : "no reason");
+      (void)hurray_support_copy_reason(buf, cap,
+                                       runtime_reason[0] != '\0' ? runtime_reason : "no reason");
       break;
     case 3: if (cap > 0u) { buf[0] = (char)hostile_u8(hostile_stream); } break;
     default: break;

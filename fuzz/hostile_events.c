@@ -103,8 +103,8 @@ hurray_status h_wait_stream(void *state, uint32_t device_index, void *stream,
   FUZZ_CHECK(state == &hostile_state_marker);
   OFFERED(HOSTILE_WAIT_STREAM);
   /* Never fails: the host checked the index (PL-CALL-1 as plugins write it). */
-  FUZZ_CHECK(plugin_check_device("hostile", device_index, hostile_seen.count_answered, err) ==
-             HURRAY_OK);
+  FUZZ_CHECK(hurray_support_check_device("hostile", device_index, hostile_seen.count_answered,
+                                         err) == HURRAY_OK);
   return hostile_answer(err, "wait_stream");
 }
 

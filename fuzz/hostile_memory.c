@@ -28,7 +28,7 @@ typedef struct hostile_block {
   uint32_t exportable;
   void *base;
   size_t size;
-  plugin_shared_memory shared; /* fd -1: heap memory at base */
+  hurray_support_shared_memory shared; /* fd -1: heap memory at base */
 } hostile_block;
 
 /* What allocate and import_memory write: a correct answer for memory at
@@ -43,8 +43,9 @@ static void write_allocation(hurray_plugin_allocation *out, hostile_block *block
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
   /* PL-ALLOC-3: what the address shows, as a plugin measures it. */
-  a.alignment = plugin_alignment_capped((uintptr_t)block->base, HURRAY_PLUGIN_MAX_ALIGNMENT);
-  if ((v & 4u) != 0u && plugin_alignment_of_address((uintptr_t)block->base) >= alignment) {
+  a.alignment =
+      hurray_support_alignment_capped((uintptr_t)block->base, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  if ((v & 4u) != 0u && hurray_support_lowest_set_bit((uintptr_t)block->base) >= alignment) {
     a.alignment = alignment; /* or just what was asked, which the address also shows */
   }
   a.byte_size = block->size;
@@ -85,9 +86,9 @@ static void write_allocation(hurray_plugin_allocation *out, hostile_block *block
 static hurray_status make_block(uint64_t size, uint32_t alignment, bool shared,
                                 hostile_block **out, hurray_error *err) {
   if (size > HOSTILE_MAX_BYTES || alignment > HOSTILE_MAX_BYTES) {
-    (void)plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, size, HOSTILE_MAX_BYTES,
-                      "hostile: %llu bytes at %u: too much for a fuzzer",
-                      (unsigned long long)size, (unsigned)alignment);
+    (void)hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, size, HOSTILE_MAX_BYTES,
+                                    "hostile: %llu bytes at %u: too much for a fuzzer",
+                                    (unsigned long long)size, (unsigned)alignment);
     return hostile_fail_now(HURRAY_ERR_OUT_OF_MEMORY, true);
   }
   hostile_block *block = calloc(1, sizeof *block);
@@ -97,7 +98,8 @@ static hurray_status make_block(uint64_t size, uint32_t alignment, bool shared,
   block->shared.fd = -1;
   void *base = NULL;
   if (shared) {
-    hurray_status status = plugin_shared_create("hostile", size, alignment, &block->shared, err);
+    hurray_status status =
+        hurray_support_shared_create("hostile", size, alignment, &block->shared, err);
     if (status != HURRAY_OK) {
       free(block);
       return hostile_fail_now(status, true);
@@ -119,7 +121,7 @@ static hurray_status make_block(uint64_t size, uint32_t alignment, bool shared,
 static void drop_block(hostile_block *block) {
   block->magic = 0;
   if (block->shared.fd >= 0 || block->shared.address != NULL) {
-    plugin_shared_release(&block->shared);
+    hurray_support_shared_release(&block->shared);
   } else {
     free(block->base);
   }
@@ -210,7 +212,7 @@ hurray_status h_export_memory(void *state, const hurray_plugin_allocation *alloc
     memory.handle_size = 1u + m % 64u;
   } else if (block->shared.fd >= 0) {
     /* PL-IPC-2 as plugin_support does it: a new descriptor of the memfd. */
-    hurray_status s = plugin_shared_export("hostile", &block->shared, &memory, err);
+    hurray_status s = hurray_support_shared_export("hostile", &block->shared, &memory, err);
     if (s != HURRAY_OK) {
       return hostile_fail_now(s, true);
     }
@@ -276,7 +278,7 @@ hurray_status h_import_memory(void *state, uint32_t device_index,
     if (block == NULL) {
       return hostile_fail_now(HURRAY_ERR_OUT_OF_MEMORY, false);
     }
-    status = plugin_shared_import("hostile", in, &block->shared, err);
+    status = hurray_support_shared_import("hostile", in, &block->shared, err);
     if (status != HURRAY_OK) {
       free(block);
       return hostile_fail_now(status, true);

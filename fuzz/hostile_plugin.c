@@ -117,8 +117,9 @@ hurray_status hostile_answer(hurray_error *err, const char *entry) {
   if (status != HURRAY_OK) {
     switch (mode) {
       case 1:
-        (void)plugin_fail(err, status, hostile_u8(hostile_stream), 0, "hostile: %s: vendorCall: VENDOR_ERROR (%d)",
-                          entry, (int)status);
+        (void)hurray_support_entry_fail(err, status, hostile_u8(hostile_stream), 0,
+                                        "hostile: %s: vendorCall: VENDOR_ERROR (%d)", entry,
+                                        (int)status);
         break;
       case 2:
         memset(err->detail, 'u', sizeof err->detail);

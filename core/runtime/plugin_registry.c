@@ -197,7 +197,7 @@ size_t hurray_plugin_unavailable_reason(const hurray_plugin *plugin, char *buf, 
   /* PL-AVAIL-2: the plugin writes into a buffer of the host's, which the
    * host terminates and measures: neither an unterminated text nor a length
    * the plugin made up reaches the caller. */
-  char reason[PLUGIN_REASON_SIZE]; /* what a plugin keeps (plugin_support.h, CLI-DEV-5) */
+  char reason[HURRAY_SUPPORT_REASON_SIZE]; /* what a plugin keeps (plugin_support.h, CLI-DEV-5) */
   memset(reason, 0, sizeof reason);
   if (plugin->table.unavailable_reason != NULL) {
     (void)plugin->table.unavailable_reason(plugin->state, reason, sizeof reason);

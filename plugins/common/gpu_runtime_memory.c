@@ -43,8 +43,8 @@ void plugin_gpu_describe(const char *name, uint64_t memory_bytes, uint32_t ipc_c
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
     if (plugin_gpu_offers(traits, classes[i])) {
       bool host = classes[i] == HURRAY_MEMORY_HOST_PINNED || classes[i] == HURRAY_MEMORY_UNIFIED;
-      plugin_add_memory_class(&info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u,
-                              max_alignment);
+      hurray_support_add_memory_class(
+          &info, classes[i], host ? HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE : 0u, max_alignment);
     }
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
@@ -57,31 +57,33 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
                                         uint32_t max_alignment, uint64_t slack,
                                         hurray_error *err) {
   if (!plugin_gpu_offers(traits, memory_class)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
-                       "%s: memory class 0x%02X is not offered by device %u", plugin_name,
-                       (unsigned)memory_class, (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
+                                     "%s: memory class 0x%02X is not offered by device %u",
+                                     plugin_name, (unsigned)memory_class, (unsigned)device_index);
   }
   if ((flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                       "%s: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists",
-                       plugin_name, (unsigned)flags);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, flags, HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
+        "%s: allocate flags 0x%X: only HURRAY_PLUGIN_ALLOCATE_EXPORTABLE exists", plugin_name,
+        (unsigned)flags);
   }
   /* PL-IPC-6: the runtime's IPC handles cover device memory only; every
    * device allocation can be exported, so the flag changes nothing else. */
   if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
-                       "%s: only standard (device) memory is exported, not class 0x%02X",
-                       plugin_name, (unsigned)memory_class);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
+        "%s: only standard (device) memory is exported, not class 0x%02X", plugin_name,
+        (unsigned)memory_class);
   }
   if (alignment > max_alignment) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, max_alignment,
-                       "%s: alignment %u above the %u this plugin guarantees", plugin_name,
-                       (unsigned)alignment, (unsigned)max_alignment);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, max_alignment,
+                                     "%s: alignment %u above the %u this plugin guarantees",
+                                     plugin_name, (unsigned)alignment, (unsigned)max_alignment);
   }
   if (byte_size > SIZE_MAX - slack) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "%s: %llu bytes do not fit in this address space", plugin_name,
-                       (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                     "%s: %llu bytes do not fit in this address space", plugin_name,
+                                     (unsigned long long)byte_size);
   }
   return HURRAY_OK;
 }
@@ -94,7 +96,7 @@ void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_cla
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
-  a.alignment = plugin_alignment_capped(address, max_alignment);
+  a.alignment = hurray_support_alignment_capped(address, max_alignment);
   a.byte_size = byte_size;
   a.address = (void *)(uintptr_t)address;
   a.plugin_data = plugin_data;
@@ -115,8 +117,9 @@ hurray_status plugin_gpu_check_export(const char *plugin_name, hurray_device_tag
                                       const hurray_plugin_allocation *allocation,
                                       hurray_error *err) {
   if (allocation->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, device_tag,
-                       "%s: only standard (device) memory has an IPC handle", plugin_name);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, device_tag,
+        "%s: only standard (device) memory has an IPC handle", plugin_name);
   }
   return HURRAY_OK;
 }
@@ -135,11 +138,12 @@ hurray_status plugin_gpu_check_import(const char *plugin_name, const hurray_plug
                                       size_t handle_size, hurray_error *err) {
   if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_HANDLE || in->handle_size != handle_size ||
       in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
-                       "%s: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
-                       "a %zu-byte IPC handle of standard memory",
-                       plugin_name, (unsigned)in->kind, (unsigned)in->handle_size,
-                       (unsigned)in->memory_class, handle_size);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_HANDLE,
+        "%s: memory kind %u with a %u-byte handle, class 0x%02X: an import is "
+        "a %zu-byte IPC handle of standard memory",
+        plugin_name, (unsigned)in->kind, (unsigned)in->handle_size, (unsigned)in->memory_class,
+        handle_size);
   }
   return HURRAY_OK;
 }
@@ -151,7 +155,7 @@ void plugin_gpu_imported_allocation(uint32_t device_index, uint64_t base,
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
-  a.alignment = plugin_alignment_capped(address, max_alignment);
+  a.alignment = hurray_support_alignment_capped(address, max_alignment);
   a.byte_size = in->byte_size;
   a.address = (void *)(uintptr_t)address;
   a.device_address = address;

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t value,
-                          uint64_t expected, const char *format, ...) {
+hurray_status hurray_support_entry_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                        uint64_t expected, const char *format, ...) {
   va_list args;
   va_start(args, format);
   hurray_status result = hurray_support_vfail(err, status, value, expected, 0, format, args);
@@ -30,9 +30,9 @@ hurray_status plugin_fail(hurray_error *err, hurray_status status, uint64_t valu
   return result;
 }
 
-void *plugin_open_runtime(const char *override_env, const char *const *default_names,
-                          size_t default_count, int extra_flags, const char **out_library,
-                          char *reason, size_t reason_size) {
+void *hurray_support_open_runtime(const char *override_env, const char *const *default_names,
+                                  size_t default_count, int extra_flags, const char **out_library,
+                                  char *reason, size_t reason_size) {
   const char *override = getenv(override_env);
   bool overridden = override != NULL && override[0] != '\0';
   size_t attempts = overridden ? 1u : default_count;
@@ -59,8 +59,10 @@ void *plugin_open_runtime(const char *override_env, const char *const *default_n
   return NULL;
 }
 
-hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, const plugin_symbol *symbols,
-                            size_t symbol_count, char *reason, size_t reason_size) {
+hurray_bool32 hurray_support_resolve_symbols(void *library, const char *library_name,
+                                             const hurray_support_symbol *symbols,
+                                             size_t symbol_count, char *reason,
+                                             size_t reason_size) {
   for (size_t i = 0; i < symbol_count; i++) {
     void *address = dlsym(library, symbols[i].name);
     if (address == NULL && symbols[i].required) {
@@ -75,30 +77,23 @@ hurray_bool32 plugin_resolve_symbols(void *library, const char *library_name, co
   return HURRAY_TRUE;
 }
 
-uint64_t plugin_alignment_of_address(uint64_t address) {
-  return hurray_support_lowest_set_bit(address);
-}
-
-uint32_t plugin_alignment_capped(uint64_t address, uint32_t cap) {
-  return hurray_support_alignment_capped(address, cap);
-}
-
-hurray_status plugin_check_device(const char *plugin_name, uint32_t device_index,
-                                  uint32_t device_count, hurray_error *err) {
+hurray_status hurray_support_check_device(const char *plugin_name, uint32_t device_index,
+                                          uint32_t device_count, hurray_error *err) {
   if (device_index >= device_count) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, device_count,
-                       "%s: no device %u", plugin_name, (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, device_count,
+                                     "%s: no device %u", plugin_name, (unsigned)device_index);
   }
   return HURRAY_OK;
 }
 
-size_t plugin_copy_reason(char *buf, size_t cap, const char *reason) {
+size_t hurray_support_copy_reason(char *buf, size_t cap, const char *reason) {
   int n = snprintf(buf, cap, "%s", reason);
   return n > 0 ? (size_t)n : 0u;
 }
 
-void plugin_add_memory_class(hurray_plugin_device_info *info, hurray_memory_class memory_class,
-                             uint32_t flags, uint32_t max_alignment) {
+void hurray_support_add_memory_class(hurray_plugin_device_info *info,
+                                     hurray_memory_class memory_class, uint32_t flags,
+                                     uint32_t max_alignment) {
   if (info->memory_class_count >= HURRAY_PLUGIN_MAX_MEMORY_CLASSES) {
     return;
   }
@@ -119,8 +114,9 @@ static size_t page_size(void) {
 
 static hurray_status shared_fail_errno(hurray_error *err, const char *plugin_name, int e,
                                        uint64_t value, const char *call) {
-  return plugin_fail(err, e == ENOMEM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR, value,
-                     0, "%s: %s: %s (errno %d)", plugin_name, call, strerror(e), e);
+  return hurray_support_entry_fail(
+      err, e == ENOMEM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR, value, 0,
+      "%s: %s: %s (errno %d)", plugin_name, call, strerror(e), e);
 }
 
 /* Maps `length` bytes of `fd` from `offset` at an address aligned to
@@ -156,14 +152,15 @@ static size_t whole_pages(uint64_t bytes) {
   return ((size_t)bytes + page - 1u) / page * page;
 }
 
-hurray_status plugin_shared_create(const char *plugin_name, uint64_t byte_size, uint32_t alignment,
-                                   plugin_shared_memory *out, hurray_error *err) {
+hurray_status hurray_support_shared_create(const char *plugin_name, uint64_t byte_size,
+                                           uint32_t alignment, hurray_support_shared_memory *out,
+                                           hurray_error *err) {
   memset(out, 0, sizeof *out);
   out->fd = -1;
 #if defined(__linux__)
   if (byte_size > SIZE_MAX / 2u) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "%s: %llu bytes", plugin_name,
-                       (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "%s: %llu bytes",
+                                     plugin_name, (unsigned long long)byte_size);
   }
   size_t length = whole_pages(byte_size);
   int fd = memfd_create("hurray-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -184,20 +181,22 @@ hurray_status plugin_shared_create(const char *plugin_name, uint64_t byte_size, 
 #else
   (void)byte_size;
   (void)alignment;
-  return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
-                     plugin_name);
+  return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
+                                   plugin_name);
 #endif
 }
 
-hurray_status plugin_shared_import(const char *plugin_name, const hurray_plugin_ipc_memory *in,
-                                   plugin_shared_memory *out, hurray_error *err) {
+hurray_status hurray_support_shared_import(const char *plugin_name,
+                                           const hurray_plugin_ipc_memory *in,
+                                           hurray_support_shared_memory *out, hurray_error *err) {
   memset(out, 0, sizeof *out);
   out->fd = -1;
 #if defined(__linux__)
   if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_FD) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_FD,
-                       "%s: memory kind %u: this plugin imports descriptors (kind %u)",
-                       plugin_name, (unsigned)in->kind, (unsigned)HURRAY_PLUGIN_IPC_MEMORY_FD);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, HURRAY_PLUGIN_IPC_MEMORY_FD,
+        "%s: memory kind %u: this plugin imports descriptors (kind %u)", plugin_name,
+        (unsigned)in->kind, (unsigned)HURRAY_PLUGIN_IPC_MEMORY_FD);
   }
   struct stat st;
   if (fstat(in->fd, &st) != 0) {
@@ -206,16 +205,16 @@ hurray_status plugin_shared_import(const char *plugin_name, const hurray_plugin_
   }
   uint64_t end = in->offset + in->byte_size; /* no overflow: checked by the host (PL-IPC-3) */
   if (!S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size < end) {
-    return plugin_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, end,
-                       S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0u,
-                       "%s: descriptor %d is %s of %lld bytes; the buffer needs %llu", plugin_name,
-                       (int)in->fd, S_ISREG(st.st_mode) ? "a file" : "not a regular file",
-                       (long long)st.st_size, (unsigned long long)end);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_IPC_BAD_SEGMENT, end, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0u,
+        "%s: descriptor %d is %s of %lld bytes; the buffer needs %llu", plugin_name, (int)in->fd,
+        S_ISREG(st.st_mode) ? "a file" : "not a regular file", (long long)st.st_size,
+        (unsigned long long)end);
   }
   if (in->offset % page_size() != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->offset, page_size(),
-                       "%s: offset %llu is not a multiple of the %zu-byte page", plugin_name,
-                       (unsigned long long)in->offset, page_size());
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->offset, page_size(),
+                                     "%s: offset %llu is not a multiple of the %zu-byte page",
+                                     plugin_name, (unsigned long long)in->offset, page_size());
   }
   int seals = fcntl(in->fd, F_GET_SEALS);
   bool read_only = seals > 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
@@ -239,13 +238,14 @@ hurray_status plugin_shared_import(const char *plugin_name, const hurray_plugin_
   return HURRAY_OK;
 #else
   (void)in;
-  return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
-                     plugin_name);
+  return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
+                                   plugin_name);
 #endif
 }
 
-hurray_status plugin_shared_export(const char *plugin_name, const plugin_shared_memory *memory,
-                                   hurray_plugin_ipc_memory *out, hurray_error *err) {
+hurray_status hurray_support_shared_export(const char *plugin_name,
+                                           const hurray_support_shared_memory *memory,
+                                           hurray_plugin_ipc_memory *out, hurray_error *err) {
   int fd = fcntl(memory->fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) {
     return shared_fail_errno(err, plugin_name, errno, 0, "fcntl(F_DUPFD_CLOEXEC)");
@@ -257,7 +257,7 @@ hurray_status plugin_shared_export(const char *plugin_name, const plugin_shared_
   return HURRAY_OK;
 }
 
-void plugin_shared_release(plugin_shared_memory *memory) {
+void hurray_support_shared_release(hurray_support_shared_memory *memory) {
   if (memory->address != NULL) {
     munmap(memory->address, (size_t)memory->length);
   }

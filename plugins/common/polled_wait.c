@@ -31,8 +31,8 @@ bool plugin_polled_wait_again(plugin_polled_wait *wait, hurray_error *err, const
     va_start(args, pending);
     vsnprintf(what, sizeof what, pending, args);
     va_end(args);
-    plugin_fail(err, HURRAY_ERR_TIMEOUT, wait->timeout_ns, 0, "%s after %llu ns", what,
-                (unsigned long long)wait->timeout_ns);
+    hurray_support_entry_fail(err, HURRAY_ERR_TIMEOUT, wait->timeout_ns, 0, "%s after %llu ns",
+                              what, (unsigned long long)wait->timeout_ns);
     return false;
   }
   struct timespec pause = {0, (long)wait->pause_ns};

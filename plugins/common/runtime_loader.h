@@ -1,8 +1,8 @@
 /*
  * Loading a vendor runtime in one step (PL-BUILD-1: a plugin links no
  * vendor library; PL-AVAIL-1: a runtime that cannot be loaded leaves the
- * plugin with zero devices and the reason): plugin_open_runtime, then
- * plugin_resolve_symbols on the table, and on a failure of either the
+ * plugin with zero devices and the reason): hurray_support_open_runtime, then
+ * hurray_support_resolve_symbols on the table, and on a failure of either the
  * library closed again and the table cleared. In-tree plugins only; not
  * installed (vendors call the two steps of plugin_support.h).
  *
@@ -20,8 +20,8 @@
  * and `reason` naming each file tried and why, or the missing symbol and
  * the file it was looked up in. *out_library: the file tried last. */
 void *plugin_load_runtime(const char *override_env, const char *const *default_names,
-                          size_t default_count, int extra_flags, const plugin_symbol *symbols,
-                          size_t symbol_count, const char **out_library, char *reason,
-                          size_t reason_size);
+                          size_t default_count, int extra_flags,
+                          const hurray_support_symbol *symbols, size_t symbol_count,
+                          const char **out_library, char *reason, size_t reason_size);
 
 #endif

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin_vendor.h"
-#include "hurray/plugin_support.h" /* plugins/common: plugin_fail, measured alignment */
+#include "hurray/plugin_support.h" /* plugins/common: error filling, measured alignment */
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: none (the C library's own headers above)         */
@@ -57,7 +57,8 @@ typedef struct cpu_state {
 static hurray_status cpu_init(void **out_state, hurray_error *err) {
   cpu_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "cpu: plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
+                                     "cpu: plugin state");
   }
   long page = sysconf(_SC_PAGESIZE);
   state->page_size = page > 0 ? (size_t)page : 4096u;
@@ -78,8 +79,8 @@ static hurray_status cpu_describe_device(void *state, uint32_t device_index,
                                          hurray_plugin_device_info *out, hurray_error *err) {
   (void)state;
   if (device_index != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
-                       (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "cpu: no device %u", (unsigned)device_index);
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -92,8 +93,8 @@ static hurray_status cpu_describe_device(void *state, uint32_t device_index,
   const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
                                          HURRAY_MEMORY_UNIFIED};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    plugin_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                            CPU_MAX_ALIGNMENT);
+    hurray_support_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                                    CPU_MAX_ALIGNMENT);
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
@@ -132,7 +133,7 @@ static void *map_shared_aligned(size_t length, size_t alignment, size_t page_siz
  * (plugins/common). The allocation's plugin_data says so; without it the
  * memory is private. */
 typedef struct cpu_shared {
-  plugin_shared_memory memory;
+  hurray_support_shared_memory memory;
   bool locked; /* host_pinned: mlock'ed */
 } cpu_shared;
 
@@ -150,7 +151,8 @@ static inline __attribute__((always_inline)) void fill_host_allocation(
   uint32_t host_size = out->struct_size;
   memset(result, 0, sizeof *result);
   result->struct_size = in_place ? host_size : (uint32_t)sizeof local;
-  result->alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  result->alignment =
+      hurray_support_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
   result->alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   result->byte_size = byte_size;
   result->address = memory;
@@ -170,9 +172,11 @@ static hurray_status cpu_allocate_shared(uint64_t byte_size, uint32_t alignment,
                                          hurray_plugin_allocation *out, hurray_error *err) {
   cpu_shared *shared = calloc(1, sizeof *shared);
   if (shared == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "cpu: shared record");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0,
+                                     "cpu: shared record");
   }
-  hurray_status status = plugin_shared_create("cpu", byte_size, alignment, &shared->memory, err);
+  hurray_status status =
+      hurray_support_shared_create("cpu", byte_size, alignment, &shared->memory, err);
   if (status != HURRAY_OK) {
     free(shared);
     return status;
@@ -180,12 +184,11 @@ static hurray_status cpu_allocate_shared(uint64_t byte_size, uint32_t alignment,
   if (memory_class == HURRAY_MEMORY_HOST_PINNED) {
     if (mlock(shared->memory.address, (size_t)shared->memory.length) != 0) {
       int e = errno;
-      plugin_shared_release(&shared->memory);
+      hurray_support_shared_release(&shared->memory);
       free(shared);
-      return plugin_fail(err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY
-                                                        : HURRAY_ERR_DEVICE_ERROR,
-                         byte_size, 0, "cpu: mlock of a shared segment refused (%s)",
-                         strerror(e));
+      return hurray_support_entry_fail(
+          err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR,
+          byte_size, 0, "cpu: mlock of a shared segment refused (%s)", strerror(e));
     }
     shared->locked = true;
   }
@@ -199,19 +202,19 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
                                   hurray_error *err) {
   const cpu_state *state = opaque;
   if (device_index != 0u || (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags,
-                       0,
-                       "cpu: device %u / flags 0x%X: only device 0 and the exportable flag exist",
-                       (unsigned)device_index, (unsigned)flags);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, device_index != 0u ? device_index : flags, 0,
+        "cpu: device %u / flags 0x%X: only device 0 and the exportable flag exist",
+        (unsigned)device_index, (unsigned)flags);
   }
   if (alignment > CPU_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CPU_MAX_ALIGNMENT,
-                       "cpu: alignment %u above the %u guaranteed", (unsigned)alignment,
-                       CPU_MAX_ALIGNMENT);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, CPU_MAX_ALIGNMENT,
+                                     "cpu: alignment %u above the %u guaranteed",
+                                     (unsigned)alignment, CPU_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX / 2u) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: %llu bytes",
-                       (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "cpu: %llu bytes",
+                                     (unsigned long long)byte_size);
   }
   size_t size = (size_t)byte_size;
   if ((flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u &&
@@ -225,9 +228,9 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
     case HURRAY_MEMORY_HOST_PINNED: {
       int rc = posix_memalign(&memory, alignment, size);
       if (rc != 0) {
-        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                           "cpu: posix_memalign(%u, %zu): %s", (unsigned)alignment, size,
-                           strerror(rc));
+        return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                         "cpu: posix_memalign(%u, %zu): %s", (unsigned)alignment,
+                                         size, strerror(rc));
       }
       if (memory_class == HURRAY_MEMORY_HOST_PINNED && mlock(memory, size) != 0) {
         int e = errno;
@@ -237,7 +240,7 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
         if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0) {
           soft = (unsigned long long)limit.rlim_cur;
         }
-        return plugin_fail(
+        return hurray_support_entry_fail(
             err, e == ENOMEM || e == EPERM ? HURRAY_ERR_OUT_OF_MEMORY : HURRAY_ERR_DEVICE_ERROR,
             byte_size, soft,
             "cpu: mlock of %zu bytes refused (%s); RLIMIT_MEMLOCK is %llu bytes "
@@ -249,14 +252,15 @@ static hurray_status cpu_allocate(void *opaque, uint32_t device_index, uint64_t 
     case HURRAY_MEMORY_UNIFIED:
       memory = map_shared_aligned(round_up(size, state->page_size), alignment, state->page_size);
       if (memory == NULL) {
-        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                           "cpu: mmap(MAP_SHARED | MAP_ANONYMOUS) of %zu bytes: %s", size,
-                           strerror(errno));
+        return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                         "cpu: mmap(MAP_SHARED | MAP_ANONYMOUS) of %zu bytes: %s",
+                                         size, strerror(errno));
       }
       break;
     default:
-      return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
-                         "cpu: memory class 0x%02X is not offered", (unsigned)memory_class);
+      return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_CPU,
+                                       "cpu: memory class 0x%02X is not offered",
+                                       (unsigned)memory_class);
   }
   fill_host_allocation(out, memory, byte_size, memory_class, NULL);
   return HURRAY_OK;
@@ -270,7 +274,7 @@ static void cpu_free(void *opaque, const hurray_plugin_allocation *allocation) {
     if (shared->locked) {
       munlock(shared->memory.address, (size_t)shared->memory.length);
     }
-    plugin_shared_release(&shared->memory);
+    hurray_support_shared_release(&shared->memory);
     free(shared);
     return;
   }
@@ -294,11 +298,11 @@ static hurray_status cpu_export_memory(void *opaque, const hurray_plugin_allocat
   (void)opaque;
   const cpu_shared *shared = allocation->plugin_data;
   if (shared == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CPU,
-                       "cpu: this buffer is private memory; allocate it with "
-                       "HURRAY_PLUGIN_ALLOCATE_EXPORTABLE to share it (PL-IPC-1)");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CPU,
+                                     "cpu: this buffer is private memory; allocate it with "
+                                     "HURRAY_PLUGIN_ALLOCATE_EXPORTABLE to share it (PL-IPC-1)");
   }
-  return plugin_shared_export("cpu", &shared->memory, out, err);
+  return hurray_support_shared_export("cpu", &shared->memory, out, err);
 }
 
 /* PL-IPC-3: the segment mapped shared; read-only when its writer sealed
@@ -307,15 +311,16 @@ static hurray_status cpu_import_memory(void *opaque, uint32_t device_index,
                                        const hurray_plugin_ipc_memory *in,
                                        hurray_plugin_allocation *out, hurray_error *err) {
   (void)opaque;
-  hurray_status status = plugin_check_device("cpu", device_index, 1u, err);
+  hurray_status status = hurray_support_check_device("cpu", device_index, 1u, err);
   if (status != HURRAY_OK) {
     return status;
   }
   cpu_shared *shared = calloc(1, sizeof *shared);
   if (shared == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "cpu: shared record");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0,
+                                     "cpu: shared record");
   }
-  status = plugin_shared_import("cpu", in, &shared->memory, err);
+  status = hurray_support_shared_import("cpu", in, &shared->memory, err);
   if (status != HURRAY_OK) {
     free(shared);
     return status;
@@ -334,8 +339,9 @@ static hurray_status cpu_copy_to_device(void *state, const hurray_plugin_allocat
   (void)state;
   const cpu_shared *shared = dst->plugin_data;
   if (shared != NULL && shared->memory.read_only == HURRAY_TRUE) { /* PL-IPC-4 */
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
-                       "cpu: read-only import: its writer sealed the segment against writes");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
+        "cpu: read-only import: its writer sealed the segment against writes");
   }
   memcpy((unsigned char *)dst->address + dst_offset, src, (size_t)bytes);
   return HURRAY_OK;
@@ -363,12 +369,12 @@ static hurray_status cpu_create_event(void *state, uint32_t device_index, void *
                                       hurray_error *err) {
   (void)state;
   if (device_index != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0, "cpu: no device %u",
-                       (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "cpu: no device %u", (unsigned)device_index);
   }
   cpu_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "cpu: event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "cpu: event");
   }
   *out_event = event;
   return HURRAY_OK;
@@ -377,8 +383,8 @@ static hurray_status cpu_create_event(void *state, uint32_t device_index, void *
 static hurray_status cpu_record_event(void *state, void *event, void *stream, hurray_error *err) {
   (void)state;
   if (stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                       "cpu: there are no streams; record on NULL");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                                     "cpu: there are no streams; record on NULL");
   }
   ((cpu_event *)event)->recorded++;
   return HURRAY_OK;
@@ -403,8 +409,8 @@ static hurray_status cpu_wait_stream(void *state, uint32_t device_index, void *s
   (void)state;
   (void)timeout_ns;
   if (device_index != 0u || stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "cpu: only device 0 and the NULL stream exist");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "cpu: only device 0 and the NULL stream exist");
   }
   return HURRAY_OK;
 }

@@ -123,7 +123,7 @@ typedef struct cuda_state {
   cuda_symbols cu;
   uint32_t device_count;
   cuda_device *devices;
-  char reason[PLUGIN_REASON_SIZE];
+  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } cuda_state;
 
 typedef struct cuda_event {
@@ -267,8 +267,8 @@ static void cuda_open(cuda_state *s) {
    * list required, the second optional. */
 #define CUDA_SYMBOL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_TRUE},
 #define CUDA_OPTIONAL_ENTRY(ret, name, args) {#name, &s->cu.name, HURRAY_FALSE},
-  const plugin_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)
-                                       CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
+  const hurray_support_symbol symbols[] = {CUDA_SYMBOLS(CUDA_SYMBOL_ENTRY)
+                                               CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
 #undef CUDA_OPTIONAL_ENTRY
 #undef CUDA_SYMBOL_ENTRY
   s->library = plugin_load_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
@@ -315,8 +315,8 @@ unload:
 static hurray_status cuda_init(void **out_state, hurray_error *err) {
   cuda_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                       "cuda: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "cuda: no memory for the plugin state");
   }
   cuda_open(s);
   *out_state = s;
@@ -340,13 +340,13 @@ static hurray_status cuda_count_devices(void *state, uint32_t *out_count, hurray
 
 static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
   const cuda_state *s = state;
-  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
+  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -397,7 +397,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -415,7 +415,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
   const char *call = NULL;
   uint64_t base = 0;
   CUresult r = cuda_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
-  if (r == CUDA_SUCCESS && plugin_alignment_of_address(base) < alignment) {
+  if (r == CUDA_SUCCESS && hurray_support_lowest_set_bit(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
      * align the address up; free() uses the base kept in plugin_data. */
     cuda_raw_free(s, memory_class, base);
@@ -476,7 +476,7 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -514,7 +514,8 @@ static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_alloca
                                          uint64_t dst_offset, const void *src, uint64_t bytes,
                                          hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", dst->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", dst->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, dst->device_index, err);
   }
@@ -530,7 +531,8 @@ static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_alloca
 static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", src->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", src->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, src->device_index, err);
   }
@@ -553,13 +555,14 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
                                     unsigned int cu_flags, const CUipcEventHandle *handle,
                                     void **out_event, hurray_error *err) {
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   cuda_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "cuda: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                                     "cuda: no memory for an event");
   }
   status = cuda_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -589,15 +592,16 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
 static hurray_status cuda_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (flags != HURRAY_PLUGIN_EVENT_EXPORTABLE || !s->devices[device_index].ipc_events) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_CUDA,
-                       "cuda: device %u exports no events (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED "
-                       "or cuIpcGetEventHandle missing), flags 0x%X",
-                       (unsigned)device_index, (unsigned)flags);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_CUDA,
+        "cuda: device %u exports no events (CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED "
+        "or cuIpcGetEventHandle missing), flags 0x%X",
+        (unsigned)device_index, (unsigned)flags);
   }
   return cuda_new_event(s, device_index, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, NULL,
                         out_event, err);
@@ -660,7 +664,7 @@ static void cuda_release_event(void *state, void *event) {
 static hurray_status cuda_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status == HURRAY_OK) {
     status = cuda_enter(s, device_index, err);
   }
@@ -709,8 +713,8 @@ static hurray_status cuda_export_event(void *state, void *event, hurray_plugin_i
   const cuda_state *s = state;
   const cuda_event *e = event;
   if (s->cu.cuIpcGetEventHandle == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
-                       "cuda: the driver has no cuIpcGetEventHandle");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
+                                     "cuda: the driver has no cuIpcGetEventHandle");
   }
   hurray_status status = cuda_enter(s, e->device_index, err);
   if (status != HURRAY_OK) {
@@ -733,7 +737,7 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = plugin_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -744,8 +748,8 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
     return status;
   }
   if (s->cu.cuIpcOpenEventHandle == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
-                       "cuda: the driver has no cuIpcOpenEventHandle");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_CUDA,
+                                     "cuda: the driver has no cuIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
   return cuda_new_event(s, device_index, 0u, &handle, out_event, err);

@@ -31,11 +31,11 @@
 
 #include "hurray/plugin_vendor.h"
 /* The helper library: the steps every plugin takes the same way
- * (plugin_fail, plugin_open_runtime, plugin_resolve_symbols,
- * plugin_alignment_capped, ...), the static libhurray-plugin-support.a
- * installed with libhurray (pkg-config hurray-plugin-support, CMake
- * hurray::plugin_support). It is linked into the plugin, never copied, and
- * never exported from it. */
+ * (hurray_support_entry_fail, hurray_support_open_runtime,
+ * hurray_support_resolve_symbols, hurray_support_alignment_capped, ...), the
+ * static libhurray-plugin-support.a installed with libhurray (pkg-config
+ * hurray-plugin-support, CMake hurray::plugin_support). It is linked into
+ * the plugin, never copied, and never exported from it. */
 #include "hurray/plugin_support.h"
 
 /* ------------------------------------------------------------------------ */
@@ -59,8 +59,9 @@
 /* ------------------------------------------------------------------------ */
 /* ONE list of every vendor function the plugin calls: X(return type, name,
  * (parameter types)). It is expanded twice below, into a struct of function
- * pointers and into the list plugin_resolve_symbols looks up with dlsym, so a
- * function cannot be declared and forgotten, or resolved under another name. */
+ * pointers and into the list hurray_support_resolve_symbols looks up with
+ * dlsym, so a function cannot be declared and forgotten, or resolved under
+ * another name. */
 #define EXAMPLE_SYMBOLS(X)                          \
   X(int, posix_memalign, (void **, size_t, size_t)) \
   X(void, free, (void *))                           \
@@ -78,30 +79,32 @@ typedef struct example_vendor {
 typedef struct example_state {
   example_vendor vendor;
   /* Why there are no devices, "" when there is one (PL-AVAIL-1). */
-  char unavailable_reason[PLUGIN_REASON_SIZE];
+  char unavailable_reason[HURRAY_SUPPORT_REASON_SIZE];
 } example_state;
 
 /* Opens the runtime and resolves every symbol of the X-macro. On any failure
  * the library is closed again and the reason kept: "not supported", not an
- * error (PL-AVAIL-1). plugin_open_runtime tries the override alone when it is
- * set, else each default soname, with dlopen(RTLD_NOW | RTLD_LOCAL): the
- * runtime's symbols must not leak into the process. */
+ * error (PL-AVAIL-1). hurray_support_open_runtime tries the override alone
+ * when it is set, else each default soname, with dlopen(RTLD_NOW |
+ * RTLD_LOCAL): the runtime's symbols must not leak into the process. */
 static void example_vendor_open(example_state *state) {
   static const char *const default_libraries[] = {EXAMPLE_DEFAULT_LIBRARY};
   const char *library = NULL;
-  void *handle = plugin_open_runtime(EXAMPLE_LIBRARY_ENV, default_libraries, 1u, 0, &library,
-                                     state->unavailable_reason, sizeof state->unavailable_reason);
+  void *handle =
+      hurray_support_open_runtime(EXAMPLE_LIBRARY_ENV, default_libraries, 1u, 0, &library,
+                                  state->unavailable_reason, sizeof state->unavailable_reason);
   if (handle == NULL) {
     return;
   }
   /* The X-macro's second expansion: each symbol's name, the field of the
    * struct that receives it, and true (required: a runtime without it is
-   * "not supported"), resolved in order by plugin_resolve_symbols. */
+   * "not supported"), resolved in order by hurray_support_resolve_symbols. */
 #define EXAMPLE_SYMBOL_ENTRY(ret, name, params) {#name, &state->vendor.name, true},
-  const plugin_symbol symbols[] = {EXAMPLE_SYMBOLS(EXAMPLE_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {EXAMPLE_SYMBOLS(EXAMPLE_SYMBOL_ENTRY)};
 #undef EXAMPLE_SYMBOL_ENTRY
-  if (!plugin_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
-                              state->unavailable_reason, sizeof state->unavailable_reason)) {
+  if (!hurray_support_resolve_symbols(handle, library, symbols, sizeof symbols / sizeof symbols[0],
+                                      state->unavailable_reason,
+                                      sizeof state->unavailable_reason)) {
     dlclose(handle);
     return;
   }
@@ -117,8 +120,8 @@ static void example_vendor_open(example_state *state) {
 static hurray_status example_init(void **out_state, hurray_error *err) {
   example_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
-                       "example-private: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
+                                     "example-private: no memory for the plugin state");
   }
   example_vendor_open(state);
   *out_state = state;
@@ -143,7 +146,7 @@ static hurray_status example_count_devices(void *opaque, uint32_t *out_count, hu
 
 static size_t example_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const example_state *state = opaque;
-  return plugin_copy_reason(buf, cap, state->unavailable_reason);
+  return hurray_support_copy_reason(buf, cap, state->unavailable_reason);
 }
 
 /* describe_device: fill a local struct of the size this plugin knows, then
@@ -152,8 +155,8 @@ static hurray_status example_describe_device(void *opaque, uint32_t device_index
                                              hurray_plugin_device_info *out, hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "example-private: no device %u", (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "example-private: no device %u", (unsigned)device_index);
   }
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
@@ -163,10 +166,10 @@ static hurray_status example_describe_device(void *opaque, uint32_t device_index
   info.ipc_capabilities = 0u;
   snprintf(info.name, sizeof info.name, "example-private host memory");
   info.memory_bytes = 0u; /* unknown: the host's memory, shared with everything else */
-  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                          EXAMPLE_MAX_ALIGNMENT);
-  plugin_add_memory_class(&info, EXAMPLE_PRIVATE_CLASS, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                          EXAMPLE_MAX_ALIGNMENT);
+  hurray_support_add_memory_class(&info, HURRAY_MEMORY_STANDARD,
+                                  HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE, EXAMPLE_MAX_ALIGNMENT);
+  hurray_support_add_memory_class(&info, EXAMPLE_PRIVATE_CLASS,
+                                  HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE, EXAMPLE_MAX_ALIGNMENT);
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
 }
@@ -181,43 +184,45 @@ static hurray_status example_allocate(void *opaque, uint32_t device_index, uint6
                                       hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "example-private: no device %u", (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "example-private: no device %u", (unsigned)device_index);
   }
   if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "example-private: allocate flags must be 0 in ABI 1.x");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                                     "example-private: allocate flags must be 0 in ABI 1.x");
   }
   /* A class or alignment we cannot give is refused, never downgraded
    * (PL-ALLOC-2): the caller may rely on what the handle declares. */
   if (memory_class != HURRAY_MEMORY_STANDARD && memory_class != EXAMPLE_PRIVATE_CLASS) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, EXAMPLE_DEVICE_TAG,
-                       "example-private: memory class 0x%02X is not offered",
-                       (unsigned)memory_class);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, EXAMPLE_DEVICE_TAG,
+                                     "example-private: memory class 0x%02X is not offered",
+                                     (unsigned)memory_class);
   }
   if (alignment > EXAMPLE_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, EXAMPLE_MAX_ALIGNMENT,
-                       "example-private: alignment %u above the %u this plugin guarantees",
-                       (unsigned)alignment, EXAMPLE_MAX_ALIGNMENT);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, alignment, EXAMPLE_MAX_ALIGNMENT,
+        "example-private: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
+        EXAMPLE_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "example-private: %llu bytes do not fit in this address space",
-                       (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                     "example-private: %llu bytes do not fit in this address space",
+                                     (unsigned long long)byte_size);
   }
   void *memory = NULL;
   int rc = state->vendor.posix_memalign(&memory, alignment, (size_t)byte_size);
   if (rc != 0) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "example-private: posix_memalign(%u, %llu) failed (%d)", (unsigned)alignment,
-                       (unsigned long long)byte_size, rc);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                     "example-private: posix_memalign(%u, %llu) failed (%d)",
+                                     (unsigned)alignment, (unsigned long long)byte_size, rc);
   }
   hurray_plugin_allocation result;
   memset(&result, 0, sizeof result);
   result.struct_size = sizeof result;
   /* Measured from the address we got (PL-ALLOC-3): posix_memalign promises
    * `alignment`, and often gives more; we report what is really there. */
-  result.alignment = plugin_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
+  result.alignment =
+      hurray_support_alignment_capped((uintptr_t)memory, HURRAY_PLUGIN_MAX_ALIGNMENT);
   result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   result.byte_size = byte_size;
   result.address = memory;      /* what the handoff carries: a host pointer */
@@ -275,13 +280,13 @@ static hurray_status example_create_event(void *opaque, uint32_t device_index, v
                                           hurray_error *err) {
   const example_state *state = opaque;
   if (state->vendor.library == NULL || device_index != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "example-private: no device %u", (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "example-private: no device %u", (unsigned)device_index);
   }
   example_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
-                       "example-private: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
+                                     "example-private: no memory for an event");
   }
   event->device_index = device_index;
   *out_event = event;
@@ -293,8 +298,9 @@ static hurray_status example_record_event(void *opaque, void *opaque_event, void
   (void)opaque;
   /* There is one implicit queue; a stream other than it is not ours. */
   if (stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                       "example-private: only the default queue (NULL stream) exists");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+        "example-private: only the default queue (NULL stream) exists");
   }
   example_event *event = opaque_event;
   event->recorded++;
@@ -321,8 +327,8 @@ static hurray_status example_wait_stream(void *opaque, uint32_t device_index, vo
   (void)opaque;
   (void)timeout_ns;
   if (device_index != 0u || stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "example-private: only device 0's default queue exists");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+                                     "example-private: only device 0's default queue exists");
   }
   return HURRAY_OK;
 }
@@ -332,8 +338,9 @@ static hurray_status example_stream_wait_event(void *opaque, void *stream, void 
   (void)opaque;
   (void)opaque_event;
   if (stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                       "example-private: only the default queue (NULL stream) exists");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+        "example-private: only the default queue (NULL stream) exists");
   }
   return HURRAY_OK;
 }

@@ -87,7 +87,7 @@ typedef struct hexagon_state {
   void *library;
   hexagon_symbols rpc;
   uint32_t device_count; /* 0 or 1 */
-  char reason[PLUGIN_REASON_SIZE];
+  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } hexagon_state;
 
 /* rpcmem_alloc2 where the library has it; rpcmem_alloc (an int size)
@@ -114,7 +114,7 @@ static void hexagon_open(hexagon_state *s) {
   /* The X-macro's second expansion into s->rpc; an optional symbol the
    * library lacks is left NULL. */
 #define HEXAGON_SYMBOL_ENTRY(required, ret, name, args) {#name, &s->rpc.name, required},
-  const plugin_symbol symbols[] = {HEXAGON_SYMBOLS(HEXAGON_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {HEXAGON_SYMBOLS(HEXAGON_SYMBOL_ENTRY)};
 #undef HEXAGON_SYMBOL_ENTRY
   s->library = plugin_load_runtime(HEXAGON_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
                                    sizeof symbols / sizeof symbols[0], &library, s->reason,
@@ -155,8 +155,8 @@ deinit:
 static hurray_status hexagon_init(void **out_state, hurray_error *err) {
   hexagon_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                       "hexagon: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "hexagon: no memory for the plugin state");
   }
   hexagon_open(s);
   *out_state = s;
@@ -182,7 +182,7 @@ static hurray_status hexagon_count_devices(void *state, uint32_t *out_count, hur
 
 static size_t hexagon_unavailable_reason(void *state, char *buf, size_t cap) {
   const hexagon_state *s = state;
-  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
+  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 /* The rpcmem flags of each class (see the header comment). */
@@ -205,7 +205,7 @@ static bool hexagon_class_flags(hurray_memory_class memory_class, uint32_t *flag
 static hurray_status hexagon_describe_device(void *state, uint32_t device_index,
                                              hurray_plugin_device_info *out, hurray_error *err) {
   const hexagon_state *s = state;
-  hurray_status status = plugin_check_device("hexagon", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("hexagon", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -218,8 +218,8 @@ static hurray_status hexagon_describe_device(void *state, uint32_t device_index,
   static const hurray_memory_class classes[] = {HURRAY_MEMORY_STANDARD, HURRAY_MEMORY_HOST_PINNED,
                                                 HURRAY_MEMORY_UNIFIED};
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-    plugin_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                            HEXAGON_MAX_ALIGNMENT);
+    hurray_support_add_memory_class(&info, classes[i], HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                                    HEXAGON_MAX_ALIGNMENT);
   }
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
@@ -235,44 +235,46 @@ static hurray_status hexagon_allocate(void *state, uint32_t device_index, uint64
                                       hurray_error *err) {
   const hexagon_state *s = state;
   uint32_t rpc_flags = 0;
-  hurray_status status = plugin_check_device("hexagon", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("hexagon", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (!hexagon_class_flags(memory_class, &rpc_flags)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_HEXAGON,
-                       "hexagon: memory class 0x%02X is not offered", (unsigned)memory_class);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_HEXAGON,
+        "hexagon: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
   if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "hexagon: allocate flags must be 0 in ABI 1.x");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                                     "hexagon: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > HEXAGON_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, HEXAGON_MAX_ALIGNMENT,
-                       "hexagon: alignment %u above the %u this plugin guarantees",
-                       (unsigned)alignment, HEXAGON_MAX_ALIGNMENT);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, HEXAGON_MAX_ALIGNMENT,
+                                     "hexagon: alignment %u above the %u this plugin guarantees",
+                                     (unsigned)alignment, HEXAGON_MAX_ALIGNMENT);
   }
   if (byte_size > SIZE_MAX - HEXAGON_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "hexagon: %llu bytes do not fit in this address space",
-                       (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                     "hexagon: %llu bytes do not fit in this address space",
+                                     (unsigned long long)byte_size);
   }
   uint32_t wanted = alignment < HEXAGON_MIN_ALIGNMENT ? HEXAGON_MIN_ALIGNMENT : alignment;
   const char *call = NULL;
   unsigned char *base = hexagon_rpcmem_alloc(s, rpc_flags, (size_t)byte_size, &call);
-  if (base != NULL && plugin_alignment_of_address((uintptr_t)base) < wanted) {
+  if (base != NULL && hurray_support_lowest_set_bit((uintptr_t)base) < wanted) {
     /* Less than asked: allocate with slack and align the address up; free()
      * uses the base kept in plugin_data. */
     s->rpc.rpcmem_free(base);
     base = hexagon_rpcmem_alloc(s, rpc_flags, (size_t)byte_size + wanted, &call);
   }
   if (base == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "%s(heap %d, flags 0x%x, %llu bytes) returned NULL", call,
-                       RPCMEM_HEAP_ID_SYSTEM, (unsigned)rpc_flags, (unsigned long long)byte_size);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                     "%s(heap %d, flags 0x%x, %llu bytes) returned NULL", call,
+                                     RPCMEM_HEAP_ID_SYSTEM, (unsigned)rpc_flags,
+                                     (unsigned long long)byte_size);
   }
   uintptr_t address = ((uintptr_t)base + wanted - 1u) & ~(uintptr_t)(wanted - 1u);
-  uint64_t measured = plugin_alignment_of_address(address);
+  uint64_t measured = hurray_support_lowest_set_bit(address);
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;

@@ -128,7 +128,7 @@ typedef struct ze_state {
   ze_context_handle_t context;
   uint32_t device_count;
   ze_device devices[ZE_MAX_DEVICES];
-  char reason[PLUGIN_REASON_SIZE];
+  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } ze_state;
 
 /* One plugin event: its own one-slot pool. `recorded` is kept because a
@@ -180,11 +180,11 @@ static const char *ze_result_name(ze_result_t r) {
 static hurray_status ze_vendor_fail(hurray_error *err, const char *call, ze_result_t r,
                                     uint64_t bytes) {
   if (r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY || r == ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call,
-                       ze_result_name(r), (unsigned)r);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0, "%s: %s (0x%x)", call,
+                                     ze_result_name(r), (unsigned)r);
   }
-  return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)", call,
-                     ze_result_name(r), (unsigned)r);
+  return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, (uint64_t)r, 0, "%s: %s (0x%x)",
+                                   call, ze_result_name(r), (unsigned)r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -263,7 +263,7 @@ static void ze_open(ze_state *s) {
   const char *library = NULL;
   /* The X-macro's second expansion: every symbol, required, into s->ze. */
 #define ZE_SYMBOL_ENTRY(ret, name, args) {#name, &s->ze.name, true},
-  const plugin_symbol symbols[] = {ZE_SYMBOLS(ZE_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {ZE_SYMBOLS(ZE_SYMBOL_ENTRY)};
 #undef ZE_SYMBOL_ENTRY
   s->library = plugin_load_runtime(ZE_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
                                    sizeof symbols / sizeof symbols[0], &library, s->reason,
@@ -331,8 +331,8 @@ unload:
 static hurray_status ze_plugin_init(void **out_state, hurray_error *err) {
   ze_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                       "level_zero: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "level_zero: no memory for the plugin state");
   }
   ze_open(s);
   *out_state = s;
@@ -356,13 +356,14 @@ static hurray_status ze_plugin_count_devices(void *state, uint32_t *out_count, h
 
 static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
   ze_state *s = state;
-  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
+  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
                                                hurray_plugin_device_info *out, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -381,7 +382,8 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                                         uint32_t flags, hurray_plugin_allocation *out,
                                         hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -418,13 +420,13 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, call, r, byte_size);
   }
-  uint64_t measured = plugin_alignment_of_address((uint64_t)(uintptr_t)p);
+  uint64_t measured = hurray_support_lowest_set_bit((uint64_t)(uintptr_t)p);
   if (measured < alignment) {
     /* The driver ignored the alignment it was given: refuse, never downgrade. */
     (void)s->ze.zeMemFree(s->context, p);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                       "%s returned an address aligned to %llu bytes, %u were asked", call,
-                       (unsigned long long)measured, (unsigned)alignment);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                                     "%s returned an address aligned to %llu bytes, %u were asked",
+                                     call, (unsigned long long)measured, (unsigned)alignment);
   }
   /* One unified virtual address space: the device address is the pointer. */
   plugin_gpu_allocation(device_index, memory_class, (uint64_t)(uintptr_t)p, byte_size, alignment,
@@ -472,7 +474,8 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
                                              const hurray_plugin_ipc_memory *in,
                                              hurray_plugin_allocation *out, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -503,7 +506,8 @@ static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_a
                                               uint64_t dst_offset, const void *src, uint64_t bytes,
                                               hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", dst->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", dst->device_index, s->device_count, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
@@ -521,7 +525,8 @@ static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
                                             uint64_t src_offset, uint64_t bytes,
                                             hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", src->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", src->device_index, s->device_count, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
@@ -592,14 +597,15 @@ static ze_result_t ze_append(ze_state *s, uint32_t device_index, void *stream,
 static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, void **out_event,
                                             hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   ze_plugin_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
-                       "level_zero: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                                     "level_zero: no memory for an event");
   }
   ze_result_t r = ze_make_event(s, device_index, e);
   if (r != ZE_RESULT_SUCCESS) {
@@ -636,9 +642,10 @@ static hurray_status ze_host_wait(const ze_state *s, ze_event_handle_t event, ui
     return HURRAY_OK;
   }
   if (r == ZE_RESULT_NOT_READY) {
-    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                       "zeEventHostSynchronize: still ZE_RESULT_NOT_READY after %llu ns",
-                       (unsigned long long)timeout_ns);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+        "zeEventHostSynchronize: still ZE_RESULT_NOT_READY after %llu ns",
+        (unsigned long long)timeout_ns);
   }
   return ze_vendor_fail(err, "zeEventHostSynchronize", r, 0);
 }
@@ -660,7 +667,8 @@ static void ze_plugin_release_event(void *state, void *event) {
 static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, void *stream,
                                            uint64_t timeout_ns, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status = plugin_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("level_zero", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -701,9 +709,10 @@ static hurray_status ze_plugin_native_event(void *state, void *event,
   (void)state;
   const ze_plugin_event *e = event;
   if (!e->recorded) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
-                       "level_zero: the event was never recorded; its ze_event_handle_t would "
-                       "never signal");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+        "level_zero: the event was never recorded; its ze_event_handle_t would "
+        "never signal");
   }
   out->native_type = HURRAY_NATIVE_EVENT_ZE_EVENT;
   out->handle = (uint64_t)(uintptr_t)e->event;

@@ -114,8 +114,8 @@ static void metal_open(metal_state *s) {
 static hurray_status metal_init(void **out_state, hurray_error *err) {
   metal_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                "metal: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "metal: no memory for the plugin state");
   }
   metal_open(s);
   *out_state = s;
@@ -165,8 +165,9 @@ static bool metal_storage_of(const metal_state *s, hurray_memory_class memory_cl
 static hurray_status metal_check_device(const metal_state *s, uint32_t device_index,
                                         hurray_error *err) {
   if (device_index >= s->device_count) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, s->device_count,
-                "metal: no device %u", (unsigned)device_index);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
+                                     s->device_count, "metal: no device %u",
+                                     (unsigned)device_index);
   }
   return HURRAY_OK;
 }
@@ -214,18 +215,19 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
     return status;
   }
   if (!metal_storage_of(s, memory_class, &options)) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_METAL,
-                "metal: memory class 0x%02X is not offered by this %s device",
-                (unsigned)memory_class, s->unified_memory ? "unified-memory" : "discrete");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_METAL,
+                                     "metal: memory class 0x%02X is not offered by this %s device",
+                                     (unsigned)memory_class,
+                                     s->unified_memory ? "unified-memory" : "discrete");
   }
   if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                "metal: allocate flags must be 0 in ABI 1.x");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                                     "metal: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > METAL_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, METAL_MAX_ALIGNMENT,
-                "metal: alignment %u above the %u this plugin guarantees", (unsigned)alignment,
-                METAL_MAX_ALIGNMENT);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, METAL_MAX_ALIGNMENT,
+                                     "metal: alignment %u above the %u this plugin guarantees",
+                                     (unsigned)alignment, METAL_MAX_ALIGNMENT);
   }
   void *pool = s->mtl.pool_push();
   void *buffer = s->mtl.new_buffer(s->device, byte_size, options);
@@ -234,9 +236,10 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   uint64_t gpu_address = buffer != NULL ? s->mtl.buffer_gpu_address(buffer) : 0u;
   s->mtl.pool_pop(pool);
   if (buffer == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                "[MTLDevice newBufferWithLength:%llu options:0x%llx] returned nil",
-                (unsigned long long)byte_size, (unsigned long long)options);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+        "[MTLDevice newBufferWithLength:%llu options:0x%llx] returned nil",
+        (unsigned long long)byte_size, (unsigned long long)options);
   }
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -251,12 +254,12 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   if (contents != NULL) {
     /* The base address of shared or managed storage is its contents pointer. */
     a.address = contents;
-    measured = plugin_alignment_of_address((uint64_t)(uintptr_t)contents);
+    measured = hurray_support_lowest_set_bit((uint64_t)(uintptr_t)contents);
     a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   } else if (gpu_address != 0) {
     /* Private storage: the GPU resource handle is the MTLBuffer (BP-DEV-5). */
     a.address = buffer;
-    measured = plugin_alignment_of_address(gpu_address);
+    measured = hurray_support_lowest_set_bit(gpu_address);
     a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   } else {
     a.address = buffer;
@@ -265,9 +268,9 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
   }
   if (measured < alignment) {
     s->mtl.release(buffer);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                "metal: the buffer is aligned to %llu bytes, %u were asked",
-                (unsigned long long)measured, (unsigned)alignment);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                                     "metal: the buffer is aligned to %llu bytes, %u were asked",
+                                     (unsigned long long)measured, (unsigned)alignment);
   }
   a.alignment = (uint32_t)(measured < METAL_MAX_ALIGNMENT ? measured : METAL_MAX_ALIGNMENT);
   hurray_plugin_copy_out(out, &a, sizeof a);
@@ -297,9 +300,10 @@ static hurray_status metal_blit_through_staging(const metal_state *s, void *buff
       s->mtl.release(staging);
     }
     s->mtl.pool_pop(pool);
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0,
-                "metal: no staging buffer or command buffer for a %llu-byte copy",
-                (unsigned long long)bytes);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_OUT_OF_MEMORY, bytes, 0,
+        "metal: no staging buffer or command buffer for a %llu-byte copy",
+        (unsigned long long)bytes);
   }
   unsigned char *contents = s->mtl.buffer_contents(staging);
   if (to_device) {
@@ -351,8 +355,8 @@ static hurray_status metal_copy_to_host(void *state, void *dst, const hurray_plu
     void *command_buffer = s->mtl.command_buffer(s->queue);
     if (command_buffer == NULL) {
       s->mtl.pool_pop(pool);
-      return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                  "[MTLCommandQueue commandBuffer] returned nil");
+      return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                       "[MTLCommandQueue commandBuffer] returned nil");
     }
     s->mtl.blit_synchronize(command_buffer, src->plugin_data);
     s->mtl.commit(command_buffer);
@@ -372,7 +376,8 @@ static hurray_status metal_new_shared_event(const metal_state *s, void **out_sha
                                             hurray_error *err) {
   *out_shared_event = s->mtl.new_shared_event(s->device);
   if (*out_shared_event == NULL) {
-    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLDevice newSharedEvent] returned nil");
+    return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                     "[MTLDevice newSharedEvent] returned nil");
   }
   return HURRAY_OK;
 }
@@ -386,7 +391,8 @@ static hurray_status metal_create_event(void *state, uint32_t device_index, void
   }
   metal_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "metal: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                                     "metal: no memory for an event");
   }
   status = metal_new_shared_event(s, &e->shared_event, err);
   if (status != HURRAY_OK) {
@@ -405,7 +411,8 @@ static hurray_status metal_encode_event(const metal_state *s, void *queue, void 
   void *command_buffer = s->mtl.command_buffer(queue != NULL ? queue : s->queue);
   if (command_buffer == NULL) {
     s->mtl.pool_pop(pool);
-    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "[MTLCommandQueue commandBuffer] returned nil");
+    return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                     "[MTLCommandQueue commandBuffer] returned nil");
   }
   if (signal) {
     s->mtl.encode_signal_event(command_buffer, shared_event, value);
@@ -433,9 +440,10 @@ static hurray_status metal_poll_event(const metal_state *s, void *shared_event, 
   long pause_ns = 1000;
   while (s->mtl.signaled_value(shared_event) < target) {
     if (timeout_ns != HURRAY_PLUGIN_WAIT_FOREVER && metal_now_ns() - start >= timeout_ns) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                  "MTLSharedEvent signaledValue still below %llu after %llu ns (not complete)",
-                  (unsigned long long)target, (unsigned long long)timeout_ns);
+      return hurray_support_entry_fail(
+          err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+          "MTLSharedEvent signaledValue still below %llu after %llu ns (not complete)",
+          (unsigned long long)target, (unsigned long long)timeout_ns);
     }
     struct timespec pause = {0, pause_ns};
     nanosleep(&pause, NULL);

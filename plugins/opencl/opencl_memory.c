@@ -18,7 +18,7 @@
 /* PL-IPC-1..4: a standard buffer shared with another process: the memfd
  * segment behind its CL_MEM_USE_HOST_PTR cl_mem (plugins/common). */
 typedef struct opencl_shared {
-  plugin_shared_memory memory;
+  hurray_support_shared_memory memory;
 } opencl_shared;
 
 /* A cl_mem over a shared segment (ours or imported): the standard class's
@@ -51,18 +51,20 @@ hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte
   const opencl_api *cl = &state->cl;
   if (device_index >= state->device_count ||
       (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                       "opencl: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
+                                     state->device_count, "opencl: device %u / flags 0x%X",
+                                     (unsigned)device_index, (unsigned)flags);
   }
   const bool exportable = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u;
   if (exportable && memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                       "opencl: only the standard class is exported (PL-IPC-6), not class 0x%02X",
-                       (unsigned)memory_class);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+        "opencl: only the standard class is exported (PL-IPC-6), not class 0x%02X",
+        (unsigned)memory_class);
   }
   const opencl_device *d = &state->devices[device_index];
   if (byte_size > SIZE_MAX) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "opencl: size");
   }
   size_t size = (size_t)byte_size;
   hurray_plugin_allocation result;
@@ -75,23 +77,25 @@ hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte
   switch (memory_class) {
     case HURRAY_MEMORY_STANDARD: {
       if (alignment > d->base_alignment) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
-                           "opencl: %s guarantees base alignment %u, %u requested", d->info.name,
-                           (unsigned)d->base_alignment, (unsigned)alignment);
+        return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->base_alignment,
+                                         "opencl: %s guarantees base alignment %u, %u requested",
+                                         d->info.name, (unsigned)d->base_alignment,
+                                         (unsigned)alignment);
       }
       if (exportable) {
         opencl_shared *shared = calloc(1, sizeof *shared);
         if (shared == NULL) {
-          return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
+          return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0,
+                                           "opencl: shared");
         }
         /* PoCL uses a host pointer in place from 128-byte alignment on; a page
          * is more. */
         hurray_status status =
-            plugin_shared_create("opencl", byte_size, alignment, &shared->memory, err);
+            hurray_support_shared_create("opencl", byte_size, alignment, &shared->memory, err);
         if (status == HURRAY_OK) {
           status = wrap_shared(state, device_index, shared, byte_size, &result, err);
           if (status != HURRAY_OK) {
-            plugin_shared_release(&shared->memory);
+            hurray_support_shared_release(&shared->memory);
           }
         }
         if (status != HURRAY_OK) {
@@ -121,14 +125,16 @@ hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte
         cl->clReleaseMemObject(mem);
         return fail_cl(err, "clEnqueueMapBuffer", rc);
       }
-      uint32_t measured = plugin_alignment_capped((uintptr_t)host, HURRAY_PLUGIN_MAX_ALIGNMENT);
+      uint32_t measured =
+          hurray_support_alignment_capped((uintptr_t)host, HURRAY_PLUGIN_MAX_ALIGNMENT);
       if (measured < alignment) {
         cl->clEnqueueUnmapMemObject(d->queue, mem, host, 0, NULL, NULL);
         cl->clFinish(d->queue);
         cl->clReleaseMemObject(mem);
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                           "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
-                           (unsigned)measured, (unsigned)alignment);
+        return hurray_support_entry_fail(
+            err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+            "opencl: mapped host pointer %p is aligned to %u, %u requested", host,
+            (unsigned)measured, (unsigned)alignment);
       }
       result.address = host;
       result.host_address = host;
@@ -139,30 +145,35 @@ hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte
     }
     case HURRAY_MEMORY_UNIFIED: {
       if (!d->fine_grain_svm) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                           "opencl: %s has no fine-grained buffer SVM", d->info.name);
+        return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class,
+                                         HURRAY_DEVICE_OPENCL,
+                                         "opencl: %s has no fine-grained buffer SVM", d->info.name);
       }
       if (alignment > d->svm_alignment) {
-        return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
-                           "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
-                           (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
+        return hurray_support_entry_fail(
+            err, HURRAY_ERR_UNSUPPORTED, alignment, d->svm_alignment,
+            "opencl: clSVMAlloc aligns to at most %u on %s, %u requested",
+            (unsigned)d->svm_alignment, d->info.name, (unsigned)alignment);
       }
       void *svm = cl->clSVMAlloc(d->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size,
                                  alignment);
       if (svm == NULL) {
-        return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                           "opencl: clSVMAlloc(%zu, %u) returned NULL", size, (unsigned)alignment);
+        return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
+                                         "opencl: clSVMAlloc(%zu, %u) returned NULL", size,
+                                         (unsigned)alignment);
       }
       result.address = svm;
       result.host_address = svm;
       result.device_address = (uint64_t)(uintptr_t)svm;
-      result.alignment = plugin_alignment_capped((uintptr_t)svm, HURRAY_PLUGIN_MAX_ALIGNMENT);
+      result.alignment =
+          hurray_support_alignment_capped((uintptr_t)svm, HURRAY_PLUGIN_MAX_ALIGNMENT);
       result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
       break;
     }
     default:
-      return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
-                         "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
+      return hurray_support_entry_fail(
+          err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_OPENCL,
+          "opencl: memory class 0x%02X is not offered", (unsigned)memory_class);
   }
   hurray_plugin_copy_out(out, &result, sizeof result);
   return HURRAY_OK;
@@ -189,7 +200,7 @@ void opencl_free(void *opaque, const hurray_plugin_allocation *allocation) {
         opencl_shared *shared = allocation->plugin_data;
         cl->clFinish(d->queue); /* nothing may still use the host pointer */
         cl->clReleaseMemObject(allocation->address);
-        plugin_shared_release(&shared->memory);
+        hurray_support_shared_release(&shared->memory);
         free(shared);
         break;
       }
@@ -203,13 +214,13 @@ hurray_status opencl_export_memory(void *opaque, const hurray_plugin_allocation 
                                    hurray_plugin_ipc_memory *out, hurray_error *err) {
   (void)opaque;
   if (allocation->memory_class != HURRAY_MEMORY_STANDARD || allocation->plugin_data == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class,
-                       HURRAY_DEVICE_OPENCL,
-                       "opencl: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE in "
-                       "the standard class to share it (PL-IPC-1)");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, allocation->memory_class, HURRAY_DEVICE_OPENCL,
+        "opencl: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE in "
+        "the standard class to share it (PL-IPC-1)");
   }
   const opencl_shared *shared = allocation->plugin_data;
-  return plugin_shared_export("opencl", &shared->memory, out, err);
+  return hurray_support_shared_export("opencl", &shared->memory, out, err);
 }
 
 /* PL-IPC-3: maps the segment and wraps it in a cl_mem of this process. */
@@ -217,19 +228,22 @@ hurray_status opencl_import_memory(void *opaque, uint32_t device_index,
                                    const hurray_plugin_ipc_memory *in,
                                    hurray_plugin_allocation *out, hurray_error *err) {
   const opencl_state *state = opaque;
-  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("opencl", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (in->memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, in->memory_class, HURRAY_DEVICE_OPENCL,
-                       "opencl: only standard buffers are imported (PL-IPC-6)");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, in->memory_class,
+                                     HURRAY_DEVICE_OPENCL,
+                                     "opencl: only standard buffers are imported (PL-IPC-6)");
   }
   opencl_shared *shared = calloc(1, sizeof *shared);
   if (shared == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0, "opencl: shared");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *shared, 0,
+                                     "opencl: shared");
   }
-  status = plugin_shared_import("opencl", in, &shared->memory, err);
+  status = hurray_support_shared_import("opencl", in, &shared->memory, err);
   if (status != HURRAY_OK) {
     free(shared);
     return status;
@@ -242,7 +256,7 @@ hurray_status opencl_import_memory(void *opaque, uint32_t device_index,
   result.memory_class = HURRAY_MEMORY_STANDARD;
   status = wrap_shared(state, device_index, shared, in->byte_size, &result, err);
   if (status != HURRAY_OK) {
-    plugin_shared_release(&shared->memory);
+    hurray_support_shared_release(&shared->memory);
     free(shared);
     return status;
   }
@@ -274,9 +288,10 @@ hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_allocation
     default:
       if (dst->plugin_data != NULL &&
           ((const opencl_shared *)dst->plugin_data)->memory.read_only == HURRAY_TRUE) {
-        return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
-                           "opencl: read-only import: its writer sealed the segment against "
-                           "writes (PL-IPC-4)");
+        return hurray_support_entry_fail(
+            err, HURRAY_ERR_INVALID_ARGUMENT, bytes, 0,
+            "opencl: read-only import: its writer sealed the segment against "
+            "writes (PL-IPC-4)");
       }
       rc = state->cl.clEnqueueWriteBuffer(d->queue, dst->address, CL_TRUE, (size_t)dst_offset,
                                           (size_t)bytes, src, 0, NULL, NULL);

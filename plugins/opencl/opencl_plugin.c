@@ -88,7 +88,7 @@ static bool opencl_open(opencl_state *state) {
   const char *library = NULL;
   /* The X-macro's second expansion: every symbol, required, into state->cl. */
 #define OPENCL_SYMBOL_ENTRY(ret, name, params) {#name, &state->cl.name, true},
-  const plugin_symbol symbols[] = {OPENCL_SYMBOLS(OPENCL_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {OPENCL_SYMBOLS(OPENCL_SYMBOL_ENTRY)};
 #undef OPENCL_SYMBOL_ENTRY
   /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
    * never free it; unmapping the loader would turn that table into a leak
@@ -151,14 +151,14 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
   info->memory_bytes = memory;
   /* A class is offered only with an alignment of at least 64 (BP-ALIGN-2). */
   if (d->base_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT) {
-    plugin_add_memory_class(info, HURRAY_MEMORY_STANDARD, 0u, d->base_alignment);
-    plugin_add_memory_class(info, HURRAY_MEMORY_HOST_PINNED, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                            d->base_alignment);
+    hurray_support_add_memory_class(info, HURRAY_MEMORY_STANDARD, 0u, d->base_alignment);
+    hurray_support_add_memory_class(info, HURRAY_MEMORY_HOST_PINNED,
+                                    HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE, d->base_alignment);
   }
   if (d->fine_grain_svm && d->svm_alignment >= HURRAY_MIN_BUFFER_ALIGNMENT &&
       (d->svm_alignment & (d->svm_alignment - 1u)) == 0u) {
-    plugin_add_memory_class(info, HURRAY_MEMORY_UNIFIED, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                            d->svm_alignment);
+    hurray_support_add_memory_class(info, HURRAY_MEMORY_UNIFIED,
+                                    HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE, d->svm_alignment);
   }
   if (info->memory_class_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
@@ -175,7 +175,8 @@ static bool opencl_add_device(opencl_state *state, cl_device_id id) {
 static hurray_status opencl_init(void **out_state, hurray_error *err) {
   opencl_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "opencl: plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
+                                     "opencl: plugin state");
   }
   *out_state = state;
   if (!opencl_open(state)) {
@@ -235,13 +236,15 @@ static hurray_status opencl_count_devices(void *opaque, uint32_t *out_count, hur
 
 static size_t opencl_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const opencl_state *state = opaque;
-  return plugin_copy_reason(buf, cap, state->device_count > 0u ? "" : state->unavailable_reason);
+  return hurray_support_copy_reason(buf, cap,
+                                    state->device_count > 0u ? "" : state->unavailable_reason);
 }
 
 static hurray_status opencl_describe_device(void *opaque, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const opencl_state *state = opaque;
-  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("opencl", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -263,13 +266,15 @@ typedef struct opencl_event {
 static hurray_status opencl_create_event(void *opaque, uint32_t device_index, void **out_event,
                                          hurray_error *err) {
   const opencl_state *state = opaque;
-  hurray_status status = plugin_check_device("opencl", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("opencl", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   opencl_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "opencl: event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
+                                     "opencl: event");
   }
   event->device_index = device_index;
   *out_event = event;
@@ -397,8 +402,9 @@ static hurray_status opencl_native_event(void *opaque, void *opaque_event,
   (void)opaque;
   const opencl_event *event = opaque_event;
   if (event->marker == NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
-                       "opencl: the event was never recorded; there is no cl_event yet");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+        "opencl: the event was never recorded; there is no cl_event yet");
   }
   out->native_type = HURRAY_NATIVE_EVENT_CL_EVENT;
   out->handle = (uint64_t)(uintptr_t)event->marker;

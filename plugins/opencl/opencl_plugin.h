@@ -91,7 +91,7 @@ typedef struct opencl_state {
   opencl_api cl;
   uint32_t device_count;
   opencl_device devices[OPENCL_MAX_DEVICES];
-  char unavailable_reason[PLUGIN_REASON_SIZE];
+  char unavailable_reason[HURRAY_SUPPORT_REASON_SIZE];
 } opencl_state;
 
 /* opencl_plugin.c */

@@ -119,7 +119,7 @@ typedef struct rocm_state {
   rocm_symbols hip;
   uint32_t device_count;
   rocm_device *devices;
-  char reason[PLUGIN_REASON_SIZE];
+  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } rocm_state;
 
 typedef struct rocm_event {
@@ -242,8 +242,8 @@ static void rocm_open(rocm_state *s) {
   /* The X-macro's second expansion: every symbol, required, into s->hip. */
 #define ROCM_SYMBOL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_TRUE},
 #define ROCM_OPTIONAL_ENTRY(ret, name, args) {#name, &s->hip.name, HURRAY_FALSE},
-  const plugin_symbol symbols[] = {ROCM_SYMBOLS(ROCM_SYMBOL_ENTRY)
-                                       ROCM_OPTIONAL_SYMBOLS(ROCM_OPTIONAL_ENTRY)};
+  const hurray_support_symbol symbols[] = {ROCM_SYMBOLS(ROCM_SYMBOL_ENTRY)
+                                               ROCM_OPTIONAL_SYMBOLS(ROCM_OPTIONAL_ENTRY)};
 #undef ROCM_OPTIONAL_ENTRY
 #undef ROCM_SYMBOL_ENTRY
   /* The reason names every file tried and why. */
@@ -292,8 +292,8 @@ unload:
 static hurray_status rocm_init(void **out_state, hurray_error *err) {
   rocm_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                       "rocm: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "rocm: no memory for the plugin state");
   }
   rocm_open(s);
   *out_state = s;
@@ -317,13 +317,13 @@ static hurray_status rocm_count_devices(void *state, uint32_t *out_count, hurray
 
 static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
   const rocm_state *s = state;
-  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
+  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -370,7 +370,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -388,7 +388,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
   const char *call = NULL;
   uint64_t base = 0;
   hipError_t r = rocm_raw_allocate(s, memory_class, (size_t)byte_size, &base, &call);
-  if (r == hipSuccess && plugin_alignment_of_address(base) < alignment) {
+  if (r == hipSuccess && hurray_support_lowest_set_bit(base) < alignment) {
     /* The driver's guarantee is smaller than asked: allocate with slack and
      * align the address up; free() uses the base kept in plugin_data. */
     rocm_raw_free(s, memory_class, base);
@@ -448,7 +448,7 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -486,7 +486,8 @@ static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_alloca
                                          uint64_t dst_offset, const void *src, uint64_t bytes,
                                          hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", dst->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", dst->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, dst->device_index, err);
   }
@@ -501,7 +502,8 @@ static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_alloca
 static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", src->device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", src->device_index, s->device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, src->device_index, err);
   }
@@ -523,13 +525,14 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
                                     unsigned hip_flags, const hipIpcEventHandle_t *handle,
                                     void **out_event, hurray_error *err) {
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   rocm_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0, "rocm: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                                     "rocm: no memory for an event");
   }
   status = rocm_enter(s, device_index, err);
   if (status != HURRAY_OK) {
@@ -559,15 +562,16 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
 static hurray_status rocm_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (flags != HURRAY_PLUGIN_EVENT_EXPORTABLE || !s->devices[device_index].ipc_events) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_ROCM,
-                       "rocm: device %u exports no events (hipEventInterprocess refused or "
-                       "hipIpcGetEventHandle missing), flags 0x%X",
-                       (unsigned)device_index, (unsigned)flags);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_ROCM,
+        "rocm: device %u exports no events (hipEventInterprocess refused or "
+        "hipIpcGetEventHandle missing), flags 0x%X",
+        (unsigned)device_index, (unsigned)flags);
   }
   return rocm_new_event(s, device_index, hipEventInterprocess | hipEventDisableTiming, NULL,
                         out_event, err);
@@ -627,7 +631,7 @@ static void rocm_release_event(void *state, void *event) {
 static hurray_status rocm_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status == HURRAY_OK) {
     status = rocm_enter(s, device_index, err);
   }
@@ -674,8 +678,8 @@ static hurray_status rocm_export_event(void *state, void *event, hurray_plugin_i
   const rocm_state *s = state;
   const rocm_event *e = event;
   if (s->hip.hipIpcGetEventHandle == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
-                       "rocm: the runtime has no hipIpcGetEventHandle");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
+                                     "rocm: the runtime has no hipIpcGetEventHandle");
   }
   hurray_status status = rocm_enter(s, e->device_index, err);
   if (status != HURRAY_OK) {
@@ -697,7 +701,7 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = plugin_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -708,8 +712,8 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
     return status;
   }
   if (s->hip.hipIpcOpenEventHandle == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
-                       "rocm: the runtime has no hipIpcOpenEventHandle");
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_ROCM,
+                                     "rocm: the runtime has no hipIpcOpenEventHandle");
   }
   memcpy(handle.reserved, in->handle, sizeof handle.reserved);
   return rocm_new_event(s, device_index, 0u, &handle, out_event, err);

@@ -209,9 +209,9 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
         continue;
       }
     }
-    plugin_add_memory_class(info, classes[c],
-                            c == CLASS_STANDARD ? 0u : HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                            max_alignment);
+    hurray_support_add_memory_class(info, classes[c],
+                                    c == CLASS_STANDARD ? 0u : HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
+                                    max_alignment);
   }
   if (info->memory_class_count == 0u) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,

@@ -78,9 +78,10 @@ hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device *d, uin
   vk->vkGetBufferMemoryRequirements(d->device, probe, &requirements);
   if ((requirements.memoryTypeBits & (1u << type)) == 0u) {
     vk->vkDestroyBuffer(d->device, probe, NULL);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, type, requirements.memoryTypeBits,
-                       "vulkan: memory type %u cannot back a buffer (allowed mask 0x%X)",
-                       (unsigned)type, (unsigned)requirements.memoryTypeBits);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, type, requirements.memoryTypeBits,
+        "vulkan: memory type %u cannot back a buffer (allowed mask 0x%X)", (unsigned)type,
+        (unsigned)requirements.memoryTypeBits);
   }
   VkMemoryAllocateFlagsInfo flags_info;
   memset(&flags_info, 0, sizeof flags_info);
@@ -127,19 +128,21 @@ hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device *d, uin
     offset = ((base + alignment - 1u) & ~(uint64_t)(alignment - 1u)) - base;
   } else if (alignment > requirements.alignment) {
     vk->vkFreeMemory(d->device, out->memory, NULL);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
-                       "vulkan: no address to align to %u; the device guarantees %llu",
-                       (unsigned)alignment, (unsigned long long)requirements.alignment);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
+        "vulkan: no address to align to %u; the device guarantees %llu", (unsigned)alignment,
+        (unsigned long long)requirements.alignment);
   }
   if (offset % requirements.alignment != 0u) {
     if (map) {
       vk->vkUnmapMemory(d->device, out->memory);
     }
     vk->vkFreeMemory(d->device, out->memory, NULL);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
-                       "vulkan: offset %llu for alignment %u breaks the bind alignment %llu",
-                       (unsigned long long)offset, (unsigned)alignment,
-                       (unsigned long long)requirements.alignment);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, alignment, requirements.alignment,
+        "vulkan: offset %llu for alignment %u breaks the bind alignment %llu",
+        (unsigned long long)offset, (unsigned)alignment,
+        (unsigned long long)requirements.alignment);
   }
   r = create_buffer_for(vk, d, size, exportable, &out->buffer);
   if (r == VK_SUCCESS) {
@@ -205,12 +208,12 @@ static hurray_status describe_memory(const vulkan_api *vk, const vulkan_device *
   uint32_t measured = HURRAY_PLUGIN_MAX_ALIGNMENT;
   result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
   if (result.device_address != 0u) {
-    measured = plugin_alignment_capped(result.device_address, HURRAY_PLUGIN_MAX_ALIGNMENT);
+    measured = hurray_support_alignment_capped(result.device_address, HURRAY_PLUGIN_MAX_ALIGNMENT);
     result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   }
   if (memory->mapped != NULL) {
-    uint32_t host =
-        plugin_alignment_capped((uint64_t)(uintptr_t)memory->mapped, HURRAY_PLUGIN_MAX_ALIGNMENT);
+    uint32_t host = hurray_support_alignment_capped((uint64_t)(uintptr_t)memory->mapped,
+                                                    HURRAY_PLUGIN_MAX_ALIGNMENT);
     measured = host < measured ? host : measured;
     result.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
   }
@@ -220,9 +223,9 @@ static hurray_status describe_memory(const vulkan_api *vk, const vulkan_device *
   result.alignment = measured;
   if (measured < alignment) {
     release_memory(vk, d, memory);
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
-                       "vulkan: obtained alignment %u, %u requested", (unsigned)measured,
-                       (unsigned)alignment);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, measured,
+                                     "vulkan: obtained alignment %u, %u requested",
+                                     (unsigned)measured, (unsigned)alignment);
   }
   hurray_plugin_copy_out(out, &result, sizeof result);
   return HURRAY_OK;
@@ -236,31 +239,32 @@ hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64_t byte
   const vulkan_api *vk = &state->vk;
   if (device_index >= state->device_count ||
       (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, state->device_count,
-                       "vulkan: device %u / flags 0x%X", (unsigned)device_index, (unsigned)flags);
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
+                                     state->device_count, "vulkan: device %u / flags 0x%X",
+                                     (unsigned)device_index, (unsigned)flags);
   }
   const vulkan_device *d = &state->devices[device_index];
   const bool exportable = (flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u;
   if (exportable && d->get_memory_fd == NULL) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_VULKAN,
-                       "vulkan: %s does not export memory (no %s)", d->info.name,
-                       VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, flags, HURRAY_DEVICE_VULKAN,
+                                     "vulkan: %s does not export memory (no %s)", d->info.name,
+                                     VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   }
   int c = class_index(memory_class);
   if (c < 0 || d->memory_type[c] == UINT32_MAX) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_VULKAN,
-                       "vulkan: %s has no memory type for class 0x%02X", d->info.name,
-                       (unsigned)memory_class);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_VULKAN,
+        "vulkan: %s has no memory type for class 0x%02X", d->info.name, (unsigned)memory_class);
   }
   if (alignment > VULKAN_MAX_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, VULKAN_MAX_ALIGNMENT,
-                       "vulkan: alignment %u above the %u guaranteed", (unsigned)alignment,
-                       VULKAN_MAX_ALIGNMENT);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, VULKAN_MAX_ALIGNMENT,
+                                     "vulkan: alignment %u above the %u guaranteed",
+                                     (unsigned)alignment, VULKAN_MAX_ALIGNMENT);
   }
   vulkan_memory *memory = calloc(1, sizeof *memory);
   if (memory == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0,
-                       "vulkan: allocation record");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0,
+                                     "vulkan: allocation record");
   }
   bool map = c != CLASS_STANDARD;
   hurray_status status = allocate_aligned(vk, d, d->memory_type[c], map, exportable, byte_size,
@@ -281,9 +285,10 @@ hurray_status vulkan_export_memory(void *opaque, const hurray_plugin_allocation 
   const vulkan_device *d = &state->devices[allocation->device_index];
   const vulkan_memory *memory = allocation->plugin_data;
   if (!memory->exportable) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
-                       "vulkan: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE to "
-                       "share it (PL-IPC-1)");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
+        "vulkan: allocate the buffer with HURRAY_PLUGIN_ALLOCATE_EXPORTABLE to "
+        "share it (PL-IPC-1)");
   }
   VkMemoryGetFdInfoKHR info;
   memset(&info, 0, sizeof info);
@@ -313,7 +318,8 @@ hurray_status vulkan_import_memory(void *opaque, uint32_t device_index,
                                    hurray_plugin_allocation *out, hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
-  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("vulkan", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -321,28 +327,30 @@ hurray_status vulkan_import_memory(void *opaque, uint32_t device_index,
   int c = class_index(in->memory_class);
   if (d->get_memory_fd == NULL || in->kind != HURRAY_PLUGIN_IPC_MEMORY_FD || c < 0 ||
       d->memory_type[c] == UINT32_MAX) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, in->kind, HURRAY_DEVICE_VULKAN,
-                       "vulkan: %s cannot import memory kind %u of class 0x%02X", d->info.name,
-                       (unsigned)in->kind, (unsigned)in->memory_class);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, in->kind, HURRAY_DEVICE_VULKAN,
+                                     "vulkan: %s cannot import memory kind %u of class 0x%02X",
+                                     d->info.name, (unsigned)in->kind, (unsigned)in->memory_class);
   }
   if (memcmp(in->device_uuid, d->device_uuid, sizeof d->device_uuid) != 0 ||
       memcmp(in->driver_uuid, d->driver_uuid, sizeof d->driver_uuid) != 0) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
-                       "vulkan: the memory was exported by another device or driver than %s "
-                       "(deviceUUID and driverUUID differ)",
-                       d->info.name);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_INVALID_ARGUMENT, device_index, 0,
+        "vulkan: the memory was exported by another device or driver than %s "
+        "(deviceUUID and driverUUID differ)",
+        d->info.name);
   }
   vulkan_memory *memory = calloc(1, sizeof *memory);
   if (memory == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0, "vulkan: import record");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *memory, 0,
+                                     "vulkan: import record");
   }
   /* Vulkan owns the descriptor it imports: it gets a duplicate, the caller
    * keeps its own (PL-IPC-3). */
   int fd = fcntl(in->fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) {
     free(memory);
-    return plugin_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(int64_t)in->fd, 0,
-                       "vulkan: descriptor %d cannot be duplicated", (int)in->fd);
+    return hurray_support_entry_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(int64_t)in->fd, 0,
+                                     "vulkan: descriptor %d cannot be duplicated", (int)in->fd);
   }
   VkImportMemoryFdInfoKHR import_info;
   memset(&import_info, 0, sizeof import_info);
@@ -364,10 +372,10 @@ hurray_status vulkan_import_memory(void *opaque, uint32_t device_index,
   if (r != VK_SUCCESS) {
     close(fd); /* not imported: still ours */
     free(memory);
-    return plugin_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, in->segment_size, 0,
-                       "vulkan: vkAllocateMemory importing descriptor %d (%llu bytes): %s (%d)",
-                       (int)in->fd, (unsigned long long)in->segment_size, vk_result_name(r),
-                       (int)r);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_IPC_BAD_SEGMENT, in->segment_size, 0,
+        "vulkan: vkAllocateMemory importing descriptor %d (%llu bytes): %s (%d)", (int)in->fd,
+        (unsigned long long)in->segment_size, vk_result_name(r), (int)r);
   }
   memory->size = in->segment_size;
   memory->offset = in->offset;

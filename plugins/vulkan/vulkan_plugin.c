@@ -84,7 +84,7 @@ static bool vulkan_open(vulkan_state *state) {
   const char *library = NULL;
   /* The X-macro's second expansion: every symbol, required, into state->vk. */
 #define VULKAN_SYMBOL_ENTRY(ret, name, params) {#name, &state->vk.name, true},
-  const plugin_symbol symbols[] = {VULKAN_SYMBOLS(VULKAN_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {VULKAN_SYMBOLS(VULKAN_SYMBOL_ENTRY)};
 #undef VULKAN_SYMBOL_ENTRY
   state->library = plugin_load_runtime(VULKAN_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
                                        sizeof symbols / sizeof symbols[0], &library,
@@ -99,7 +99,8 @@ static bool vulkan_open(vulkan_state *state) {
 static hurray_status vulkan_init(void **out_state, hurray_error *err) {
   vulkan_state *state = calloc(1, sizeof *state);
   if (state == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0, "vulkan: plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *state, 0,
+                                     "vulkan: plugin state");
   }
   *out_state = state;
   if (!vulkan_open(state)) {
@@ -167,13 +168,15 @@ static hurray_status vulkan_count_devices(void *opaque, uint32_t *out_count, hur
 
 static size_t vulkan_unavailable_reason(void *opaque, char *buf, size_t cap) {
   const vulkan_state *state = opaque;
-  return plugin_copy_reason(buf, cap, state->device_count > 0u ? "" : state->unavailable_reason);
+  return hurray_support_copy_reason(buf, cap,
+                                    state->device_count > 0u ? "" : state->unavailable_reason);
 }
 
 static hurray_status vulkan_describe_device(void *opaque, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const vulkan_state *state = opaque;
-  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("vulkan", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }

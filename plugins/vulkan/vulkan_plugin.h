@@ -125,7 +125,7 @@ typedef struct vulkan_state {
   VkInstance instance;
   uint32_t device_count;
   vulkan_device devices[VULKAN_MAX_DEVICES];
-  char unavailable_reason[PLUGIN_REASON_SIZE];
+  char unavailable_reason[HURRAY_SUPPORT_REASON_SIZE];
 } vulkan_state;
 
 /* What free() needs beyond the allocation record. */

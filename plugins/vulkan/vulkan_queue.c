@@ -90,8 +90,9 @@ static hurray_status staged_copy(vulkan_state *state, const hurray_plugin_alloca
                       ? d->memory_type[CLASS_HOST_PINNED]
                       : d->memory_type[CLASS_UNIFIED];
   if (type == UINT32_MAX) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0,
-                       "vulkan: %s has no host-visible memory to stage a copy", d->info.name);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0,
+                                     "vulkan: %s has no host-visible memory to stage a copy",
+                                     d->info.name);
   }
   vulkan_memory staging;
   memset(&staging, 0, sizeof staging);
@@ -157,14 +158,16 @@ hurray_status vulkan_create_event(void *opaque, uint32_t device_index, void **ou
                                   hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
-  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("vulkan", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   const vulkan_device *d = &state->devices[device_index];
   vulkan_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0, "vulkan: event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
+                                     "vulkan: event");
   }
   event->device_index = device_index;
   VkResult r;
@@ -263,8 +266,9 @@ hurray_status vulkan_wait_event(void *opaque, void *opaque_event, uint64_t timeo
     r = vk->vkWaitForFences(d->device, 1, &event->fence, VK_TRUE, timeout_ns);
   }
   if (r == VK_TIMEOUT) {
-    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                       "vulkan: event not reached after %llu ns", (unsigned long long)timeout_ns);
+    return hurray_support_entry_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                                     "vulkan: event not reached after %llu ns",
+                                     (unsigned long long)timeout_ns);
   }
   return r == VK_SUCCESS ? HURRAY_OK
                          : fail_vk(err, d->timeline ? "vkWaitSemaphores" : "vkWaitForFences", r);
@@ -300,7 +304,8 @@ void vulkan_release_event(void *opaque, void *opaque_event) {
 hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, void *stream,
                                  uint64_t timeout_ns, hurray_error *err) {
   vulkan_state *state = opaque;
-  hurray_status status = plugin_check_device("vulkan", device_index, state->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("vulkan", device_index, state->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -323,8 +328,9 @@ hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, void *stre
     /* The fence is still pending: wait it out before destroying it. */
     vk->vkWaitForFences(d->device, 1, &fence, VK_TRUE, UINT64_MAX);
     vk->vkDestroyFence(d->device, fence, NULL);
-    return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                       "vulkan: queue not idle after %llu ns", (unsigned long long)timeout_ns);
+    return hurray_support_entry_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                                     "vulkan: queue not idle after %llu ns",
+                                     (unsigned long long)timeout_ns);
   }
   vk->vkDestroyFence(d->device, fence, NULL);
   return r == VK_SUCCESS ? HURRAY_OK : fail_vk(err, "vkQueueSubmit/vkWaitForFences", r);
@@ -337,9 +343,9 @@ hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *opaque_
   const vulkan_event *event = opaque_event;
   vulkan_device *d = &state->devices[event->device_index];
   if (!d->timeline) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
-                       "vulkan: %s has no timeline semaphores: device-side waits need them",
-                       d->info.name);
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_UNSUPPORTED, 0, HURRAY_DEVICE_VULKAN,
+        "vulkan: %s has no timeline semaphores: device-side waits need them", d->info.name);
   }
   if (event->value == 0u) {
     return HURRAY_OK;
@@ -378,8 +384,9 @@ hurray_status vulkan_native_event(void *opaque, void *opaque_event,
     out->wait_value = event->value;
   } else {
     if (!event->submitted) {
-      return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
-                         "vulkan: the event was never recorded; its VkFence would never signal");
+      return hurray_support_entry_fail(
+          err, HURRAY_ERR_INVALID_ARGUMENT, 0, 1,
+          "vulkan: the event was never recorded; its VkFence would never signal");
     }
     out->native_type = HURRAY_NATIVE_EVENT_VK_FENCE;
     out->handle = (uint64_t)event->fence;

@@ -116,7 +116,7 @@ typedef struct webgpu_state {
   pthread_mutex_t lock;
   uint32_t device_count; /* 0 or 1 */
   char library_name[64];
-  char reason[PLUGIN_REASON_SIZE];
+  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } webgpu_state;
 
 /* The answer an asynchronous call delivers to its callback. */
@@ -288,7 +288,7 @@ static void webgpu_open(webgpu_state *s) {
   const char *library = NULL;
   /* The X-macro's second expansion: every symbol, required, into s->gpu. */
 #define WEBGPU_SYMBOL_ENTRY(ret, name, args) {#name, &s->gpu.name, true},
-  const plugin_symbol symbols[] = {WEBGPU_SYMBOLS(WEBGPU_SYMBOL_ENTRY)};
+  const hurray_support_symbol symbols[] = {WEBGPU_SYMBOLS(WEBGPU_SYMBOL_ENTRY)};
 #undef WEBGPU_SYMBOL_ENTRY
   /* The reason names every file tried and why. */
   s->library = plugin_load_runtime(WEBGPU_LIBRARY_ENV, defaults,
@@ -308,8 +308,8 @@ static void webgpu_open(webgpu_state *s) {
 static hurray_status webgpu_init(void **out_state, hurray_error *err) {
   webgpu_state *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
-                       "webgpu: no memory for the plugin state");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *s, 0,
+                                     "webgpu: no memory for the plugin state");
   }
   pthread_mutex_init(&s->lock, NULL);
   webgpu_open(s);
@@ -335,13 +335,13 @@ static hurray_status webgpu_count_devices(void *state, uint32_t *out_count, hurr
 
 static size_t webgpu_unavailable_reason(void *state, char *buf, size_t cap) {
   const webgpu_state *s = state;
-  return plugin_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
+  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
 }
 
 static hurray_status webgpu_describe_device(void *state, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
   const webgpu_state *s = state;
-  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("webgpu", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -352,7 +352,7 @@ static hurray_status webgpu_describe_device(void *state, uint32_t device_index,
   snprintf(info.name, sizeof info.name, "WebGPU default adapter (%.36s)", s->library_name);
   info.memory_bytes = 0u;
   /* Never host-accessible: copies are map-based. */
-  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, 0u, WEBGPU_ALIGNMENT);
+  hurray_support_add_memory_class(&info, HURRAY_MEMORY_STANDARD, 0u, WEBGPU_ALIGNMENT);
   hurray_plugin_copy_out(out, &info, sizeof info);
   return HURRAY_OK;
 }
@@ -404,24 +404,24 @@ static hurray_status webgpu_allocate(void *state, uint32_t device_index, uint64_
                                      uint32_t flags, hurray_plugin_allocation *out,
                                      hurray_error *err) {
   webgpu_state *s = state;
-  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("webgpu", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (memory_class != HURRAY_MEMORY_STANDARD) {
-    return plugin_fail(
+    return hurray_support_entry_fail(
         err, HURRAY_ERR_UNSUPPORTED, memory_class, HURRAY_DEVICE_WEBGPU,
         "webgpu: memory class 0x%02X is not offered (WebGPU has standard memory only)",
         (unsigned)memory_class);
   }
   if (flags != 0u) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
-                       "webgpu: allocate flags must be 0 in ABI 1.x");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, flags, 0,
+                                     "webgpu: allocate flags must be 0 in ABI 1.x");
   }
   if (alignment > WEBGPU_ALIGNMENT) {
-    return plugin_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, WEBGPU_ALIGNMENT,
-                       "webgpu: alignment %u above the %u WebGPU guarantees", (unsigned)alignment,
-                       WEBGPU_ALIGNMENT);
+    return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, alignment, WEBGPU_ALIGNMENT,
+                                     "webgpu: alignment %u above the %u WebGPU guarantees",
+                                     (unsigned)alignment, WEBGPU_ALIGNMENT);
   }
   bool out_of_memory = false;
   pthread_mutex_lock(&s->lock);
@@ -429,9 +429,9 @@ static hurray_status webgpu_allocate(void *state, uint32_t device_index, uint64_
                                            false, &out_of_memory);
   pthread_mutex_unlock(&s->lock);
   if (buffer == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0,
-                       "wgpuDeviceCreateBuffer(%llu bytes): %s", (unsigned long long)byte_size,
-                       out_of_memory ? "OutOfMemory error" : "returned NULL");
+    return hurray_support_entry_fail(
+        err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "wgpuDeviceCreateBuffer(%llu bytes): %s",
+        (unsigned long long)byte_size, out_of_memory ? "OutOfMemory error" : "returned NULL");
   }
   hurray_plugin_allocation a;
   memset(&a, 0, sizeof a);
@@ -485,14 +485,14 @@ static hurray_status webgpu_map_and_wait(const webgpu_state *s, WGPUBuffer buffe
                                     &answer, NULL};
   (void)s->gpu.wgpuBufferMapAsync(buffer, mode, 0, (size_t)size, info);
   if (!webgpu_poll(s, &answer, WEBGPU_COPY_TIMEOUT_NS)) {
-    return plugin_fail(err, HURRAY_ERR_TIMEOUT, WEBGPU_COPY_TIMEOUT_NS, 0,
-                       "wgpuBufferMapAsync: no answer within %llu ns",
-                       (unsigned long long)WEBGPU_COPY_TIMEOUT_NS);
+    return hurray_support_entry_fail(err, HURRAY_ERR_TIMEOUT, WEBGPU_COPY_TIMEOUT_NS, 0,
+                                     "wgpuBufferMapAsync: no answer within %llu ns",
+                                     (unsigned long long)WEBGPU_COPY_TIMEOUT_NS);
   }
   if (answer.status != WGPU_STATUS_SUCCESS) {
-    return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0,
-                       "wgpuBufferMapAsync: status %u: %s", (unsigned)answer.status,
-                       answer.message);
+    return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, answer.status, 0,
+                                     "wgpuBufferMapAsync: status %u: %s", (unsigned)answer.status,
+                                     answer.message);
   }
   return HURRAY_OK;
 }
@@ -507,14 +507,15 @@ static hurray_status webgpu_read(const webgpu_state *s, WGPUBuffer source, uint6
   WGPUBuffer staging = webgpu_create_buffer(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
                                             span, false, &out_of_memory);
   if (staging == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
-                       "wgpuDeviceCreateBuffer (read staging, %llu bytes) failed",
-                       (unsigned long long)span);
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
+                                     "wgpuDeviceCreateBuffer (read staging, %llu bytes) failed",
+                                     (unsigned long long)span);
   }
   hurray_status status = HURRAY_OK;
   if (!webgpu_submit_copy(s, source, start, staging, 0, span)) {
-    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                         "wgpuCommandEncoderFinish: no command buffer for the read copy");
+    status =
+        hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                  "wgpuCommandEncoderFinish: no command buffer for the read copy");
   }
   if (status == HURRAY_OK) {
     status = webgpu_map_and_wait(s, staging, WGPUMapMode_Read, span, err);
@@ -522,8 +523,8 @@ static hurray_status webgpu_read(const webgpu_state *s, WGPUBuffer source, uint6
   if (status == HURRAY_OK) {
     const unsigned char *mapped = s->gpu.wgpuBufferGetConstMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
-      status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                           "wgpuBufferGetConstMappedRange returned NULL");
+      status = hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                         "wgpuBufferGetConstMappedRange returned NULL");
     } else {
       memcpy(dst, mapped + (offset - start), (size_t)bytes);
     }
@@ -549,14 +550,14 @@ static hurray_status webgpu_copy_to_device(void *state, const hurray_plugin_allo
   hurray_status status = HURRAY_OK;
   unsigned char *mapped = NULL;
   if (staging == NULL) {
-    status = plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
-                         "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed",
-                         (unsigned long long)span);
+    status = hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, span, 0,
+                                       "wgpuDeviceCreateBuffer (write staging, %llu bytes) failed",
+                                       (unsigned long long)span);
   } else {
     mapped = s->gpu.wgpuBufferGetMappedRange(staging, 0, (size_t)span);
     if (mapped == NULL) {
-      status =
-          plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0, "wgpuBufferGetMappedRange returned NULL");
+      status = hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                         "wgpuBufferGetMappedRange returned NULL");
     }
   }
   if (status == HURRAY_OK && (start != dst_offset || span != bytes)) {
@@ -570,8 +571,9 @@ static hurray_status webgpu_copy_to_device(void *state, const hurray_plugin_allo
     s->gpu.wgpuBufferUnmap(staging);
   }
   if (status == HURRAY_OK && !webgpu_submit_copy(s, staging, 0, dst->address, start, span)) {
-    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                         "wgpuCommandEncoderFinish: no command buffer for the write copy");
+    status =
+        hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                  "wgpuCommandEncoderFinish: no command buffer for the write copy");
   }
   if (status == HURRAY_OK) {
     /* Blocking (PL-COPY-1): the staging buffer maps again once the queue
@@ -607,8 +609,8 @@ static hurray_status webgpu_copy_to_host(void *state, void *dst,
 
 static hurray_status webgpu_check_stream(const void *stream, hurray_error *err) {
   if (stream != NULL) {
-    return plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
-                       "webgpu: a device has one queue; pass a NULL stream");
+    return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0,
+                                     "webgpu: a device has one queue; pass a NULL stream");
   }
   return HURRAY_OK;
 }
@@ -616,14 +618,14 @@ static hurray_status webgpu_check_stream(const void *stream, hurray_error *err) 
 static hurray_status webgpu_create_event(void *state, uint32_t device_index, void **out_event,
                                          hurray_error *err) {
   webgpu_state *s = state;
-  hurray_status status = plugin_check_device("webgpu", device_index, s->device_count, err);
+  hurray_status status = hurray_support_check_device("webgpu", device_index, s->device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
   webgpu_event *e = calloc(1, sizeof *e);
   if (e == NULL) {
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
-                       "webgpu: no memory for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *e, 0,
+                                     "webgpu: no memory for an event");
   }
   bool out_of_memory = false;
   pthread_mutex_lock(&s->lock);
@@ -639,8 +641,8 @@ static hurray_status webgpu_create_event(void *state, uint32_t device_index, voi
     }
     pthread_mutex_unlock(&s->lock);
     free(e);
-    return plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 8, 0,
-                       "wgpuDeviceCreateBuffer: no 4-byte buffers for an event");
+    return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, 8, 0,
+                                     "wgpuDeviceCreateBuffer: no 4-byte buffers for an event");
   }
   pthread_mutex_unlock(&s->lock);
   *out_event = e;
@@ -653,16 +655,16 @@ static hurray_status webgpu_settle(const webgpu_state *s, webgpu_event *e, uint6
                                    hurray_error *err) {
   if (e->pending) {
     if (!webgpu_poll(s, &e->answer, timeout_ns)) {
-      return plugin_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
-                         "wgpuBufferMapAsync (event): not complete after %llu ns",
-                         (unsigned long long)timeout_ns);
+      return hurray_support_entry_fail(err, HURRAY_ERR_TIMEOUT, timeout_ns, 0,
+                                       "wgpuBufferMapAsync (event): not complete after %llu ns",
+                                       (unsigned long long)timeout_ns);
     }
     e->pending = false;
     e->mapped = e->answer.status == WGPU_STATUS_SUCCESS;
     if (!e->mapped) {
-      return plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, e->answer.status, 0,
-                         "wgpuBufferMapAsync (event): status %u: %s", (unsigned)e->answer.status,
-                         e->answer.message);
+      return hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, e->answer.status, 0,
+                                       "wgpuBufferMapAsync (event): status %u: %s",
+                                       (unsigned)e->answer.status, e->answer.message);
     }
   }
   return HURRAY_OK;
@@ -683,8 +685,8 @@ static hurray_status webgpu_record_event(void *state, void *event, void *stream,
     e->mapped = false;
   }
   if (status == HURRAY_OK && !webgpu_submit_copy(s, e->source, 0, e->marker, 0, 4)) {
-    status = plugin_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
-                         "wgpuCommandEncoderFinish: no command buffer for the event");
+    status = hurray_support_entry_fail(err, HURRAY_ERR_DEVICE_ERROR, 0, 0,
+                                       "wgpuCommandEncoderFinish: no command buffer for the event");
   }
   if (status == HURRAY_OK) {
     memset(&e->answer, 0, sizeof e->answer);

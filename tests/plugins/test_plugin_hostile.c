@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "hurray/plugin.h"
-#include "hurray/plugin_support.h" /* PLUGIN_REASON_SIZE */
+#include "hurray/plugin_support.h" /* HURRAY_SUPPORT_REASON_SIZE */
 
 static const char *broken_dir;
 static hurray_plugin_registry *registry;
@@ -520,8 +520,8 @@ END_TEST
  * host: snprintf-style at every capacity. */
 START_TEST(unterminated_reason_is_terminated_by_the_host) {
   hurray_plugin *plugin = load_ok("reason-unterminated");
-  const size_t whole = PLUGIN_REASON_SIZE - 1u; /* the host's buffer, terminated */
-  char big[PLUGIN_REASON_SIZE + 64];
+  const size_t whole = HURRAY_SUPPORT_REASON_SIZE - 1u; /* the host's buffer, terminated */
+  char big[HURRAY_SUPPORT_REASON_SIZE + 64];
   memset(big, 0xAA, sizeof big);
   ck_assert_uint_eq(hurray_plugin_unavailable_reason(plugin, big, sizeof big), whole);
   ck_assert_uint_eq(strlen(big), whole);

@@ -48,10 +48,10 @@ int main(void) {
 
   hurray_error filled;
   memset(&filled, 0, sizeof filled);
-  expect(plugin_fail(&filled, HURRAY_ERR_DEVICE_ERROR, 7u, 0u, "consumer: %s", "detail") ==
-                 HURRAY_ERR_DEVICE_ERROR &&
+  expect(hurray_support_entry_fail(&filled, HURRAY_ERR_DEVICE_ERROR, 7u, 0u, "consumer: %s",
+                                   "detail") == HURRAY_ERR_DEVICE_ERROR &&
              filled.value == 7u && strcmp(filled.detail, "consumer: detail") == 0,
-         "plugin_fail (hurray-plugin-support) fills the error");
+         "hurray_support_entry_fail (hurray-plugin-support) fills the error");
 
   printf("%s\n", failures == 0 ? "consumer: PASS" : "consumer: FAIL");
   return failures == 0 ? 0 : 1;

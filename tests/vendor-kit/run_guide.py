@@ -151,9 +151,8 @@ tail -n 1 after-cmake.out
 echo '--- a broken copy: allocate claims twice the alignment its address shows'
 cp -R "$(pkg-config --variable=templatedir hurray-plugin-support)" broken
 cd broken
-sed -i 's/result.alignment = plugin_alignment_capped(/result.alignment = 2u * plugin_alignment_capped(/' \
-    example-private_plugin.c
-grep -q 'result.alignment = 2u \* plugin_alignment_capped(' example-private_plugin.c
+sed -i 's/hurray_support_alignment_capped((uintptr_t)memory,/2u * &/' example-private_plugin.c
+grep -q '2u \* hurray_support_alignment_capped((uintptr_t)memory,' example-private_plugin.c
 cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -fPIC -shared -fvisibility=hidden example-private_plugin.c \
    $(pkg-config --cflags --libs hurray-plugin-support) -o hurray-plugin-broken.so
 status=0
