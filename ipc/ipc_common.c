@@ -204,7 +204,7 @@ hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_u
 /* ---- Segments (IPC-SEG-1) ---------------------------------------------- */
 
 uint32_t hurray_ipc_required_seals(void) {
-  return (uint32_t)(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL);
+  return (uint32_t)(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 }
 
 hurray_status hurray_ipc_segment_create(uint64_t size, int *out_fd, void **out_data,
@@ -239,11 +239,17 @@ hurray_status hurray_ipc_segment_create(uint64_t size, int *out_fd, void **out_d
 }
 
 hurray_status hurray_ipc_segment_seal(int fd, void *data, uint64_t size, hurray_error *err) {
+  /* The kernel refuses F_SEAL_WRITE while any writable shared mapping of the
+   * segment exists (EBUSY), the producer's own included: that one becomes a
+   * private read-only mapping of the same bytes first, in place. Another
+   * writable mapping left anywhere makes the seal fail, as it must: it could
+   * change the bytes after a consumer accepted them (IPC-SEG-1). */
+  if (data != NULL && size > 0u &&
+      mmap(data, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    return hurray_internal_ipc_fail_errno(err, errno, "mmap");
+  }
   if (fcntl(fd, F_ADD_SEALS, (int)hurray_ipc_required_seals()) != 0) {
     return hurray_internal_ipc_fail_errno(err, errno, "fcntl(F_ADD_SEALS)");
-  }
-  if (data != NULL && size > 0u && mprotect(data, (size_t)size, PROT_READ) != 0) {
-    return hurray_internal_ipc_fail_errno(err, errno, "mprotect");
   }
   return HURRAY_OK;
 }

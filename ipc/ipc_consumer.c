@@ -626,7 +626,10 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     }
     uint64_t start = segments[i].offset / page_size * page_size;
     uint64_t map_len = segments[i].offset - start + h->byte_size;
-    void *map = mmap(NULL, (size_t)map_len, PROT_READ, MAP_SHARED, fd, (off_t)start);
+    /* Private and read-only: F_SEAL_WRITE (IPC-SEG-2) already keeps the
+     * bytes from changing, and kernels before 6.7 refuse a shared mapping,
+     * even a read-only one, of a segment sealed so (IPC-SEG-3). */
+    void *map = mmap(NULL, (size_t)map_len, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
     if (map == MAP_FAILED) {
       st = hurray_internal_ipc_fail_errno(e, errno, "mmap");
       e->index = i;

@@ -60,7 +60,7 @@ extern "C" {
 
 /**
  * The seals a segment carries before it is offered (IPC-SEG-1):
- * F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL.
+ * F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL.
  */
 HURRAY_API uint32_t hurray_ipc_required_seals(void);
 
@@ -75,10 +75,13 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_create(uint64_t siz
                                                                     hurray_error *err);
 
 /**
- * The producer has finished writing: adds the seals of IPC-SEG-1 to `fd`
- * and, when data is not NULL, turns the producer's own mapping of `size`
- * bytes at `data` read-only (BP-OWN-6: the producer never mutates a buffer
- * a consumer holds). IO on failure.
+ * The producer has finished writing: when data is not NULL, replaces the
+ * producer's own mapping of the segment (the `size` bytes at `data` that
+ * hurray_ipc_segment_create gave) by a read-only one of the same bytes at
+ * the same address, then adds the seals of IPC-SEG-1 to `fd` (BP-OWN-6: the
+ * producer never mutates a buffer a consumer holds). IO on failure, value:
+ * errno, detail: the call; EBUSY from fcntl(F_ADD_SEALS) when another
+ * writable shared mapping of the segment still exists (unmap it first).
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_segment_seal(int fd, void *data, uint64_t size,
                                                                   hurray_error *err);

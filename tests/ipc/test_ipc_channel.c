@@ -348,6 +348,54 @@ START_TEST(byte_size_larger_than_segment) {  // IPC-SEG-2
 }
 END_TEST
 
+START_TEST(sealing_makes_the_bytes_immutable) {  // IPC-SEG-1, IPC-SEG-2, BP-OWN-6
+  leak_probe probe = leak_start("a writable mapping blocks the seal");
+  int fd = -1;
+  void *data = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_segment_create(4096, &fd, &data, &err), HURRAY_OK);
+  memset(data, 0x5A, 4096);
+  /* A writable mapping made before the seal, as whoever the producer gave
+   * the descriptor to could have: with F_SEAL_FUTURE_WRITE it kept writing
+   * after the seal; now the seal is refused while it exists. */
+  uint8_t *other = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ck_assert_ptr_ne(other, MAP_FAILED);
+  ck_assert_int_eq(hurray_ipc_segment_seal(fd, data, 4096, &err), HURRAY_ERR_IO);
+  ck_assert_uint_eq(err.value, EBUSY);
+  ck_assert_ptr_nonnull(strstr(err.detail, "fcntl(F_ADD_SEALS)"));
+  ck_assert_uint_eq(((const uint8_t *)data)[100], 0x5A); /* its mapping still reads the bytes */
+  munmap(other, 4096);
+  ck_assert_int_eq(hurray_ipc_segment_seal(fd, data, 4096, &err), HURRAY_OK);
+  ck_assert_uint_eq(((const uint8_t *)data)[4095], 0x5A);
+  /* nothing can write it any more: no writable mapping, no write */
+  ck_assert_ptr_eq(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
+  ck_assert_int_eq((int)pwrite(fd, "x", 1, 0), -1);
+  /* a segment sealed only against future writes is refused when shared */
+  int weak = memfd_create("weak", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ck_assert_int_ge(weak, 0);
+  ck_assert_int_eq(ftruncate(weak, 4096), 0);
+  ck_assert_int_eq(
+      fcntl(weak, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL), 0);
+  int sv[2];
+  pair(sv);
+  hurray_ipc_producer *p = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], NULL, &p, NULL, &err), HURRAY_OK);
+  release_log rel = {0, NULL};
+  hurray_ipc_buffer_desc d = host_desc(weak, 4096, NULL, count_release, &rel);
+  hurray_ipc_shared *s = NULL;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_ERR_IPC_BAD_SEGMENT);
+  ck_assert_uint_eq(err.expected, hurray_ipc_required_seals());
+  ck_assert_uint_eq(err.expected & F_SEAL_WRITE, F_SEAL_WRITE);
+  ck_assert_ptr_null(s);
+  hurray_ipc_producer_destroy(&p);
+  close(sv[1]);
+  close(weak);
+  close(fd);
+  munmap(data, 4096);
+  leak_check(&probe);
+}
+END_TEST
+
 START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
   leak_probe probe = leak_start("producer: forged and repeated releases");
   int sv[2];
@@ -613,6 +661,7 @@ int main(void) {
   tcase_add_test(tc, device_messages_that_do_not_match_the_offer);
   tcase_add_test(tc, device_memory_without_plugins_is_rejected);
   tcase_add_test(tc, byte_size_larger_than_segment);
+  tcase_add_test(tc, sealing_makes_the_bytes_immutable);
   tcase_add_test(tc, producer_side_faults);
   tcase_add_test(tc, wire_values_are_never_wildcards);
   tcase_add_test(tc, consumer_rejects_offer);
