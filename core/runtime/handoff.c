@@ -360,9 +360,8 @@ static handoff_callback callback_for(const handoff_impl *impl, hurray_handoff_ef
  * by every contender; the winner fires the copy and nobody reads the object
  * after its CAS, so a loser may destroy and reuse the storage at once.
  */
-static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
-                                  handoff_callback *fire, hurray_error *err) {
-  uint32_t word = load_word(impl);
+static inline hurray_status apply_from(handoff_impl *impl, uint32_t word, hurray_handoff_op op,
+                                       handoff_callback *fire, hurray_error *err) {
   for (;;) {
     hurray_status status = check_word(word, err);
     if (status != HURRAY_OK) {
@@ -388,6 +387,12 @@ static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
       return HURRAY_OK;
     }
   }
+}
+
+/* apply_from the word the object holds now. */
+static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
+                                  handoff_callback *fire, hurray_error *err) {
+  return apply_from(impl, load_word(impl), op, fire, err);
 }
 
 void hurray_handoff_init(hurray_handoff *handoff) {
@@ -512,6 +517,20 @@ static hurray_handoff_op accept_op_for(uint32_t sync_mode_byte) {
   }
 }
 
+_Static_assert(offsetof(hurray_accepted_buffer, event_kind) == HURRAY_ACCEPTED_BUFFER_MIN_SIZE &&
+                   offsetof(hurray_accepted_buffer, reserved) + sizeof(uint32_t) ==
+                       sizeof(hurray_accepted_buffer),
+               "the fields past the 1.0 layout of hurray_accepted_buffer are event_kind, reserved");
+
+/* HO-ABI-9: a struct_size that ends inside the fields past the 1.0 layout
+ * gets the bytes it covers of them and no more. */
+HANDOFF_COLD static void write_accepted_tail(hurray_accepted_buffer *out, uint32_t out_size,
+                                             hurray_event_kind event_kind) {
+  const uint32_t tail[2] = {(uint32_t)event_kind, 0u};
+  memcpy((unsigned char *)out + HURRAY_ACCEPTED_BUFFER_MIN_SIZE, tail,
+         out_size - HURRAY_ACCEPTED_BUFFER_MIN_SIZE);
+}
+
 hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
                                     uint32_t ipc_capabilities, hurray_accepted_buffer *out,
                                     hurray_error *err) {
@@ -565,21 +584,29 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
       handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
   const hurray_event_kind event_kind =
       event != NULL ? impl->offer.sync.event_kind : HURRAY_EVENT_KIND_NONE;
+  /* From the word loaded above: if another thread stepped since, the
+   * compare-and-swap fails and the step is judged again from its state. */
   handoff_callback none;
-  status = apply(impl, accept_op_for(handle.sync_mode), &none, err);
+  status = apply_from(impl, word, accept_op_for(handle.sync_mode), &none, err);
   if (status != HURRAY_OK) {
     return status; /* another thread accepted or withdrew first */
   }
-  /* HO-ABI-9: min(caller's size, ours) bytes; struct_size stays the caller's. */
-  hurray_accepted_buffer result = {.struct_size = out_size};
-  result.flags = 0u;
-  result.handle = handle;
-  result.data = data;
-  result.event = event;
-  result.stream = stream;
-  result.event_kind = event_kind;
-  result.reserved = 0u;
-  memcpy(out, &result, out_size < sizeof result ? out_size : sizeof result);
+  /* HO-ABI-9: min(caller's size, ours) bytes; struct_size stays the caller's.
+   * Field by field, not a variable-length copy of a temporary: the copy's
+   * loads, of other widths than the stores that built the temporary, stall
+   * on store forwarding (docs/performance.md). Every size accepted covers
+   * the 1.0 fields (HURRAY_ACCEPTED_BUFFER_MIN_SIZE). */
+  out->flags = 0u;
+  out->handle = handle;
+  out->data = data;
+  out->event = event;
+  out->stream = stream;
+  if (out_size >= sizeof *out) {
+    out->event_kind = event_kind;
+    out->reserved = 0u;
+  } else if (out_size > HURRAY_ACCEPTED_BUFFER_MIN_SIZE) {
+    write_accepted_tail(out, out_size, event_kind);
+  }
   return HURRAY_OK;
 }
 
