@@ -287,6 +287,10 @@ static const handoff_impl *const_impl_of(const hurray_handoff *handoff) {
   return (const handoff_impl *)(const void *)handoff;
 }
 
+/* Acquire: a word the offer's release step precedes makes the offer's
+ * fields visible complete to the reads that follow it (HO-THR-4); a word a
+ * winner's release step wrote orders that winner's reads of the storage
+ * before this thread's reuse of it (HO-THR-5). */
 static uint32_t load_word(const handoff_impl *impl) {
   return atomic_load_explicit(&impl->word, memory_order_acquire);
 }
@@ -390,6 +394,15 @@ static inline hurray_status apply_from(handoff_impl *impl, uint32_t word, hurray
       *fire = callback;
       return HURRAY_OK;
     }
+    /* Release on success: this thread's copies of the fields, taken above,
+     * happen before anything a thread that sees the new state does to the
+     * storage, a loser's destroy and reuse included (HO-THR-5). Acquire on
+     * success: the step is ordered after the one it follows, so the owner
+     * a step makes sees what the previous owner wrote before handing over
+     * (BP-OWN-1, BP-OWN-2). Acquire on failure: the step is judged again
+     * from the winner's word, and its fields read again (HO-THR-4). The
+     * compare-and-swap itself is what makes a release exactly-once: only one
+     * thread leaves the state that owes it (HO-THR-2). */
     if (atomic_compare_exchange_weak_explicit(&impl->word, &word,
                                               word_with_state(word, (uint32_t)step.next),
                                               memory_order_acq_rel, memory_order_acquire)) {
@@ -462,7 +475,8 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     }
     /* A CAS, not a store: a destroy racing the offer on the empty object
      * wins or loses as a whole (HO-THR-1). Release order publishes the
-     * fields above to every thread that acquires the word. */
+     * fields above to every thread that acquires the word (HO-THR-4).
+     * Acquire on failure: the retry judges the winner's word. */
     const uint32_t offered = HANDOFF_WORD(step.next, SYNC_CLASS_OF(sync_byte));
     if (atomic_compare_exchange_strong_explicit(&impl->word, &word, offered, memory_order_release,
                                                 memory_order_acquire)) {
