@@ -291,11 +291,8 @@ END_TEST
 static void accept_event_buffer(hurray_accepted_buffer *out) {
   release_log log;
   release_log_reset(&log);
-  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
-  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
   hurray_handoff h;
-  hurray_handoff_init(&h);
-  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
+  drive_to_state(&h, HURRAY_HANDOFF_OFFERED, HURRAY_SYNC_EVENT, &log);
   ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, out, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
