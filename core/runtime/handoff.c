@@ -221,7 +221,7 @@ static hurray_status check_offer_sizes(const hurray_buffer_offer *offer, size_t 
 
 /* HO-CHECK-3..5 after the release callback: what accept checks of an offer
  * the object holds, whose release the offer already checked (HO-CHECK-1).
- * Inline: accept pays for no call and passes the fields it already holds. */
+ * Inline, so that accept's cross-check costs no call. */
 static inline hurray_status check_offered(const hurray_buffer_handle *handle,
                                           const hurray_buffer_offer *offer,
                                           hurray_transport transport, uint32_t ipc_capabilities,
