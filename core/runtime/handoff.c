@@ -219,13 +219,13 @@ static hurray_status check_offer_sizes(const hurray_buffer_offer *offer, size_t 
   return HURRAY_OK;
 }
 
-static hurray_status check_offer_against(const hurray_buffer_handle *handle,
-                                         const hurray_buffer_offer *offer,
-                                         hurray_transport transport, uint32_t ipc_capabilities,
-                                         hurray_error *err) {
-  if (offer->release == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, "offer->release is NULL");
-  }
+/* HO-CHECK-3..5 after the release callback: what accept checks of an offer
+ * the object holds, whose release the offer already checked (HO-CHECK-1).
+ * Inline, so that accept's cross-check costs no call. */
+static inline hurray_status check_offered(const hurray_buffer_handle *handle,
+                                          const hurray_buffer_offer *offer,
+                                          hurray_transport transport, uint32_t ipc_capabilities,
+                                          hurray_error *err) {
   if (handle->byte_size != 0u) {
     if (offer->data == NULL) {
       return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1,
@@ -245,6 +245,16 @@ static hurray_status check_offer_against(const hurray_buffer_handle *handle,
     return status;
   }
   return hurray_transport_check_sync_mode(transport, handle->sync_mode, ipc_capabilities, err);
+}
+
+static hurray_status check_offer_against(const hurray_buffer_handle *handle,
+                                         const hurray_buffer_offer *offer,
+                                         hurray_transport transport, uint32_t ipc_capabilities,
+                                         hurray_error *err) {
+  if (offer->release == NULL) {
+    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, "offer->release is NULL");
+  }
+  return check_offered(handle, offer, transport, ipc_capabilities, err);
 }
 
 hurray_status hurray_handoff_check(const hurray_buffer_handle *handle,
@@ -277,6 +287,10 @@ static const handoff_impl *const_impl_of(const hurray_handoff *handoff) {
   return (const handoff_impl *)(const void *)handoff;
 }
 
+/* Acquire: a word the offer's release step precedes makes the offer's
+ * fields visible complete to the reads that follow it (HO-THR-4); a word a
+ * winner's release step wrote orders that winner's reads of the storage
+ * before this thread's reuse of it (HO-THR-5). */
 static uint32_t load_word(const handoff_impl *impl) {
   return atomic_load_explicit(&impl->word, memory_order_acquire);
 }
@@ -360,9 +374,8 @@ static handoff_callback callback_for(const handoff_impl *impl, hurray_handoff_ef
  * by every contender; the winner fires the copy and nobody reads the object
  * after its CAS, so a loser may destroy and reuse the storage at once.
  */
-static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
-                                  handoff_callback *fire, hurray_error *err) {
-  uint32_t word = load_word(impl);
+static inline hurray_status apply_from(handoff_impl *impl, uint32_t word, hurray_handoff_op op,
+                                       handoff_callback *fire, hurray_error *err) {
   for (;;) {
     hurray_status status = check_word(word, err);
     if (status != HURRAY_OK) {
@@ -381,6 +394,15 @@ static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
       *fire = callback;
       return HURRAY_OK;
     }
+    /* Release on success: this thread's copies of the fields, taken above,
+     * happen before anything a thread that sees the new state does to the
+     * storage, a loser's destroy and reuse included (HO-THR-5). Acquire on
+     * success: the step is ordered after the one it follows, so the owner
+     * a step makes sees what the previous owner wrote before handing over
+     * (BP-OWN-1, BP-OWN-2). Acquire on failure: the step is judged again
+     * from the winner's word, and its fields read again (HO-THR-4). The
+     * compare-and-swap itself is what makes a release exactly-once: only one
+     * thread leaves the state that owes it (HO-THR-2). */
     if (atomic_compare_exchange_weak_explicit(&impl->word, &word,
                                               word_with_state(word, (uint32_t)step.next),
                                               memory_order_acq_rel, memory_order_acquire)) {
@@ -388,6 +410,12 @@ static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
       return HURRAY_OK;
     }
   }
+}
+
+/* apply_from the word the object holds now. */
+static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
+                                  handoff_callback *fire, hurray_error *err) {
+  return apply_from(impl, load_word(impl), op, fire, err);
 }
 
 void hurray_handoff_init(hurray_handoff *handoff) {
@@ -447,7 +475,8 @@ static hurray_status offer_common(hurray_handoff *handoff, const hurray_buffer_h
     }
     /* A CAS, not a store: a destroy racing the offer on the empty object
      * wins or loses as a whole (HO-THR-1). Release order publishes the
-     * fields above to every thread that acquires the word. */
+     * fields above to every thread that acquires the word (HO-THR-4).
+     * Acquire on failure: the retry judges the winner's word. */
     const uint32_t offered = HANDOFF_WORD(step.next, SYNC_CLASS_OF(sync_byte));
     if (atomic_compare_exchange_strong_explicit(&impl->word, &word, offered, memory_order_release,
                                                 memory_order_acquire)) {
@@ -512,6 +541,20 @@ static hurray_handoff_op accept_op_for(uint32_t sync_mode_byte) {
   }
 }
 
+_Static_assert(offsetof(hurray_accepted_buffer, event_kind) == HURRAY_ACCEPTED_BUFFER_MIN_SIZE &&
+                   offsetof(hurray_accepted_buffer, reserved) + sizeof(uint32_t) ==
+                       sizeof(hurray_accepted_buffer),
+               "the fields past the 1.0 layout of hurray_accepted_buffer are event_kind, reserved");
+
+/* HO-ABI-9: a struct_size that ends inside the fields past the 1.0 layout
+ * gets the bytes it covers of them and no more. */
+HANDOFF_COLD static void write_accepted_tail(hurray_accepted_buffer *out, uint32_t out_size,
+                                             hurray_event_kind event_kind) {
+  const uint32_t tail[2] = {(uint32_t)event_kind, 0u};
+  memcpy((unsigned char *)out + HURRAY_ACCEPTED_BUFFER_MIN_SIZE, tail,
+         out_size - HURRAY_ACCEPTED_BUFFER_MIN_SIZE);
+}
+
 hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport transport,
                                     uint32_t ipc_capabilities, hurray_accepted_buffer *out,
                                     hurray_error *err) {
@@ -553,7 +596,7 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
   if (status != HURRAY_OK) {
     return status;
   }
-  status = check_offer_against(&handle, &impl->offer, transport, ipc_capabilities, err);
+  status = check_offered(&handle, &impl->offer, transport, ipc_capabilities, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -565,21 +608,29 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
       handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
   const hurray_event_kind event_kind =
       event != NULL ? impl->offer.sync.event_kind : HURRAY_EVENT_KIND_NONE;
+  /* From the word loaded above: if another thread stepped since, the
+   * compare-and-swap fails and the step is judged again from its state. */
   handoff_callback none;
-  status = apply(impl, accept_op_for(handle.sync_mode), &none, err);
+  status = apply_from(impl, word, accept_op_for(handle.sync_mode), &none, err);
   if (status != HURRAY_OK) {
     return status; /* another thread accepted or withdrew first */
   }
-  /* HO-ABI-9: min(caller's size, ours) bytes; struct_size stays the caller's. */
-  hurray_accepted_buffer result = {.struct_size = out_size};
-  result.flags = 0u;
-  result.handle = handle;
-  result.data = data;
-  result.event = event;
-  result.stream = stream;
-  result.event_kind = event_kind;
-  result.reserved = 0u;
-  memcpy(out, &result, out_size < sizeof result ? out_size : sizeof result);
+  /* HO-ABI-9: min(caller's size, ours) bytes; struct_size stays the caller's.
+   * Field by field, not a variable-length copy of a temporary: the copy's
+   * loads, of other widths than the stores that built the temporary, stall
+   * on store forwarding (docs/performance.md). Every size accepted covers
+   * the 1.0 fields (HURRAY_ACCEPTED_BUFFER_MIN_SIZE). */
+  out->flags = 0u;
+  out->handle = handle;
+  out->data = data;
+  out->event = event;
+  out->stream = stream;
+  if (out_size >= sizeof *out) {
+    out->event_kind = event_kind;
+    out->reserved = 0u;
+  } else if (out_size > HURRAY_ACCEPTED_BUFFER_MIN_SIZE) {
+    write_accepted_tail(out, out_size, event_kind);
+  }
   return HURRAY_OK;
 }
 

@@ -286,6 +286,46 @@ START_TEST(reentrant_callbacks_cannot_release_twice) {
 }
 END_TEST
 
+/* An event buffer accepted into a fresh handoff; `out` gets what accept
+ * writes. The event and the buffer are released before it returns. */
+static void accept_event_buffer(hurray_accepted_buffer *out) {
+  release_log log;
+  release_log_reset(&log);
+  hurray_handoff h;
+  drive_to_state(&h, HURRAY_HANDOFF_OFFERED, HURRAY_SYNC_EVENT, &log);
+  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, out, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
+  assert_counts(&log, 1, 1);
+}
+
+/* HO-ABI-9: for every struct_size from the 1.0 layout to past ours, accept
+ * writes what a full-size caller gets, up to that size and not one byte
+ * further, and keeps the caller's struct_size. The sizes that end inside
+ * event_kind or reserved take their own path in accept. */
+START_TEST(accept_writes_exactly_the_callers_size) {
+  hurray_accepted_buffer full = HURRAY_ACCEPTED_BUFFER_INIT;
+  accept_event_buffer(&full);
+  ck_assert_uint_ne(full.event_kind, HURRAY_EVENT_KIND_NONE);
+  const unsigned char *want = (const unsigned char *)&full;
+  for (uint32_t size = HURRAY_ACCEPTED_BUFFER_MIN_SIZE; size <= sizeof full + 8u; size++) {
+    union {
+      hurray_accepted_buffer out;
+      unsigned char bytes[sizeof(hurray_accepted_buffer) + 16u];
+    } got;
+    memset(&got, 0xA5, sizeof got);
+    got.out.struct_size = size;
+    accept_event_buffer(&got.out);
+    ck_assert_uint_eq(got.out.struct_size, size);
+    for (size_t b = sizeof got.out.struct_size; b < sizeof got.bytes; b++) {
+      const unsigned char expected = b < size && b < sizeof full ? want[b] : 0xA5u;
+      ck_assert_msg(got.bytes[b] == expected, "struct_size %u: byte %zu is 0x%02x, not 0x%02x",
+                    size, b, got.bytes[b], expected);
+    }
+  }
+}
+END_TEST
+
 START_TEST(names) {
   ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_EVENT_PENDING), "event_pending");
   ck_assert_str_eq(hurray_handoff_state_name(HURRAY_HANDOFF_STATE_COUNT), "invalid");
@@ -309,6 +349,7 @@ int main(void) {
   tcase_add_test(tc, uninitialised_storage_is_refused);
   tcase_add_test(tc, null_handoff_everywhere);
   tcase_add_test(tc, reentrant_callbacks_cannot_release_twice);
+  tcase_add_test(tc, accept_writes_exactly_the_callers_size);
   tcase_add_test(tc, names);
   suite_add_tcase(suite, tc);
   SRunner *runner = srunner_create(suite);
