@@ -233,7 +233,7 @@ int main(int argc, char **argv) {
   }
   const uint64_t sizes[] = {4096u, 1u << 20, 64u << 20, 1u << 30};
   const char *names[] = {"4 KiB", "1 MiB", "64 MiB", "1 GiB"};
-  const int handoff_rounds[] = {2000, 500, 100, 30};
+  const int handoff_rounds[] = {2000, 500, 300, 300};
   const int copy_rounds[] = {2000, 200, 10, 3};
   int count = with_1g ? 4 : 3;
   printf("IPC handoff (offer -> consumer holds a readable pointer -> producer has the release)\n"
