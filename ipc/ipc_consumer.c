@@ -100,12 +100,15 @@ static void release_entry(void *buffer, void *ctx) {
   if (device != NULL) {
     hurray_plugin_buffer_free(device); /* the import only (IPC-SEG-6, PL-IPC-4) */
   }
+  /* Taken before the signal: once RELEASE is out, only its status is stored. */
+  void *map = e->map;
+  size_t map_len = e->map_len;
+  e->map = NULL;
   uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE];
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, e->owner->offer_id, e->index);
   e->signal_status = hurray_internal_ipc_send(e->owner->link->fd, msg, n, NULL, 0, NULL);
-  if (e->map != NULL) {
-    munmap(e->map, e->map_len);
-    e->map = NULL;
+  if (map != NULL) {
+    munmap(map, map_len);
   }
 }
 
