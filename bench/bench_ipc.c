@@ -4,6 +4,9 @@
  * release, for buffers of 4 KiB, 1 MiB, 64 MiB (and 1 GiB with --1g), next
  * to the baseline a naive transport pays: the same bytes sent through a
  * socket and read into the consumer's memory, measured in the same run.
+ * Back to back, an offer also waits for the consumer to finish the previous
+ * release (its unmap); the idle column pauses before each offer, so the
+ * consumer is waiting, as for a producer that offers now and then.
  * Printed, never asserted.
  *
  *   bench_ipc [--1g] [--rounds N]
@@ -22,6 +25,9 @@
 #include <unistd.h>
 
 #include "hurray/ipc.h"
+
+/* Long enough for the consumer to finish the previous release. */
+enum { IDLE_PAUSE_US = 300 };
 
 static double now_us(void) {
   struct timespec t;
@@ -102,7 +108,7 @@ static void on_release(void *buffer, void *ctx) {
   munmap(buffer, *(size_t *)ctx);
 }
 
-static double bench_handoff(uint64_t size, int rounds) {
+static double bench_handoff(uint64_t size, int rounds, int pause_us) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     exit(1);
@@ -147,6 +153,9 @@ static double bench_handoff(uint64_t size, int rounds) {
   }
   double *t = calloc((size_t)rounds, sizeof *t);
   for (int i = 0; i < rounds + 3; i++) {
+    if (pause_us > 0) {
+      usleep((useconds_t)pause_us);
+    }
     double t0 = now_us();
     if (hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err) != HURRAY_OK) {
       exit(1);
@@ -224,19 +233,21 @@ int main(int argc, char **argv) {
   }
   const uint64_t sizes[] = {4096u, 1u << 20, 64u << 20, 1u << 30};
   const char *names[] = {"4 KiB", "1 MiB", "64 MiB", "1 GiB"};
-  const int handoff_rounds[] = {2000, 500, 100, 30};
+  const int handoff_rounds[] = {2000, 500, 300, 300};
   const int copy_rounds[] = {2000, 200, 10, 3};
   int count = with_1g ? 4 : 3;
   printf("IPC handoff (offer -> consumer holds a readable pointer -> producer has the release)\n"
          "vs. sending the same bytes through a socket into the consumer's memory; medians, "
          "one run\n\n");
-  printf("%-8s %16s %16s %12s\n", "size", "handoff (us)", "socket copy (us)", "copy/handoff");
+  printf("%-8s %16s %16s %16s %12s\n", "size", "handoff (us)", "idle cons. (us)",
+         "socket copy (us)", "copy/handoff");
   for (int k = 0; k < count; k++) {
     int hr = rounds_arg > 0 ? rounds_arg : handoff_rounds[k];
     int cr = rounds_arg > 0 ? rounds_arg : copy_rounds[k];
-    double h = bench_handoff(sizes[k], hr);
+    double h = bench_handoff(sizes[k], hr, 0);
+    double idle = bench_handoff(sizes[k], hr, IDLE_PAUSE_US);
     double c = bench_copy(sizes[k], cr);
-    printf("%-8s %16.1f %16.1f %11.1fx\n", names[k], h, c, c / h);
+    printf("%-8s %16.1f %16.1f %16.1f %11.1fx\n", names[k], h, idle, c, c / h);
     fflush(stdout);
   }
   if (!with_1g) {
