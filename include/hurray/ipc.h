@@ -6,8 +6,8 @@
  * an abstract name, or an inherited socketpair end) and consumers connect.
  * The producer shares host buffers as sealed memfds and offers them; a
  * consumer receives an offer as ordinary accepted handoffs
- * (hurray/handoff.h) whose release unmaps the segment and sends the release
- * signal back. The producer counts one reference per consumer and buffer and
+ * (hurray/handoff.h) whose release sends the release signal back and
+ * unmaps the segment. The producer counts one reference per consumer and buffer and
  * calls a buffer's release callback only when every reference is gone. A
  * consumer that dies has its references reclaimed exactly once; a producer
  * that dies leaves the consumers' mappings valid until they are released.
@@ -402,8 +402,9 @@ HURRAY_API size_t hurray_ipc_received_count(const hurray_ipc_received *received)
  * for an event buffer: wait on the event, record the wait with
  * hurray_handoff_record_event_wait, release it with
  * hurray_handoff_release_event, which closes the import, IPC-SEG-7).
- * Releasing the handoff (hurray_handoff_release, from any thread) unmaps
- * the segment or frees the import and sends RELEASE; a second release is
+ * Releasing the handoff (hurray_handoff_release, from any thread) frees a
+ * device import and sends RELEASE, or sends RELEASE and unmaps a host
+ * segment; both are done when it returns. A second release is
  * ALREADY_RELEASED (IPC-SEG-4). NULL past the end.
  */
 HURRAY_API const hurray_accepted_buffer *hurray_ipc_received_buffer(
