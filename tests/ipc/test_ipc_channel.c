@@ -348,6 +348,20 @@ START_TEST(byte_size_larger_than_segment) {  // IPC-SEG-2
 }
 END_TEST
 
+/* A producer on one end of a socketpair, its events logged; the other end
+ * is a raw peer that has read the HELLO and sends what a test forges. */
+static hurray_ipc_producer *producer_with_raw_peer(event_log *events, uint64_t *cid, int *peer) {
+  int sv[2];
+  pair(sv);
+  hurray_ipc_producer_options po = producer_options(events);
+  hurray_ipc_producer *p = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, cid, &err), HURRAY_OK);
+  *peer = sv[1];
+  (void)recv(*peer, msg, sizeof msg, 0); /* HELLO */
+  return p;
+}
+
 START_TEST(sealing_makes_the_bytes_immutable) {  // IPC-SEG-1, IPC-SEG-2, BP-OWN-6
   leak_probe probe = leak_start("a writable mapping blocks the seal");
   int fd = -1;
@@ -398,16 +412,11 @@ END_TEST
 
 START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
   leak_probe probe = leak_start("producer: forged and repeated releases");
-  int sv[2];
-  pair(sv);
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
+  int peer = -1;
+  hurray_ipc_producer *p = producer_with_raw_peer(&events, &cid, &peer);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
-  int peer = sv[1];
-  (void)recv(peer, msg, sizeof msg, 0); /* HELLO */
   void *data = NULL;
   int fd = make_segment(4096, &data);
   release_log rel = {0, NULL};
@@ -459,16 +468,11 @@ END_TEST
 
 START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
   leak_probe probe = leak_start("producer: all-ones offer ids and indexes name nothing");
-  int sv[2];
-  pair(sv);
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
+  int peer = -1;
+  hurray_ipc_producer *p = producer_with_raw_peer(&events, &cid, &peer);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
-  int peer = sv[1];
-  (void)recv(peer, msg, sizeof msg, 0); /* HELLO */
   void *data = NULL;
   int fd = make_segment(4096, &data);
   release_log rel = {0, NULL};
