@@ -233,6 +233,10 @@ static void device_round(hurray_plugin_registry *registry, uint8_t how) {
                                                     NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL, hurray_plugin_buffer_release_callback,
                                                     b[1], &dev_shared[1], &err) == HURRAY_OK);
+  /* The event buffer, to a consumer said not to take events (BP-XPORT-3). */
+  FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, &dev_shared[1], 1, 0, NULL, &err) ==
+                 HURRAY_ERR_SYNC_MODE_NOT_ALLOWED &&
+             err.index == 0u);
   size_t count = (how & 1u) != 0u ? 1u : 2u;
   begin_calls(); /* a pending fault hits the offer, its DEVICE and EVENT messages */
   hurray_status st = hurray_ipc_producer_offer(p, cid, dev_shared, count,
