@@ -26,7 +26,7 @@
  * misuse round.
  *
  * Oracle (specs/ipc.md IPC-REL-2, IPC-FLT-1, IPC-ERR-1, IPC-CRED-1..3,
- * IPC-SEG-1, IPC-SEG-5..7):
+ * IPC-SEG-1, IPC-SEG-5..7, IPC-FLOW-1):
  *  - a buffer's release callback runs at most once, and never while a hold
  *    on it is listed; after the producer is destroyed it has run exactly once;
  *  - a receive that fails hands out nothing; a handshake that is no HELLO,
@@ -36,7 +36,11 @@
  *    bytes the producer wrote, its event imported and waited on, and every
  *    import freed with its release;
  *  - after all endpoints are gone the process has the descriptors and memfd
- *    mappings it had before, and the plugin holds no buffer or event.
+ *    mappings it had before, and the plugin holds no buffer or event;
+ *  - under an injected fault, a failure is the fault's (ipc_fault_check,
+ *    IPC-ERR-1), a device offer that fails leaves nothing held, and the
+ *    release callbacks still run exactly once (fuzz/ipc_fault_rounds.c
+ *    checks its rounds the same way, and IPC-FLOW-1's TIMEOUT).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1

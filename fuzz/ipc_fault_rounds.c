@@ -46,6 +46,11 @@ static void count_release(void *buffer, void *ctx) {
   ((release_count *)ctx)->calls++;
 }
 
+/* Two connected sockets of the kind the endpoints take. */
+static void seqpacket_pair(int s[2]) {
+  FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) == 0);
+}
+
 /* A descriptor of 4096 bytes of the sealed segment at `offset`. */
 static hurray_ipc_buffer_desc segment_desc(int segment_fd, uint64_t offset, release_count *count) {
   hurray_ipc_buffer_desc d;
@@ -144,7 +149,7 @@ static void listen_round(uint8_t how) {
 static void transfer_round(int segment_fd, uint8_t how) {
   int fds = fuzz_count_fds();
   int s[2];
-  FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) == 0);
+  seqpacket_pair(s);
   hurray_error err;
   hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
@@ -267,7 +272,7 @@ static void refused_shares(hurray_ipc_producer *p, int segment_fd) {
   FUZZ_CHECK(hurray_ipc_producer_share(p, &bad, &none, &err) == HURRAY_ERR_IO &&
              strstr(err.detail, "fstat") != NULL);
   int s[2];
-  FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) == 0);
+  seqpacket_pair(s);
   bad.fd = s[0]; /* no regular file */
   FUZZ_CHECK(hurray_ipc_producer_share(p, &bad, &none, &err) == HURRAY_ERR_IPC_BAD_SEGMENT);
   close(s[0]);
@@ -310,7 +315,7 @@ static void refused_calls(hurray_ipc_producer *p, uint64_t cid, hurray_ipc_share
   FUZZ_CHECK(hurray_ipc_producer_disconnect(NULL, cid, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_next_consumer(p, 0, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   int s[2]; /* a call without its out pointer still takes the descriptor */
-  FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) == 0);
+  seqpacket_pair(s);
   FUZZ_CHECK(hurray_ipc_producer_from_socket(s[0], NULL, NULL, NULL, &err) ==
              HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_consumer_from_socket(s[1], NULL, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
@@ -362,9 +367,9 @@ static void refused_segments_and_indexes(hurray_ipc_consumer *c) {
 
 void ipc_misuse_round(int segment_fd) {
   int fds = fuzz_count_fds();
-  int s[2];
-  FUZZ_CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) == 0);
   hurray_error err;
+  int s[2];
+  seqpacket_pair(s);
   hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
   FUZZ_CHECK(hurray_ipc_producer_from_socket(s[0], NULL, &p, &cid, &err) == HURRAY_OK);

@@ -72,6 +72,7 @@ HURRAY_FUZZ_IPC_WRAPPED="socket bind listen accept4 connect poll getsockopt send
   memfd_create ftruncate fcntl mprotect fstat calloc"
 
 # Linker flags a target needs.
+# shellcheck disable=SC2086 # the list is split into one word per call
 hurray_fuzz_extra_link_flags() {
   case $1 in
     ipc_api) echo "-Wl$(printf ',--wrap=%s' $HURRAY_FUZZ_IPC_WRAPPED)" ;;
