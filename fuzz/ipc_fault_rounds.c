@@ -184,10 +184,10 @@ static void transfer_round(int segment_fd, uint8_t how) {
     st = hurray_ipc_producer_offer(p, cid, &shared, 1, 0, NULL, &err);
     ipc_fault_check(st, &err);
     if (st == HURRAY_ERR_TIMEOUT) { /* IPC-FLOW-1: nothing sent, the consumer kept */
+      FUZZ_CHECK(strstr(err.detail, "not reading") != NULL);
       hurray_ipc_hold hold;
       size_t held = 1;
       FUZZ_CHECK(hurray_ipc_producer_holds(p, &hold, 1, &held, &err) == HURRAY_OK && held == 0u);
-      FUZZ_CHECK(strstr(err.detail, "not reading") != NULL);
       int was_fired = ipc_fault_disarm();
       FUZZ_CHECK(was_fired);
       st = hurray_ipc_producer_offer(p, cid, &shared, 1, 0, NULL, &err);
