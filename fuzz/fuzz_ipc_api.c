@@ -19,8 +19,14 @@
  * and consumers connecting to it (fuzz/ipc_endpoints.c, bit 7: a path
  * rather than an abstract name).
  *
+ * Op 7 with bit 7 set is a fault record (fuzz/ipc_faults.h): with 3 bytes,
+ * the fault they describe hits the library calls of the next record that
+ * makes some (a poll, a receive and its release, an offer); with 4, a round
+ * of its own under that fault (fuzz/ipc_fault_rounds.c); with fewer, the
+ * misuse round.
+ *
  * Oracle (specs/ipc.md IPC-REL-2, IPC-FLT-1, IPC-ERR-1, IPC-CRED-1..3,
- * IPC-SEG-1, IPC-SEG-5..7):
+ * IPC-SEG-1, IPC-SEG-5..7, IPC-FLOW-1):
  *  - a buffer's release callback runs at most once, and never while a hold
  *    on it is listed; after the producer is destroyed it has run exactly once;
  *  - a receive that fails hands out nothing; a handshake that is no HELLO,
@@ -30,7 +36,11 @@
  *    bytes the producer wrote, its event imported and waited on, and every
  *    import freed with its release;
  *  - after all endpoints are gone the process has the descriptors and memfd
- *    mappings it had before, and the plugin holds no buffer or event.
+ *    mappings it had before, and the plugin holds no buffer or event;
+ *  - under an injected fault, a failure is the fault's (ipc_fault_check,
+ *    IPC-ERR-1), a device offer that fails leaves nothing held, and the
+ *    release callbacks still run exactly once (fuzz/ipc_fault_rounds.c
+ *    checks its rounds the same way, and IPC-FLOW-1's TIMEOUT).
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -44,6 +54,8 @@
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/ipc.h"
+#include "ipc_fault_rounds.h"
+#include "ipc_faults.h"
 #include "plugin_internal.h"
 
 FUZZ_ORACLE_BEGIN
@@ -140,6 +152,24 @@ static void check_holds(const hurray_ipc_producer *p) {
   }
 }
 
+/* A fault record's fault, for the library calls of the next record that
+ * makes some. */
+static int fault_pending;
+static ipc_fault pending_fault;
+
+static void begin_calls(void) {
+  if (fault_pending) {
+    ipc_fault_arm(pending_fault);
+  }
+}
+
+static void end_calls(void) {
+  if (fault_pending) {
+    (void)ipc_fault_disarm();
+    fault_pending = 0;
+  }
+}
+
 /* Bit 6: listening, connecting, limits, events (fuzz/ipc_endpoints.c). */
 void ipc_endpoints_round(uint8_t how);
 
@@ -183,6 +213,11 @@ static void device_round(hurray_plugin_registry *registry, uint8_t how) {
     memset(bytes, 0x60 + k, sizeof bytes);
     FUZZ_CHECK(hurray_plugin_buffer_write(b[k], 0, bytes, sizeof bytes, &err) == HURRAY_OK);
   }
+  /* The arguments share_device refuses (IPC-ERR-1). */
+  FUZZ_CHECK(hurray_ipc_producer_share_device(p, b[0], NULL, NULL, b[0], &dev_shared[0], &err) ==
+             HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device(p, b[0], NULL, hurray_plugin_buffer_release_callback,
+                                              b[0], NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device(p, b[0], NULL, hurray_plugin_buffer_release_callback,
                                               b[0], &dev_shared[0],
                                               &err) == HURRAY_OK);
@@ -190,13 +225,35 @@ static void device_round(hurray_plugin_registry *registry, uint8_t how) {
   FUZZ_CHECK(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event,
                                               &err) == HURRAY_OK);
   FUZZ_CHECK(hurray_plugin_event_record(event, NULL, &err) == HURRAY_OK);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], NULL, NULL,
+                                                    hurray_plugin_buffer_release_callback, b[1],
+                                                    &dev_shared[1], &err) ==
+             HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL, NULL, b[1],
+                                                    &dev_shared[1], &err) ==
+             HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL,
+                                                    hurray_plugin_buffer_release_callback, b[1],
+                                                    NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL, hurray_plugin_buffer_release_callback,
                                                     b[1], &dev_shared[1], &err) == HURRAY_OK);
+  /* The event buffer, to a consumer said not to take events (BP-XPORT-3). */
+  FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, &dev_shared[1], 1, 0, NULL, &err) ==
+                 HURRAY_ERR_SYNC_MODE_NOT_ALLOWED &&
+             err.index == 0u);
   size_t count = (how & 1u) != 0u ? 1u : 2u;
-  FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, dev_shared, count, HURRAY_IPC_EXPORTS_EVENTS, NULL,
-                                       &err) == HURRAY_OK);
+  begin_calls(); /* a pending fault hits the offer, its DEVICE and EVENT messages */
+  hurray_status st = hurray_ipc_producer_offer(p, cid, dev_shared, count,
+                                               HURRAY_IPC_EXPORTS_EVENTS, NULL, &err);
+  ipc_fault_check(st, &err);
+  end_calls();
   hurray_ipc_shared_retire(dev_shared[0]);
   hurray_ipc_shared_retire(dev_shared[1]);
+  if (st != HURRAY_OK) { /* nothing half-done: the imports are the holds' to release */
+    hurray_ipc_consumer_destroy(&consumer);
+    hurray_ipc_producer_destroy(&p);
+    return;
+  }
   hurray_ipc_received *r = NULL;
   FUZZ_CHECK(hurray_ipc_consumer_receive(consumer, 1000, &r, &err) == HURRAY_OK);
   FUZZ_CHECK(hurray_ipc_received_count(r) == count);
@@ -346,7 +403,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 1:
         if (p != NULL) {
           send_raw(a[1], payload, len, op % 8);
-          (void)!hurray_ipc_producer_poll(p, 0, &err);
+          begin_calls();
+          ipc_fault_check(hurray_ipc_producer_poll(p, 0, &err), &err);
+          end_calls();
           check_holds(p);
         }
         break;
@@ -359,7 +418,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           break;
         }
         hurray_ipc_received *r = NULL;
+        begin_calls();
         st = hurray_ipc_consumer_receive(c, 0, &r, &err);
+        ipc_fault_check(st, &err);
         FUZZ_CHECK((st == HURRAY_OK) == (r != NULL));
         if (r != NULL) {
           for (size_t i = 0; i < hurray_ipc_received_count(r); i++) {
@@ -369,15 +430,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
           }
           if (op & 0x80u) {
-            (void)!hurray_ipc_received_release(r, 0, &err);
+            ipc_fault_check(hurray_ipc_received_release(r, 0, &err), &err);
           }
           hurray_ipc_received_free(&r);
         }
+        end_calls();
         break;
       }
       case 3: /* the producer offers again (buffer 1 only once retired1 is not set) */
         if (!retired1) {
-          (void)!hurray_ipc_producer_offer(p, cid, &shared[1], 1, 0, NULL, &err);
+          begin_calls();
+          ipc_fault_check(hurray_ipc_producer_offer(p, cid, &shared[1], 1, 0, NULL, &err), &err);
+          end_calls();
         }
         break;
       case 4:
@@ -390,13 +454,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 5: /* drain what the real producer sent to the scripted consumer */
         (void)recv(a[1], (void *)hello, sizeof hello, MSG_DONTWAIT | MSG_TRUNC);
         break;
-      default: /* device memory between two real endpoints */
-        if (registry != NULL) {
+      default:
+        if ((op & 0x80u) != 0u) { /* a fault record */
+          if (len >= 3u) {
+            pending_fault = ipc_fault_from_bytes(payload);
+            fault_pending = len == 3u;
+          }
+          if (len >= 4u) {
+            ipc_fault_round(payload[3], pending_fault, segment_fd);
+          } else if (len < 3u) {
+            ipc_misuse_round(segment_fd);
+          }
+        } else if (registry != NULL) { /* device memory between two real endpoints */
           device_round(registry, len > 0u ? payload[0] : 0u);
         }
         break;
     }
   }
+  fault_pending = 0;
   close(a[1]);
   close(b[0]);
   if (p != NULL) {

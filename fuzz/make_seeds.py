@@ -623,9 +623,41 @@ def dlpack_pair_seeds():
 # (fuzz/fuzz_ipc_api.c): op 0/1 the scripted consumer sends to the real
 # producer (with 0/1 descriptors), 2 the scripted producer sends to the real
 # consumer (descriptors: (op >> 3) % 3), 3 offer again, 4 retire, 5 drain,
-# 6 receive, 7 a device round between two real endpoints.
+# 6 receive, 7 a device round between two real endpoints; 7 | 0x80 a fault
+# record (fuzz/ipc_faults.h): [call, calls passed first, errno pick] for the
+# next record's library calls, the same and a round (ipc_fault_round) of its
+# own, or nothing: the misuse round.
 def ipc_record(op, message=b""):
     return bytes([op]) + struct.pack("<H", len(message)) + message
+
+
+# fuzz/ipc_faults.h's calls and errno picks, by name.
+IPC_FAULT_CALLS = ("socket", "bind", "listen", "accept4", "connect", "poll", "getsockopt",
+                   "sendmsg", "recvmsg", "mmap", "memfd_create", "ftruncate", "fcntl",
+                   "mprotect", "fstat", "calloc")
+IPC_FAULT_ERRNOS = ("EAGAIN", "EINTR", "EIO", "ENOMEM", "EMFILE", "EPIPE", "ECONNRESET",
+                    "EINVAL", "EACCES", "ENOBUFS")
+
+
+def ipc_fault(call, skip=0, errno="EIO", round_=None):
+    body = bytes([IPC_FAULT_CALLS.index(call), skip, IPC_FAULT_ERRNOS.index(errno)])
+    return ipc_record(7 | 0x80, body if round_ is None else body + bytes([round_]))
+
+
+# A seed per call: the three rounds (segment, listen, transfer and its
+# variants) with the fault at each of its first calls, and errnos the
+# library tells apart (EINTR retried, EAGAIN a timeout, EPIPE a hang-up).
+def ipc_fault_seeds():
+    seeds = {}
+    for call in IPC_FAULT_CALLS:
+        records = b""
+        for round_ in (0, 1, 1 | 4, 1 | 8, 2, 2 | 4, 2 | 8):
+            for skip in range(8):
+                records += ipc_fault(call, skip, "EIO", round_)
+            for errno in ("EINTR", "EAGAIN", "EPIPE"):
+                records += ipc_fault(call, 0, errno, round_)
+        seeds["fault-" + call.replace("_", "-")] = b"\x00" + records
+    return seeds
 
 
 def ipc_api_seeds():
@@ -670,6 +702,33 @@ def ipc_api_seeds():
                                                      + b"\0" * 100),
         "endpoints-abstract": b"\x40",
         "endpoints-path-disconnect": b"\xc1",
+        # The library calls of the next record fail (fuzz/ipc_faults.h):
+        # offers the consumer's socket does not take (IPC-FLOW-1) and that
+        # fail, receives and releases under failed calls.
+        "fault-offer": b"\x00" + ipc_fault("sendmsg", 0, "EAGAIN") + ipc_record(3)
+        + ipc_record(3) + ipc_fault("calloc") + ipc_record(3)
+        + ipc_fault("sendmsg", 0, "EPIPE") + ipc_record(3),
+        "fault-offer-io": b"\x00" + ipc_fault("sendmsg", 0, "EIO") + ipc_record(3) + ipc_record(3),
+        "fault-receive": b"\x00" + ipc_fault("poll") + ipc_record(6)
+        + ipc_fault("recvmsg", 0, "EINTR") + ipc_record(2 | 8, host_offer)
+        + ipc_fault("recvmsg", 0, "EIO") + ipc_record(2 | 8, host_offer)
+        + ipc_fault("calloc") + ipc_record(2 | 8, host_offer)
+        + ipc_fault("fstat") + ipc_record(2 | 8, host_offer)
+        + ipc_fault("mmap", 0, "ENOMEM") + ipc_record(2 | 8, host_offer)
+        + ipc_fault("sendmsg", 0, "EPIPE") + ipc_record(2 | 8 | 0x80, host_offer)
+        + ipc_record(2 | 8 | 0x80, host_offer),
+        "fault-producer-poll": b"\x00" + ipc_fault("calloc") + ipc_record(0, release_0)
+        + ipc_fault("poll", 0, "EINTR") + ipc_record(0, release_1)
+        + ipc_fault("poll", 0, "ENOMEM") + ipc_record(0)
+        + ipc_fault("recvmsg", 0, "EIO") + ipc_record(0),
+        "fault-device-offer": b"\x08" + ipc_fault("sendmsg", 1, "EIO") + ipc_record(7, b"\x00")
+        + ipc_fault("sendmsg", 2, "EAGAIN") + ipc_record(7, b"\x00")
+        + ipc_fault("sendmsg", 0, "EPIPE") + ipc_record(7, b"\x01")
+        + ipc_fault("calloc", 1) + ipc_record(7, b"\x00") + ipc_record(7, b"\x08"),
+        "offer-stream": b"\x00" + ipc_record(2 | 8, msg(3, ipc_offer(
+            [handle(4096, 4096, CPU, CONSUMER_STREAM)], [1], offer_id=9), nfd=1)),
+        "misuse": b"\x00" + ipc_record(7 | 0x80),
+        **ipc_fault_seeds(),
     }
 
 

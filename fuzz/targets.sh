@@ -31,8 +31,10 @@ hurray_fuzz_extra_sources() {
       ;;
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
+      # The fault injection (fuzz/ipc_faults.h) and its rounds.
       echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c \
-        $HURRAY_FUZZ_HOSTILE_PLUGIN fuzz/ipc_endpoints.c plugins/common/plugin_support.c
+        $HURRAY_FUZZ_HOSTILE_PLUGIN fuzz/ipc_endpoints.c plugins/common/plugin_support.c \
+        fuzz/ipc_faults.c fuzz/ipc_fault_rounds.c
       ;;
     plugin_host)
       # The harness's buffer and event operations, and the plugin whose
@@ -60,6 +62,20 @@ hurray_fuzz_max_len() {
     net_message) echo 4300 ;;
     ipc_api | net_receive) echo 20000 ;;
     *) echo 4096 ;;
+  esac
+}
+
+# The calls the IPC transport makes that fuzz/ipc_faults.c wraps, so that
+# the input can fail them (the fuzz targets only; fuzz/meson.build lists
+# the same).
+HURRAY_FUZZ_IPC_WRAPPED="socket bind listen accept4 connect poll getsockopt sendmsg recvmsg mmap
+  memfd_create ftruncate fcntl mprotect fstat calloc"
+
+# Linker flags a target needs.
+# shellcheck disable=SC2086 # the list is split into one word per call
+hurray_fuzz_extra_link_flags() {
+  case $1 in
+    ipc_api) echo "-Wl$(printf ',--wrap=%s' $HURRAY_FUZZ_IPC_WRAPPED)" ;;
   esac
 }
 
