@@ -101,67 +101,80 @@ void ipc_fault_check(hurray_status st, const hurray_error *err) {
 }
 
 int __real_socket(int domain, int type, int protocol);
+int __wrap_socket(int domain, int type, int protocol);
 int __wrap_socket(int domain, int type, int protocol) {
   return hit(IPC_FAULT_SOCKET) ? -1 : __real_socket(domain, type, protocol);
 }
 
 int __real_bind(int fd, const struct sockaddr *sa, socklen_t len);
+int __wrap_bind(int fd, const struct sockaddr *sa, socklen_t len);
 int __wrap_bind(int fd, const struct sockaddr *sa, socklen_t len) {
   return hit(IPC_FAULT_BIND) ? -1 : __real_bind(fd, sa, len);
 }
 
 int __real_listen(int fd, int backlog);
+int __wrap_listen(int fd, int backlog);
 int __wrap_listen(int fd, int backlog) {
   return hit(IPC_FAULT_LISTEN) ? -1 : __real_listen(fd, backlog);
 }
 
 int __real_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags);
+int __wrap_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags);
 int __wrap_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags) {
   return hit(IPC_FAULT_ACCEPT4) ? -1 : __real_accept4(fd, sa, len, flags);
 }
 
 int __real_connect(int fd, const struct sockaddr *sa, socklen_t len);
+int __wrap_connect(int fd, const struct sockaddr *sa, socklen_t len);
 int __wrap_connect(int fd, const struct sockaddr *sa, socklen_t len) {
   return hit(IPC_FAULT_CONNECT) ? -1 : __real_connect(fd, sa, len);
 }
 
 int __real_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
+int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout_ms) {
   return hit(IPC_FAULT_POLL) ? -1 : __real_poll(fds, n, timeout_ms);
 }
 
 int __real_getsockopt(int fd, int level, int name, void *value, socklen_t *len);
+int __wrap_getsockopt(int fd, int level, int name, void *value, socklen_t *len);
 int __wrap_getsockopt(int fd, int level, int name, void *value, socklen_t *len) {
   return hit(IPC_FAULT_GETSOCKOPT) ? -1 : __real_getsockopt(fd, level, name, value, len);
 }
 
 ssize_t __real_sendmsg(int fd, const struct msghdr *mh, int flags);
+ssize_t __wrap_sendmsg(int fd, const struct msghdr *mh, int flags);
 ssize_t __wrap_sendmsg(int fd, const struct msghdr *mh, int flags) {
   return hit(IPC_FAULT_SENDMSG) ? -1 : __real_sendmsg(fd, mh, flags);
 }
 
 ssize_t __real_recvmsg(int fd, struct msghdr *mh, int flags);
+ssize_t __wrap_recvmsg(int fd, struct msghdr *mh, int flags);
 ssize_t __wrap_recvmsg(int fd, struct msghdr *mh, int flags) {
   return hit(IPC_FAULT_RECVMSG) ? -1 : __real_recvmsg(fd, mh, flags);
 }
 
 void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset);
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t offset) {
   return hit(IPC_FAULT_MMAP) ? MAP_FAILED : __real_mmap(addr, len, prot, flags, fd, offset);
 }
 
 int __real_memfd_create(const char *name, unsigned flags);
+int __wrap_memfd_create(const char *name, unsigned flags);
 int __wrap_memfd_create(const char *name, unsigned flags) {
   return hit(IPC_FAULT_MEMFD_CREATE) ? -1 : __real_memfd_create(name, flags);
 }
 
 int __real_ftruncate(int fd, off_t len);
+int __wrap_ftruncate(int fd, off_t len);
 int __wrap_ftruncate(int fd, off_t len) {
   return hit(IPC_FAULT_FTRUNCATE) ? -1 : __real_ftruncate(fd, len);
 }
 
 /* fcntl's third argument is an int, a pointer or absent, by command. */
 int __real_fcntl(int fd, int cmd, ...);
+int __wrap_fcntl(int fd, int cmd, ...);
 int __wrap_fcntl(int fd, int cmd, ...) {
   if (hit(IPC_FAULT_FCNTL)) {
     return -1;
@@ -192,16 +205,19 @@ int __wrap_fcntl(int fd, int cmd, ...) {
 }
 
 int __real_mprotect(void *addr, size_t len, int prot);
+int __wrap_mprotect(void *addr, size_t len, int prot);
 int __wrap_mprotect(void *addr, size_t len, int prot) {
   return hit(IPC_FAULT_MPROTECT) ? -1 : __real_mprotect(addr, len, prot);
 }
 
 int __real_fstat(int fd, struct stat *sb);
+int __wrap_fstat(int fd, struct stat *sb);
 int __wrap_fstat(int fd, struct stat *sb) {
   return hit(IPC_FAULT_FSTAT) ? -1 : __real_fstat(fd, sb);
 }
 
 void *__real_calloc(size_t count, size_t size);
+void *__wrap_calloc(size_t count, size_t size);
 void *__wrap_calloc(size_t count, size_t size) {
   return hit(IPC_FAULT_CALLOC) ? NULL : __real_calloc(count, size);
 }
