@@ -62,8 +62,9 @@ for target in "${HURRAY_FUZZ_TARGETS[@]}"; do
   # engine is an archive ($CXX defaults to the C compiler's sibling).
   linker=$CC
   case $LIB_FUZZING_ENGINE in *.a*) linker=${CXX:-${CC/clang/clang++}} ;; esac
+  # shellcheck disable=SC2046
   "$linker" "${cflags[@]}" "$obj/fuzz_$target.o" "${objects[@]}" "$obj/libhurray.a" "${engine[@]}" \
-    -lpthread -ldl -o "$OUT/$target"
+    $(hurray_fuzz_extra_link_flags "$target") -lpthread -ldl -o "$OUT/$target"
   if [ -f "fuzz/dict/$target.dict" ]; then
     cp "fuzz/dict/$target.dict" "$OUT/$target.dict"
   fi
