@@ -818,17 +818,20 @@ def plugin_host_fault_seeds():
         + loader_op(3) + bytes([1 | 30])
     shared = host_allocate(size=40, align_shift=12, flags=1)
     for fault in SHARED_FAULTS:
-        ops = b""
+        memory = b""
+        cuda = b""
         for skip in range(4):
             for extra in (0, 8):
                 how = fault_byte(SHARED_FAULTS, fault, skip, extra)
-                ops += bytes([0xF0, how]) + shared[1:]                     # allocate
-                ops += shared + bytes([0xF2, how, 1, 0, 0]) + bytes([3, 0])  # export
-                ops += bytes([0xF1, how, 0, 0x40, 4, 0, 0]) + ALLOC_OK    # import a memfd
-                ops += bytes([3, 0, 3, 1, 3, 2])
-                ops += bytes([0xF3, how, 0, 0, 0]) + bytes([0xF4, how, 0, 0, 0])  # events
-                ops += bytes([12, 0, 12, 1])
-        seeds["shared-fault-" + fault] = host_header(1) + host_load(devices=(0x86,)) + ops
+                memory += bytes([0xF0, how]) + shared[1:]                     # allocate
+                memory += shared + bytes([0xF2, how, 0, 0, 0])                # export
+                memory += bytes([3, 0, 3, 1, 3, 2])
+                # a CUDA device imports (a memfd the plugin maps) and has events
+                cuda += bytes([0xF1, how, 0, 0x48, 4, 0, 0]) + ALLOC_OK + bytes([3, 0])
+                cuda += bytes([0xF3, how, 0, 0, 0]) + bytes([0xF4, how, 0, 0, 0])
+                cuda += bytes([12, 0, 12, 1])
+        seeds["shared-fault-" + fault] = host_header(0) + host_load() + memory
+        seeds["cuda-fault-" + fault] = host_header(1) + host_load(devices=(0x86,)) + cuda
     # An export that says FD and gives none (fuzz/hostile_memory.c, mutation 9).
     seeds["export-fd-missing"] = host_header(1) + host_load(devices=(0x86,)) + shared \
         + bytes([6, 0, 0, 18])
