@@ -832,6 +832,9 @@ def plugin_host_fault_seeds():
                 cuda += bytes([12, 0, 12, 1])
         seeds["shared-fault-" + fault] = host_header(0) + host_load() + memory
         seeds["cuda-fault-" + fault] = host_header(1) + host_load(devices=(0x86,)) + cuda
+    # Tokens no allocation made, and a thread whose record cache cannot be
+    # allocated (fuzz/hostile_misuse.c, first byte from 0xF0).
+    seeds["careless-caller-forged"] = loaded + host_allocate() + bytes([18, 0xF0, 18, 0xF5])
     # An export that says FD and gives none (fuzz/hostile_memory.c, mutation 9).
     seeds["export-fd-missing"] = host_header(1) + host_load(devices=(0x86,)) + shared \
         + bytes([6, 0, 0, 18])
