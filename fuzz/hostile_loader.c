@@ -297,6 +297,8 @@ static void load_linked(hostile_source *in) {
                  HURRAY_ERR_NULL_ARGUMENT && err.index == 1u);
   FUZZ_CHECK(hurray_plugin_load_linked(registry, name, NULL, 0, NULL, &err) ==
                  HURRAY_ERR_NULL_ARGUMENT && err.index == 2u);
+  FUZZ_CHECK(hurray_plugin_load_linked(registry, name, hurray_plugin_entry, 0x8u, NULL, &err) ==
+                 HURRAY_ERR_INVALID_ARGUMENT && err.index == 3u);
   hurray_plugin_registry_destroy(registry);
   FUZZ_CHECK(quiet.inits == quiet.shutdowns);
 }
@@ -367,6 +369,13 @@ static void discover(hostile_source *in, const char *folder) {
     hurray_plugin *plugin = NULL;
     hurray_status s = hurray_plugin_load_by_name(registry, "empty", 0, &plugin, &err);
     FUZZ_CHECK(s == HURRAY_ERR_PLUGIN_LOAD_FAILED && plugin == NULL);
+  }
+  /* PL-SEARCH-1: the install directory comes last. */
+  size_t length = hurray_plugin_search_path(path, sizeof path);
+  const char *installed = hurray_plugin_install_dir();
+  FUZZ_CHECK(length >= strlen(installed));
+  if (length < sizeof path) { /* else cut, as snprintf would */
+    FUZZ_CHECK(strcmp(path + length - strlen(installed), installed) == 0);
   }
   unsetenv(HURRAY_PLUGIN_PATH_ENV);
   FUZZ_CHECK(loaded == (size_t)f.loaded && hurray_plugin_registry_count(registry) == loaded);

@@ -190,10 +190,12 @@ static void *allocate_without_cache(void *arg) {
   hurray_status s = hurray_plugin_allocate(t->plugin, 0, 64, t->alignment, 0, &b, &err);
   bool fired = fault_fired();
   fault_disarm();
-  if (s != HURRAY_OK) {
-    FUZZ_CHECK(fired && s == HURRAY_ERR_OUT_OF_MEMORY && b == NULL);
+  if (fired) {
+    FUZZ_CHECK(s == HURRAY_ERR_OUT_OF_MEMORY && b == NULL);
     FUZZ_CHECK(strstr(err.detail, "buffer record table") != NULL);
     FUZZ_CHECK(hostile_seen.allocate_calls == allocations);
+  } else if (s != HURRAY_OK) {
+    FUZZ_CHECK(b == NULL); /* refused on the request, before any record (PL-ALLOC-1) */
   } else {
     hurray_plugin_buffer_free(b); /* the allocation the answers allowed */
     t->made = 1;
