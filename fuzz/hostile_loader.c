@@ -279,7 +279,8 @@ static void load_linked(hostile_source *in) {
      * the name is kept anywhere (left as is; reported with issue 41). */
     bool record = s == HURRAY_ERR_OUT_OF_MEMORY && strcmp(err.detail, "plugin record") == 0;
     FUZZ_CHECK(record || strstr(err.detail, tail) != NULL);
-    if (quiet.variant == QUIET_DECLINES && !fired) {
+    if (quiet.variant == QUIET_DECLINES && !fired && file < 100u) {
+      /* the reason whole, when the file name leaves it room (PL-LOAD-6) */
       FUZZ_CHECK(strstr(err.detail, "the entry declined host ABI") != NULL);
     }
   } else {
