@@ -117,50 +117,33 @@ static const char *last_component(const char *path) {
   return last;
 }
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t count, size_t size);
-void *__real_realloc(void *block, size_t size);
-char *__real_strdup(const char *text);
-void *__real_mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset);
-int __real_munmap(void *address, size_t length);
-int __real_memfd_create(const char *name, unsigned flags);
-int __real_ftruncate(int fd, off_t length);
-int __real_fcntl(int fd, int command, ...);
-int __real_fstat(int fd, struct stat *st);
-int __real_stat(const char *path, struct stat *st);
-void *__real_mmap64(void *address, size_t length, int prot, int flags, int fd, off64_t offset);
-int __real_ftruncate64(int fd, off64_t length);
-int __real_fcntl64(int fd, int command, ...);
-int __real_fstat64(int fd, struct stat64 *st);
-int __real_stat64(const char *path, struct stat64 *st);
-void *__real_dlopen(const char *file, int flags);
-int __real_dlclose(void *library);
-void *__real_dlsym(void *library, const char *name);
-int __real_dlinfo(void *library, int request, void *arg);
-int __real_dladdr1(const void *address, Dl_info *info, void **extra, int flags);
+/* Each wrapped call: the C library's (__real_NAME) and the wrapper
+ * (__wrap_NAME), declared for the linker only. */
+#define WRAPPED(type, name, parameters) \
+  type __real_##name parameters;      \
+  type __wrap_##name parameters
 
-/* The wrappers, for the linker only (no header declares them). */
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t count, size_t size);
-void *__wrap_realloc(void *block, size_t size);
-char *__wrap_strdup(const char *text);
-void *__wrap_mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset);
-int __wrap_munmap(void *address, size_t length);
-int __wrap_memfd_create(const char *name, unsigned flags);
-int __wrap_ftruncate(int fd, off_t length);
-int __wrap_fcntl(int fd, int command, ...);
-int __wrap_fstat(int fd, struct stat *st);
-int __wrap_stat(const char *path, struct stat *st);
-void *__wrap_mmap64(void *address, size_t length, int prot, int flags, int fd, off64_t offset);
-int __wrap_ftruncate64(int fd, off64_t length);
-int __wrap_fcntl64(int fd, int command, ...);
-int __wrap_fstat64(int fd, struct stat64 *st);
-int __wrap_stat64(const char *path, struct stat64 *st);
-void *__wrap_dlopen(const char *file, int flags);
-int __wrap_dlclose(void *library);
-void *__wrap_dlsym(void *library, const char *name);
-int __wrap_dlinfo(void *library, int request, void *arg);
-int __wrap_dladdr1(const void *address, Dl_info *info, void **extra, int flags);
+WRAPPED(void *, malloc, (size_t size));
+WRAPPED(void *, calloc, (size_t count, size_t size));
+WRAPPED(void *, realloc, (void *block, size_t size));
+WRAPPED(char *, strdup, (const char *text));
+WRAPPED(void *, mmap, (void *address, size_t length, int prot, int flags, int fd, off_t offset));
+WRAPPED(int, munmap, (void *address, size_t length));
+WRAPPED(int, memfd_create, (const char *name, unsigned flags));
+WRAPPED(int, ftruncate, (int fd, off_t length));
+WRAPPED(int, fcntl, (int fd, int command, ...));
+WRAPPED(int, fstat, (int fd, struct stat *st));
+WRAPPED(int, stat, (const char *path, struct stat *st));
+WRAPPED(void *, mmap64, (void *address, size_t length, int prot, int flags, int fd, off64_t offset));
+WRAPPED(int, ftruncate64, (int fd, off64_t length));
+WRAPPED(int, fcntl64, (int fd, int command, ...));
+WRAPPED(int, fstat64, (int fd, struct stat64 *st));
+WRAPPED(int, stat64, (const char *path, struct stat64 *st));
+WRAPPED(void *, dlopen, (const char *file, int flags));
+WRAPPED(int, dlclose, (void *library));
+WRAPPED(void *, dlsym, (void *library, const char *name));
+WRAPPED(int, dlinfo, (void *library, int request, void *arg));
+WRAPPED(int, dladdr1, (const void *address, Dl_info *info, void **extra, int flags));
 
 void *__wrap_malloc(size_t size) { return fails_now(FAULT_MALLOC) ? NULL : __real_malloc(size); }
 
