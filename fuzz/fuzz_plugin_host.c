@@ -13,9 +13,10 @@
  * a named tag, modulo 9). The rest is one stream read in turn by the
  * harness (the next operation and its arguments) and by the plugin (each
  * answer); a stream that ends answers correctly. An operation byte from
- * 0xF0 runs an allocate, import or export with one of plugins/common's
- * system calls failing (fuzz/fault_seam.h); the loader's faults come with
- * the file operations (fuzz/hostile_loader.c).
+ * 0xF0 runs an allocate, import, export, event create or event import with
+ * one of plugins/common's system calls or the host's record allocation
+ * failing (fuzz/fault_seam.h); the loader's faults come with the file
+ * operations (fuzz/hostile_loader.c).
  *
  * Oracle, from specs/plugin-abi.md:
  *  - every status is a defined one; a failure fills the error (status as
