@@ -226,29 +226,21 @@ int __wrap_fstat64(int fd, struct stat64 *st) {
   return fails_now(FAULT_FSTAT) ? -1 : __real_fstat64(fd, st);
 }
 
-/* PL-LOAD-3: a user neither root nor this one. */
-static bool foreign(const char *path) { return holds_text(last_component(path), FAULT_FOREIGN_MARK); }
-
-int __wrap_stat(const char *path, struct stat *st) {
-  if (fails_now(FAULT_STAT)) {
-    return -1;
-  }
-  int result = __real_stat(path, st);
-  if (result == 0 && foreign(path)) {
-    st->st_uid = FAULT_FOREIGN_UID;
+/* PL-LOAD-3: a path whose last component holds the mark is owned by a
+ * user neither root nor this one. */
+static int owner_as_marked(int result, const char *path, uid_t *owner) {
+  if (result == 0 && holds_text(last_component(path), FAULT_FOREIGN_MARK)) {
+    *owner = FAULT_FOREIGN_UID;
   }
   return result;
 }
 
+int __wrap_stat(const char *path, struct stat *st) {
+  return fails_now(FAULT_STAT) ? -1 : owner_as_marked(__real_stat(path, st), path, &st->st_uid);
+}
+
 int __wrap_stat64(const char *path, struct stat64 *st) {
-  if (fails_now(FAULT_STAT)) {
-    return -1;
-  }
-  int result = __real_stat64(path, st);
-  if (result == 0 && foreign(path)) {
-    st->st_uid = FAULT_FOREIGN_UID;
-  }
-  return result;
+  return fails_now(FAULT_STAT) ? -1 : owner_as_marked(__real_stat64(path, st), path, &st->st_uid);
 }
 
 void *__wrap_dlopen(const char *file, int flags) {

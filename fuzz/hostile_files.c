@@ -120,14 +120,19 @@ typedef struct candidates {
   int loaded;
 } candidates;
 
-static void report(void *ctx, const char *path, hurray_status status, const hurray_error *err,
-                   hurray_plugin *plugin) {
-  candidates *c = ctx;
+void hostile_check_candidate(const char *path, hurray_status status, const hurray_error *err,
+                             const hurray_plugin *plugin) {
   FUZZ_CHECK(path != NULL && (uint32_t)status < (uint32_t)HURRAY_STATUS_COUNT);
   FUZZ_CHECK((status == HURRAY_OK) == (plugin != NULL) && (status == HURRAY_OK) == (err == NULL));
   if (err != NULL) {
     FUZZ_CHECK(err->status == status && memchr(err->detail, '\0', sizeof err->detail) != NULL);
   }
+}
+
+static void report(void *ctx, const char *path, hurray_status status, const hurray_error *err,
+                   hurray_plugin *plugin) {
+  candidates *c = ctx;
+  hostile_check_candidate(path, status, err, plugin);
   c->reported++;
   c->loaded += status == HURRAY_OK;
 }

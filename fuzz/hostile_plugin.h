@@ -124,6 +124,11 @@ hurray_status hostile_mapped(hurray_status returned);
  * first byte from 0xE0, one of hostile_loader_op's. */
 void hostile_files_op(hostile_source *in);
 
+/* What a discovery reports of each candidate (PL-SEARCH-3): a status,
+ * the plugin exactly on success, the error (filled, terminated) otherwise. */
+void hostile_check_candidate(const char *path, hurray_status status, const hurray_error *err,
+                             const hurray_plugin *plugin);
+
 /* A load from a plugin file of `folder` (the one fuzz/hostile_files.c
  * makes) under an injected fault, a linked load with a long name, or a
  * discovery, as `what` (the operation's first byte) says
