@@ -12,7 +12,11 @@
  * reserved byte, another major, a bad name); byte 4 is the tag (below 0x80:
  * a named tag, modulo 9). The rest is one stream read in turn by the
  * harness (the next operation and its arguments) and by the plugin (each
- * answer); a stream that ends answers correctly.
+ * answer); a stream that ends answers correctly. An operation byte from
+ * 0xF0 runs an allocate, import, export, event create or event import with
+ * one of plugins/common's system calls or the host's record allocation
+ * failing (fuzz/fault_seam.h); the loader's faults come with the file
+ * operations (fuzz/hostile_loader.c).
  *
  * Oracle, from specs/plugin-abi.md:
  *  - every status is a defined one; a failure fills the error (status as
@@ -39,7 +43,11 @@
  *  - PL-LIFE-1..3: a second release is USE_AFTER_DESTROY and calls nothing;
  *    outstanding counts what is live; after unload the plugin is shut down
  *    exactly when its last buffer and event are released; at the end every
- *    buffer and event was freed once and no descriptor is left open.
+ *    buffer and event was freed once, and no descriptor, mapping or
+ *    library is left open (the seam counts mmap/munmap, dlopen/dlclose);
+ *  - a failed system call of the plugin's shared memory (memfd_create,
+ *    ftruncate, mmap, fstat, fcntl) is the plugin's failure, reported as
+ *    PL-CALL-3 says, with nothing of the half-made block left.
  * SPDX-License-Identifier: Apache-2.0
  */
 #define _GNU_SOURCE 1
@@ -52,6 +60,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fault_seam.h"
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/plugin.h"
@@ -182,6 +191,28 @@ static void op_registry(void) {
   }
 }
 
+/* PL-IPC-1..4 as plugins/common's plugin_support does them, with one of
+ * its system calls failing as the input says, and the host's event records
+ * out of memory: the operation's own oracle holds (the plugin reports the
+ * failure, fuzz/hostile_memory.c; the host's is OUT_OF_MEMORY), and the end
+ * of the input finds no descriptor or mapping left. */
+static void op_under_fault(uint8_t op) {
+  static const fault_call calls[] = {FAULT_MMAP,  FAULT_MEMFD_CREATE, FAULT_FTRUNCATE,
+                                     FAULT_FCNTL, FAULT_FSTAT,        FAULT_CALLOC,
+                                     FAULT_MALLOC};
+  uint8_t how = hostile_u8(&host_input);
+  fault_arm(calls[how % (sizeof calls / sizeof calls[0])], (how >> 4) % 4u,
+            (how & 0x08u) != 0u ? ENOMEM : EMFILE);
+  switch (op % 5u) {
+    case 0: op_allocate(); break;
+    case 1: op_import(); break;
+    case 2: op_export(); break;
+    case 3: op_event_create(); break;
+    default: op_event_import(); break;
+  }
+  fault_disarm();
+}
+
 /* The table from the header bytes. */
 static void configure(void) {
   hostile_config *c = &hostile_table_config;
@@ -266,6 +297,7 @@ static void load(void) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int fds_before = fuzz_count_fds();
+  fault_watch_begin();
   host_input.data = data;
   host_input.size = size;
   host_input.at = 0;
@@ -280,7 +312,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   load();
   bool loaded = host_plugin != NULL;
   for (int ops = 0; loaded && ops < 96 && host_input.at < host_input.size; ops++) {
-    switch (hostile_u8(&host_input) % 19u) {
+    uint8_t op = hostile_u8(&host_input);
+    if (op >= 0xF0u) {
+      op_under_fault(op);
+      continue;
+    }
+    switch (op % 19u) {
       case 0: case 1: op_allocate(); break;
       case 2: op_import(); break;
       case 3: op_release(); break;
@@ -324,6 +361,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hostile_set_source(NULL);
   hostile_forget_table();
   FUZZ_CHECK(fuzz_count_fds() == fds_before);
+  FUZZ_CHECK(fault_mapped_bytes() == 0 && fault_open_libraries() == 0);
   return 0;
 }
 

@@ -5,7 +5,9 @@
  * folder under /tmp (made once per process, 0700, /tmp being root's and
  * sticky, PL-LOAD-3) holds what a hostile file system offers: an empty
  * file, a shared object without the entry symbol (a link to libm), a file
- * and a folder others may write, a folder named like a plugin. The input
+ * and a folder others may write, a folder named like a plugin; and the
+ * files fuzz/hostile_loader.c loads (linked/: the seam's dlopen stand-ins,
+ * fuzz/fault_seam.h; a file and a folder stat says another user owns). The input
  * picks paths, HURRAY_PLUGIN_PATH values and names; the oracle is the
  * rules' verdict, a registry left as it was, and every candidate reported.
  * SPDX-License-Identifier: Apache-2.0
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault_seam.h"
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/plugin.h"
@@ -42,13 +45,27 @@ static const char *const made_files[] = {
     "hurray-plugin-empty.so", "hurray-plugin-writable.so", "hurray-plugin-libm.so",
     "open/hurray-plugin-inside.so",
 };
-static const char *const made_dirs[] = {"hurray-plugin-dir.so", "open", ""};
+/* fuzz/hostile_loader.c's: empty files, but what stat and dlopen say of
+ * them is the seam's. */
+static const char *const loader_files[] = {
+    "hurray-plugin-" FAULT_FOREIGN_MARK ".so",
+    FAULT_FOREIGN_MARK "-dir/hurray-plugin-inside.so",
+    "linked/" FAULT_FILE_SELF,
+    "linked/" FAULT_FILE_DATA,
+    "linked/" FAULT_FILE_BORROWED,
+};
+static const char *const made_dirs[] = {"hurray-plugin-dir.so", "open", FAULT_FOREIGN_MARK "-dir",
+                                        "linked", ""};
 
 /* The folder goes when the process ends. */
 static void remove_folder(void) {
   char path[256];
   for (size_t i = 0; i < sizeof made_files / sizeof made_files[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", folder, made_files[i]);
+    (void)unlink(path);
+  }
+  for (size_t i = 0; i < sizeof loader_files / sizeof loader_files[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", folder, loader_files[i]);
     (void)unlink(path);
   }
   for (size_t i = 0; i < sizeof made_dirs / sizeof made_dirs[0]; i++) {
@@ -78,6 +95,13 @@ static void make_folder(void) {
   FILE *f = fopen(path, "w");
   FUZZ_CHECK(f != NULL);
   fclose(f);
+  snprintf(path, sizeof path, "%s/" FAULT_FOREIGN_MARK "-dir", folder);
+  FUZZ_CHECK(mkdir(path, 0755) == 0);
+  snprintf(path, sizeof path, "%s/linked", folder);
+  FUZZ_CHECK(mkdir(path, 0755) == 0);
+  for (size_t i = 0; i < sizeof loader_files / sizeof loader_files[0]; i++) {
+    put_file(loader_files[i], 0644);
+  }
   /* A real shared object without the entry symbol: libm, through a link. */
   void *libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
   struct link_map *map = NULL;
@@ -96,23 +120,32 @@ typedef struct candidates {
   int loaded;
 } candidates;
 
-static void report(void *ctx, const char *path, hurray_status status, const hurray_error *err,
-                   hurray_plugin *plugin) {
-  candidates *c = ctx;
+void hostile_check_candidate(const char *path, hurray_status status, const hurray_error *err,
+                             const hurray_plugin *plugin) {
   FUZZ_CHECK(path != NULL && (uint32_t)status < (uint32_t)HURRAY_STATUS_COUNT);
   FUZZ_CHECK((status == HURRAY_OK) == (plugin != NULL) && (status == HURRAY_OK) == (err == NULL));
   if (err != NULL) {
     FUZZ_CHECK(err->status == status && memchr(err->detail, '\0', sizeof err->detail) != NULL);
   }
+}
+
+static void report(void *ctx, const char *path, hurray_status status, const hurray_error *err,
+                   hurray_plugin *plugin) {
+  candidates *c = ctx;
+  hostile_check_candidate(path, status, err, plugin);
   c->reported++;
   c->loaded += status == HURRAY_OK;
 }
 
 void hostile_files_op(hostile_source *in) {
   make_folder();
+  uint8_t what = hostile_u8(in);
+  if (what >= 0xE0u) {
+    hostile_loader_op(in, what, folder);
+    return;
+  }
   hurray_plugin_registry *registry = NULL;
   FUZZ_CHECK(hurray_plugin_registry_create(&registry, NULL) == HURRAY_OK);
-  uint8_t what = hostile_u8(in);
   hurray_error err;
   memset(&err, 0xAA, sizeof err);
   char path[256];

@@ -5,12 +5,18 @@
  * struct_size is below the header (PL-VER-5), what the registry says of its
  * plugin (PL-REG-1..3), and buffers allocated and freed on a thread of
  * their own, more than a thread's record cache holds (PL-LIFE-3: the buffer
- * table's per-thread cache spills and is handed back when the thread ends).
+ * table's per-thread cache spills and is handed back when the thread ends);
+ * and, for a first byte from 0xF0, pointers that were never buffers
+ * (PL-LIFE-3: INVALID_ARGUMENT, nothing touched) and a thread whose record
+ * cache cannot be allocated (fuzz/fault_seam.h: its allocations are
+ * OUT_OF_MEMORY, nothing made).
  * SPDX-License-Identifier: Apache-2.0
  */
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
+#include "fault_seam.h"
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/plugin.h"
@@ -149,9 +155,70 @@ static void *allocate_on_thread(void *arg) {
   return NULL;
 }
 
+/* PL-LIFE-3: tokens no allocation made (index 0, a chunk the table never
+ * grew to, past its last chunk) are refused as never made, and read as
+ * no buffer; the table decodes them without touching memory. */
+static void forged_tokens(void) {
+  static const uintptr_t forged[] = {
+      (uintptr_t)1 << (sizeof(uintptr_t) * 4u),
+      ((uintptr_t)4000u << 10) + 1u,
+      ~(uintptr_t)0xFFFFu,
+  };
+  for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+    hurray_plugin_buffer *token = (hurray_plugin_buffer *)forged[i];
+    hurray_error err;
+    memset(&err, 0xAA, sizeof err);
+    FUZZ_CHECK(hurray_plugin_buffer_release(token, &err) == HURRAY_ERR_INVALID_ARGUMENT &&
+               err.value == (uint64_t)forged[i]);
+    FUZZ_CHECK(strstr(err.detail, "was not made by hurray_plugin_allocate") != NULL);
+    uint8_t byte = 0;
+    FUZZ_CHECK(hurray_plugin_buffer_write(token, 0, &byte, 1, &err) == HURRAY_ERR_INVALID_ARGUMENT);
+    FUZZ_CHECK(hurray_plugin_buffer_handle(token) == NULL &&
+               hurray_plugin_buffer_plugin(token) == NULL);
+    hurray_plugin_buffer_free(token); /* refused, silently */
+  }
+}
+
+/* A thread whose record cache cannot be allocated: the host says
+ * OUT_OF_MEMORY ("buffer record table") before asking the plugin. */
+static void *allocate_without_cache(void *arg) {
+  on_thread *t = arg;
+  hurray_error err;
+  hurray_plugin_buffer *b = NULL;
+  uint32_t allocations = hostile_seen.allocate_calls;
+  fault_arm(FAULT_CALLOC, 0, ENOMEM);
+  hurray_status s = hurray_plugin_allocate(t->plugin, 0, 64, t->alignment, 0, &b, &err);
+  bool fired = fault_fired();
+  fault_disarm();
+  if (fired) {
+    FUZZ_CHECK(s == HURRAY_ERR_OUT_OF_MEMORY && b == NULL);
+    FUZZ_CHECK(strstr(err.detail, "buffer record table") != NULL);
+    FUZZ_CHECK(hostile_seen.allocate_calls == allocations);
+  } else if (s != HURRAY_OK) {
+    FUZZ_CHECK(b == NULL); /* refused on the request, before any record (PL-ALLOC-1) */
+  } else {
+    hurray_plugin_buffer_free(b); /* the allocation the answers allowed */
+    t->made = 1;
+  }
+  return NULL;
+}
+
 void hostile_misuse_op(hostile_source *in, hurray_plugin *plugin, hurray_plugin_buffer *buffer,
                        hurray_plugin_event *event) {
-  uint8_t what = hostile_u8(in) % 3u;
+  uint8_t first = hostile_u8(in);
+  if (first >= 0xF0u) {
+    forged_tokens();
+    if (plugin != NULL && hurray_plugin_device_count(plugin) > 0u) {
+      hostile_set_source(NULL);
+      on_thread t = {plugin, 64, 0};
+      pthread_t thread;
+      FUZZ_CHECK(pthread_create(&thread, NULL, allocate_without_cache, &t) == 0);
+      FUZZ_CHECK(pthread_join(thread, NULL) == 0);
+      hostile_set_source(in);
+    }
+    return;
+  }
+  uint8_t what = first % 3u;
   if (what == 0u) {
     null_arguments(plugin, buffer, event);
   } else if (what == 1u) {

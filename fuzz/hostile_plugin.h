@@ -120,8 +120,20 @@ bool hostile_offered(unsigned which);
 hurray_status hostile_mapped(hurray_status returned);
 
 /* One operation on the loader's file side, from the input
- * (fuzz/hostile_files.c): a path, a search path or a name. */
+ * (fuzz/hostile_files.c): a path, a search path or a name; or, for a
+ * first byte from 0xE0, one of hostile_loader_op's. */
 void hostile_files_op(hostile_source *in);
+
+/* What a discovery reports of each candidate (PL-SEARCH-3): a status,
+ * the plugin exactly on success, the error (filled, terminated) otherwise. */
+void hostile_check_candidate(const char *path, hurray_status status, const hurray_error *err,
+                             const hurray_plugin *plugin);
+
+/* A load from a plugin file of `folder` (the one fuzz/hostile_files.c
+ * makes) under an injected fault, a linked load with a long name, or a
+ * discovery, as `what` (the operation's first byte) says
+ * (fuzz/hostile_loader.c). */
+void hostile_loader_op(hostile_source *in, uint8_t what, const char *folder);
 
 /* NULL arguments, small out-structs and a thread's allocations against a
  * loaded plugin (fuzz/hostile_misuse.c); plugin, buffer, event may be NULL. */

@@ -823,6 +823,80 @@ def plugin_host_seeds():
                                                             16, 0, 6, 0, 16, 1, 7, 40, 16, 2, 0,
                                                             16, 2, 3, 16, 3]),
     }
+    seeds.update(plugin_host_fault_seeds())
+    return seeds
+
+
+# The loader's files and faults (fuzz/hostile_loader.c), after a load: op 16
+# (files) with a first byte from 0xE0: bits 0-1 the scenario (0, 1: a file;
+# 2: a linked load; 3: a discovery), bits 2-3 the quiet plugin's table
+# (well formed, declines, another major, too short), bit 4 well formed.
+LOADER_FILES = ("self", "data", "borrowed", "foreign", "foreign-dir")
+LOADER_FAULTS = ("none", "calloc", "stat", "dlopen", "dlsym", "dlinfo", "dladdr1")
+# op_under_fault (op byte 0xF0 + 0 allocate, 1 import, 2 export, 3 create
+# an event, 4 import one): the call that fails, from fuzz/fault_seam.h, and
+# the errno (ENOMEM or EMFILE).
+SHARED_FAULTS = ("mmap", "memfd_create", "ftruncate", "fcntl", "fstat", "calloc", "malloc")
+
+
+def fault_byte(kinds, kind, skip, extra=0):
+    """The first byte b with b % len(kinds) == kind, (b >> 4) % 4 == skip and
+    the bits of `extra` set."""
+    for b in range(256):
+        if b % len(kinds) == kinds.index(kind) and (b >> 4) % 4 == skip and b & extra == extra:
+            return b
+    raise ValueError((kind, skip, extra))
+
+
+def loader_op(scenario, variant=0, well_formed=True):
+    return bytes([16, 0xE0 | scenario | variant << 2 | (0x10 if well_formed else 0)])
+
+
+def plugin_host_fault_seeds():
+    loaded = host_header(0) + host_load()
+    seeds = {}
+    for i, name in enumerate(LOADER_FILES):
+        seeds["loader-file-" + name] = loaded + loader_op(0) + bytes([i, 0]) \
+            + loader_op(1) + bytes([i | 0x80, 0])
+    for variant in (1, 2, 3):
+        seeds["loader-file-table-%d" % variant] = loaded + loader_op(0, variant, False) + bytes([0, 0])
+    for fault in LOADER_FAULTS[1:]:
+        ops = b""
+        for skip in range(4):
+            ops += loader_op(0) + bytes([0, fault_byte(LOADER_FAULTS, fault, skip)])
+        seeds["loader-fault-" + fault] = loaded + ops
+    seeds["loader-fault-stat-foreign-dir"] = loaded + b"".join(
+        loader_op(0) + bytes([4, fault_byte(LOADER_FAULTS, "stat", skip)]) for skip in range(4))
+    seeds["loader-linked-long-names"] = loaded + loader_op(2, 1, False) + bytes([0, 0, 10]) \
+        + loader_op(2, 2, False) + bytes([0, 255, 199]) + loader_op(2, 3, False) + bytes([0, 200, 30]) \
+        + loader_op(2) + bytes([0, 5, 5]) + loader_op(2) + bytes([0x10, 5, 5]) \
+        + loader_op(2) + bytes([0x30, 250, 150]) + loader_op(2, 1, False) + bytes([0, 120, 100])
+    seeds["loader-discover"] = loaded + loader_op(3) + bytes([0]) + loader_op(3, 1, False) + bytes([0]) \
+        + loader_op(3) + bytes([4]) + loader_op(3) + bytes([6]) + loader_op(3) + bytes([4 | 8]) \
+        + loader_op(3) + bytes([4 | 16]) + loader_op(3) + bytes([1]) + loader_op(3) + bytes([3]) \
+        + loader_op(3) + bytes([1 | 30])
+    shared = host_allocate(size=40, align_shift=12, flags=1)
+    for fault in SHARED_FAULTS:
+        memory = b""
+        cuda = b""
+        for skip in range(4):
+            for extra in (0, 8):
+                how = fault_byte(SHARED_FAULTS, fault, skip, extra)
+                memory += bytes([0xF0, how]) + shared[1:]                     # allocate
+                memory += shared + bytes([0xF2, how, 0, 0, 0])                # export
+                memory += bytes([3, 0, 3, 1, 3, 2])
+                # a CUDA device imports (a memfd the plugin maps) and has events
+                cuda += bytes([0xF1, how, 0, 0x48, 4, 0, 0]) + ALLOC_OK + bytes([3, 0])
+                cuda += bytes([0xF3, how, 0, 0, 0]) + bytes([0xF4, how, 0, 0, 0])
+                cuda += bytes([12, 0, 12, 1])
+        seeds["shared-fault-" + fault] = host_header(0) + host_load() + memory
+        seeds["cuda-fault-" + fault] = host_header(1) + host_load(devices=(0x86,)) + cuda
+    # Tokens no allocation made, and a thread whose record cache cannot be
+    # allocated (fuzz/hostile_misuse.c, first byte from 0xF0).
+    seeds["careless-caller-forged"] = loaded + host_allocate() + bytes([18, 0xF0, 18, 0xF5])
+    # An export that says FD and gives none (fuzz/hostile_memory.c, mutation 9).
+    seeds["export-fd-missing"] = host_header(1) + host_load(devices=(0x86,)) + shared \
+        + bytes([6, 0, 0, 18])
     return seeds
 
 

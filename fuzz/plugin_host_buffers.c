@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fault_seam.h"
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/plugin.h"
@@ -212,8 +213,10 @@ void op_import(void) {
     if ((m & 0x80u) != 0u) {
       mem.fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     } else {
+      fault_hold(); /* the caller's descriptor: no fault of the plugin's */
       mem.fd = memfd_create("hostile-import", MFD_CLOEXEC);
       FUZZ_CHECK(mem.fd >= 0 && ftruncate(mem.fd, (off_t)((m & 0x20u) != 0u ? 64u : 65536u)) == 0);
+      fault_release();
       if ((m & 0x10u) != 0u) {
         mem.offset = 64u; /* not a page */
       }
@@ -310,7 +313,12 @@ void op_copy(bool write) {
   }
 }
 
-static bool fd_open(int fd) { return fd >= 0 && fcntl(fd, F_GETFD) != -1; }
+static bool fd_open(int fd) {
+  fault_hold();
+  bool open = fd >= 0 && fcntl(fd, F_GETFD) != -1;
+  fault_release();
+  return open;
+}
 
 /* PL-IPC-2: the host decides what is exported and checks the answer; no
  * descriptor stays open on failure. */

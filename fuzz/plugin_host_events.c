@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fault_seam.h"
 #include "fuzz_check.h"
 #include "hostile_plugin.h"
 #include "hurray/plugin.h"
@@ -28,6 +29,18 @@ static int free_event_slot(void) {
     }
   }
   return -1;
+}
+
+/* The host's own event record out of memory (a malloc failing under
+ * op_under_fault, fuzz/fault_seam.h): OUT_OF_MEMORY before the plugin is
+ * asked, and nothing made. */
+static bool host_record_failed(hurray_status s, uint32_t calls, const hurray_plugin_event *e) {
+  if (!fault_fired() || hostile_seen.event_calls != calls) {
+    return false;
+  }
+  FUZZ_CHECK(s == HURRAY_ERR_OUT_OF_MEMORY && e == NULL);
+  FUZZ_CHECK(strstr(host_err.detail, "event record") != NULL);
+  return true;
 }
 
 /* PL-IPC-7, in its order, before the plugin is called. */
@@ -62,6 +75,9 @@ void op_event_create(void) {
       host_checked(hurray_plugin_event_create_flags(host_plugin, device, flags, &e, &host_err));
   if (want != HURRAY_OK) {
     FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
+    return;
+  }
+  if (host_record_failed(s, calls, e)) {
     return;
   }
   FUZZ_CHECK(hostile_seen.event_calls == calls + 1u);
@@ -197,6 +213,9 @@ void op_event_import(void) {
       host_checked(hurray_plugin_event_import(host_plugin, device, &record, &e, &host_err));
   if (want != HURRAY_OK) {
     FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
+    return;
+  }
+  if (host_record_failed(s, calls, e)) {
     return;
   }
   check_plugin_failure(s, answers);

@@ -37,16 +37,39 @@ hurray_fuzz_extra_sources() {
         fuzz/ipc_faults.c fuzz/ipc_fault_rounds.c
       ;;
     plugin_host)
-      # The harness's buffer and event operations, and the plugin whose
-      # answers come from the input.
+      # The harness's buffer and event operations, the plugin whose
+      # answers come from the input, and the loader's files and faults
+      # (fuzz/fault_seam.h).
       echo fuzz/plugin_host_buffers.c fuzz/plugin_host_events.c $HURRAY_FUZZ_HOSTILE_PLUGIN \
-        fuzz/hostile_files.c fuzz/hostile_misuse.c plugins/common/plugin_support.c
+        fuzz/hostile_files.c fuzz/hostile_misuse.c fuzz/hostile_loader.c fuzz/fault_seam.c \
+        plugins/common/plugin_support.c
       ;;
     net_receive)
       # The network transport, compiled against the UCX stand-in (no UCX needed).
       echo net/net.c net/landing_pool.c fuzz/fake_ucx.c \
         $HURRAY_FUZZ_HOSTILE_PLUGIN plugins/common/plugin_support.c
       ;;
+  esac
+}
+
+# Link flags a target needs besides the engine's (fuzz/meson.build lists
+# the same for the replay build).
+# shellcheck disable=SC2086 # the IPC list is split into one word per call
+hurray_fuzz_extra_link_flags() {
+  case $1 in
+    plugin_host)
+      # The fault-injection seam (fuzz/fault_seam.h): these calls, from this
+      # target's objects only, go through its wrappers; and the entry its
+      # dlopen stand-in finds in the process (fuzz/hostile_loader.c).
+      echo -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
+        -Wl,--wrap=mmap,--wrap=mmap64,--wrap=munmap,--wrap=memfd_create \
+        -Wl,--wrap=ftruncate,--wrap=ftruncate64,--wrap=fcntl,--wrap=fcntl64 \
+        -Wl,--wrap=fstat,--wrap=fstat64,--wrap=stat,--wrap=stat64 \
+        -Wl,--wrap=dlopen,--wrap=dlclose,--wrap=dlsym,--wrap=dlinfo,--wrap=dladdr1 \
+        -Wl,--export-dynamic-symbol=hurray_plugin_entry \
+        -Wl,--export-dynamic-symbol=hurray_fuzz_entry_data
+      ;;
+    ipc_api) echo "-Wl$(printf ',--wrap=%s' $HURRAY_FUZZ_IPC_WRAPPED)" ;;
   esac
 }
 
@@ -71,13 +94,6 @@ hurray_fuzz_max_len() {
 HURRAY_FUZZ_IPC_WRAPPED="socket bind listen accept4 connect poll getsockopt sendmsg recvmsg mmap
   memfd_create ftruncate fcntl mprotect fstat calloc"
 
-# Linker flags a target needs.
-# shellcheck disable=SC2086 # the list is split into one word per call
-hurray_fuzz_extra_link_flags() {
-  case $1 in
-    ipc_api) echo "-Wl$(printf ',--wrap=%s' $HURRAY_FUZZ_IPC_WRAPPED)" ;;
-  esac
-}
 
 # Include directories (and defines) a target needs besides include/.
 hurray_fuzz_extra_includes() {
