@@ -198,12 +198,13 @@ static HOT_PATH void publish_buffer(hurray_plugin *plugin, hurray_plugin_buffer 
  * reported (PL-ALLOC-3, PL-ALLOC-4) and the live buffer (PL-ALLOC-5,
  * PL-IPC-4). `memory`: what to import (its byte_size, alignment and
  * memory_class passed as the request, flags 0), NULL to allocate. Inlined
- * into the allocation entries; plugin_buffer_ipc.c calls it for import. */
-HOT_PATH hurray_status hurray_plugin_make_buffer(hurray_plugin *plugin, uint32_t device_index,
-                                                 uint64_t byte_size, uint32_t alignment,
-                                                 hurray_memory_class memory_class, uint32_t flags,
-                                                 const hurray_plugin_ipc_memory *memory,
-                                                 hurray_plugin_buffer **out, hurray_error *err) {
+ * into the allocation entries; plugin_buffer_ipc.c calls it for import
+ * through hurray_plugin_make_buffer. */
+static HOT_PATH hurray_status make_buffer(hurray_plugin *plugin, uint32_t device_index,
+                                          uint64_t byte_size, uint32_t alignment,
+                                          hurray_memory_class memory_class, uint32_t flags,
+                                          const hurray_plugin_ipc_memory *memory,
+                                          hurray_plugin_buffer **out, hurray_error *err) {
   const hurray_plugin_memory_class_info *class_info = NULL;
   hurray_status status = check_request(plugin, device_index, byte_size, alignment, memory_class,
                                        memory != NULL,
@@ -252,6 +253,18 @@ HOT_PATH hurray_status hurray_plugin_make_buffer(hurray_plugin *plugin, uint32_t
   return HURRAY_OK;
 }
 
+/* make_buffer for plugin_buffer_ipc.c's import: a function of its own, since
+ * an inline function with external linkage may not use this file's static
+ * helpers (C11 6.7.4p3). */
+hurray_status hurray_plugin_make_buffer(hurray_plugin *plugin, uint32_t device_index,
+                                        uint64_t byte_size, uint32_t alignment,
+                                        hurray_memory_class memory_class, uint32_t flags,
+                                        const hurray_plugin_ipc_memory *memory,
+                                        hurray_plugin_buffer **out, hurray_error *err) {
+  return make_buffer(plugin, device_index, byte_size, alignment, memory_class, flags, memory, out,
+                     err);
+}
+
 /* Both public allocation entries, without a call between them (an exported
  * function called from the library goes through the PLT). `out_index`: the
  * position of `out` among the caller's arguments. */
@@ -283,8 +296,8 @@ static HOT_PATH hurray_status allocate_buffer(hurray_plugin *plugin, uint32_t de
                               "entry, PL-IPC-1)",
                               plugin->table.name);
   }
-  return hurray_plugin_make_buffer(plugin, device_index, byte_size, alignment, memory_class,
-                                   flags, NULL, out, err);
+  return make_buffer(plugin, device_index, byte_size, alignment, memory_class, flags, NULL, out,
+                     err);
 }
 
 hurray_status hurray_plugin_allocate_flags(hurray_plugin *plugin, uint32_t device_index,
