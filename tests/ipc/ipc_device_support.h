@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "hurray/plugin.h"
+#include "check_main.h"
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -107,12 +108,7 @@ static inline int device_probe(const char *file, bool require, uint32_t *ipc_cap
 
 /* Runs the suite in this process (the tests spawn their own children). */
 static inline int run_suite(Suite *suite) {
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(suite, CK_NOFORK);
 }
 
 #endif /* HURRAY_IPC_DEVICE_SUPPORT_H */

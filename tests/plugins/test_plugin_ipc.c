@@ -28,6 +28,7 @@
 
 #include "conformance.h"
 #include "hurray/plugin.h"
+#include "check_main.h"
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -399,19 +400,11 @@ int main(int argc, char **argv) {
   }
   hurray_plugin_registry_destroy(probe);
   Suite *suite = suite_create("plugin_ipc");
-  TCase *tc = tcase_create("ipc");
-  tcase_add_checked_fixture(tc, load, unload);
-  tcase_set_timeout(tc, 120);
+  TCase *tc = hurray_check_case(suite, "ipc", load, unload, 120);
   tcase_add_test(tc, another_process_reads_and_writes_the_same_memory);
   tcase_add_test(tc, imports_are_checked);
   tcase_add_test(tc, sealed_segment_is_imported_read_only);
   tcase_add_test(tc, refusals_without_export);
   tcase_add_test(tc, events_are_not_exported_here);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(suite, CK_NOFORK);
 }

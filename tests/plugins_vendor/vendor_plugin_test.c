@@ -26,6 +26,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "vendor_test.h"
+#include "check_main.h"
 
 /* Before every test: no switch set, no override, whether Check forks or
  * not (CK_FORK=no runs every test in this one process). */
@@ -64,8 +65,7 @@ int main(int argc, char **argv) {
   }
 
   Suite *suite = suite_create(the_case->name);
-  TCase *tc = tcase_create("stand-in");
-  tcase_set_timeout(tc, 20);
+  TCase *tc = hurray_check_case(suite, "stand-in", NULL, NULL, 20);
   tcase_add_checked_fixture(tc, clear_switches, NULL);
   if (argc == 5) {
     /* The concurrency test alone (meson suite plugins-concurrency, which
@@ -87,10 +87,5 @@ int main(int argc, char **argv) {
     vendor_add_system_test(tc);
   }
 run:
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run(suite);
 }
