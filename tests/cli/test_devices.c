@@ -26,13 +26,7 @@ static char *temp_dir;
 
 static void setup(void) { temp_dir = run_make_temp_dir(); }
 
-static void teardown(void) {
-  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
-                  (char *)(uintptr_t) "--", temp_dir, NULL};
-  run_result r = run_capture(argv, NULL, NULL);
-  run_result_free(&r);
-  free(temp_dir);
-}
+static void teardown(void) { run_remove_temp_dir(temp_dir); }
 
 /* A copy of the long-reason plugin two folders below dir. */
 static char *plant_plugin(const char *dir) {

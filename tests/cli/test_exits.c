@@ -67,13 +67,7 @@ static char *temp_dir;
 
 static void setup(void) { temp_dir = run_make_temp_dir(); }
 
-static void teardown(void) {
-  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
-                  (char *)(uintptr_t) "--", temp_dir, NULL};
-  run_result r = run_capture(argv, NULL, NULL);
-  run_result_free(&r);
-  free(temp_dir);
-}
+static void teardown(void) { run_remove_temp_dir(temp_dir); }
 
 static char *valid_handle_file(const char *name, size_t extra) {
   uint8_t bytes[64];
