@@ -35,6 +35,7 @@
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 #include "gpu_ipc_event.h" /* plugins/common, in-tree only: shared by the GPU runtime plugins */
+#include "gpu_plugin_frame.h"
 #include "gpu_runtime_memory.h"
 #include "polled_wait.h"
 #include "runtime_loader.h"
@@ -119,11 +120,9 @@ typedef struct cuda_device {
 } cuda_device;
 
 typedef struct cuda_state {
-  void *library;
+  gpu_plugin_frame frame; /* first: the runtime, the device count, the reason */
   cuda_symbols cu;
-  uint32_t device_count;
   cuda_device *devices;
-  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } cuda_state;
 
 typedef struct cuda_event {
@@ -160,7 +159,8 @@ static void cuda_leave(const cuda_state *s) { (void)s->cu.cuCtxPopCurrent_v2(NUL
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void cuda_release_devices(cuda_state *s, uint32_t count) {
+static void cuda_release_devices(void *state, uint32_t count) {
+  cuda_state *s = state;
   for (uint32_t i = 0; i < count; i++) {
     cuda_device *d = &s->devices[i];
     if (d->stream != NULL && s->cu.cuCtxPushCurrent_v2(d->context) == CUDA_SUCCESS) {
@@ -171,11 +171,11 @@ static void cuda_release_devices(cuda_state *s, uint32_t count) {
   }
   free(s->devices);
   s->devices = NULL;
-  s->device_count = 0;
+  s->frame.device_count = 0;
 }
 
 /* Sets up one device: attributes, the retained primary context and the
- * plugin's stream. false with s->reason set on failure (nothing left held). */
+ * plugin's stream. false with s->frame.reason set on failure (nothing left held). */
 static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
   CUresult r = s->cu.cuDeviceGet(&d->device, ordinal);
   const char *call = "cuDeviceGet";
@@ -222,7 +222,7 @@ static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
     }
   }
   if (r != CUDA_SUCCESS) {
-    snprintf(s->reason, sizeof s->reason, "%s (device %d): %s (%d)", call, ordinal,
+    snprintf(s->frame.reason, sizeof s->frame.reason, "%s (device %d): %s (%d)", call, ordinal,
              cuda_error_name(s, r), (int)r);
     return false;
   }
@@ -238,9 +238,10 @@ static bool cuda_open_device(cuda_state *s, int ordinal, cuda_device *d) {
 
 /* Enables peer access between every pair the driver allows; a device with
  * at least one peer offers the peer class. */
-static void cuda_enable_peers(cuda_state *s) {
-  for (uint32_t i = 0; i < s->device_count; i++) {
-    for (uint32_t j = 0; j < s->device_count; j++) {
+static void cuda_enable_peers(void *state) {
+  cuda_state *s = state;
+  for (uint32_t i = 0; i < s->frame.device_count; i++) {
+    for (uint32_t j = 0; j < s->frame.device_count; j++) {
       int can = 0;
       if (i == j ||
           s->cu.cuDeviceCanAccessPeer(&can, s->devices[i].device, s->devices[j].device) !=
@@ -258,6 +259,47 @@ static void cuda_enable_peers(cuda_state *s) {
   }
 }
 
+/* The runtime's half of gpu_plugin_open_devices and gpu_plugin_close. */
+static int cuda_start(void *state) { return (int)((cuda_state *)state)->cu.cuInit(0); }
+
+static int cuda_device_count(void *state, int *count) {
+  return (int)((cuda_state *)state)->cu.cuDeviceGetCount(count);
+}
+
+static const char *cuda_code_name(const void *state, int code) {
+  return cuda_error_name(state, (CUresult)code);
+}
+
+static bool cuda_make_devices(void *state, size_t count) {
+  cuda_state *s = state;
+  s->devices = calloc(count, sizeof *s->devices);
+  return s->devices != NULL;
+}
+
+static bool cuda_open_ordinal(void *state, int ordinal) {
+  cuda_state *s = state;
+  return cuda_open_device(s, ordinal, &s->devices[ordinal]);
+}
+
+static void cuda_forget_symbols(void *state) {
+  cuda_state *s = state;
+  memset(&s->cu, 0, sizeof s->cu);
+}
+
+static const gpu_plugin_vendor cuda_vendor = {
+    .plugin = "cuda",
+    .init_call = "cuInit",
+    .count_call = "cuDeviceGetCount",
+    .init = cuda_start,
+    .device_count = cuda_device_count,
+    .error_name = cuda_code_name,
+    .make_devices = cuda_make_devices,
+    .open_device = cuda_open_ordinal,
+    .release_devices = cuda_release_devices,
+    .enable_peers = cuda_enable_peers,
+    .forget_symbols = cuda_forget_symbols,
+};
+
 /* Loads the driver and opens every device; on any failure the state holds
  * zero devices and the reason (PL-AVAIL-1). */
 static void cuda_open(cuda_state *s) {
@@ -271,46 +313,16 @@ static void cuda_open(cuda_state *s) {
                                                CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL_ENTRY)};
 #undef CUDA_OPTIONAL_ENTRY
 #undef CUDA_SYMBOL_ENTRY
-  s->library = plugin_load_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
-                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
+  s->frame.library = plugin_load_runtime(CUDA_LIBRARY_ENV, default_libraries, 1u, 0, symbols,
+                                         sizeof symbols / sizeof symbols[0], &library,
+                                         s->frame.reason, sizeof s->frame.reason);
+  if (s->frame.library == NULL) {
     return;
   }
-  int count = 0;
-  CUresult r = s->cu.cuInit(0);
-  if (r != CUDA_SUCCESS) {
-    snprintf(s->reason, sizeof s->reason, "%s: cuInit: %s (%d)", library, cuda_error_name(s, r),
-             (int)r);
-    goto unload;
-  }
-  r = s->cu.cuDeviceGetCount(&count);
-  if (r != CUDA_SUCCESS || count <= 0) {
-    snprintf(s->reason, sizeof s->reason, "%s: cuDeviceGetCount: %s (%d), %d devices", library,
-             cuda_error_name(s, r), (int)r, count);
-    goto unload;
-  }
-  s->devices = calloc((size_t)count, sizeof *s->devices);
-  if (s->devices == NULL) {
-    snprintf(s->reason, sizeof s->reason, "cuda: out of host memory for %d devices", count);
-    goto unload;
-  }
-  for (int i = 0; i < count; i++) {
-    if (!cuda_open_device(s, i, &s->devices[i])) {
-      cuda_release_devices(s, (uint32_t)i);
-      goto unload;
-    }
-    s->device_count = (uint32_t)i + 1u;
-  }
-  cuda_enable_peers(s);
-  return;
-unload:
-  free(s->devices);
-  s->devices = NULL;
-  dlclose(s->library);
-  s->library = NULL;
-  memset(&s->cu, 0, sizeof s->cu);
+  gpu_plugin_open_devices(s, &cuda_vendor, library);
 }
+
+static void cuda_close(void *state) { gpu_plugin_close(state, &cuda_vendor); }
 
 static hurray_status cuda_init(void **out_state, hurray_error *err) {
   cuda_state *s = calloc(1, sizeof *s);
@@ -323,30 +335,11 @@ static hurray_status cuda_init(void **out_state, hurray_error *err) {
   return HURRAY_OK;
 }
 
-static void cuda_shutdown(void *state) {
-  cuda_state *s = state;
-  if (s->library != NULL) {
-    cuda_release_devices(s, s->device_count);
-    dlclose(s->library);
-  }
-  free(s);
-}
-
-static hurray_status cuda_count_devices(void *state, uint32_t *out_count, hurray_error *err) {
-  (void)err;
-  *out_count = ((cuda_state *)state)->device_count;
-  return HURRAY_OK;
-}
-
-static size_t cuda_unavailable_reason(void *state, char *buf, size_t cap) {
-  const cuda_state *s = state;
-  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
-}
-
 static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -397,7 +390,8 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -432,7 +426,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
 
 static void cuda_free(void *state, const hurray_plugin_allocation *allocation) {
   const cuda_state *s = state;
-  if (allocation->device_index >= s->device_count ||
+  if (allocation->device_index >= s->frame.device_count ||
       cuda_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
     return;
   }
@@ -476,7 +470,8 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -515,7 +510,7 @@ static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_alloca
                                          hurray_error *err) {
   const cuda_state *s = state;
   hurray_status status =
-      hurray_support_check_device("cuda", dst->device_index, s->device_count, err);
+      hurray_support_check_device("cuda", dst->device_index, s->frame.device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, dst->device_index, err);
   }
@@ -532,7 +527,7 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const cuda_state *s = state;
   hurray_status status =
-      hurray_support_check_device("cuda", src->device_index, s->device_count, err);
+      hurray_support_check_device("cuda", src->device_index, s->frame.device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = cuda_enter(s, src->device_index, err);
   }
@@ -555,7 +550,8 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
                                     unsigned int cu_flags, const CUipcEventHandle *handle,
                                     void **out_event, hurray_error *err) {
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -592,7 +588,8 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
 static hurray_status cuda_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -664,7 +661,8 @@ static void cuda_release_event(void *state, void *event) {
 static hurray_status cuda_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status == HURRAY_OK) {
     status = cuda_enter(s, device_index, err);
   }
@@ -737,7 +735,8 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status = hurray_support_check_device("cuda", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -762,14 +761,14 @@ static const hurray_plugin_table cuda_table = {
     .plugin_version = "1.0.0",
     .device_tag = HURRAY_DEVICE_CUDA,
     .init = cuda_init,
-    .shutdown = cuda_shutdown,
-    .count_devices = cuda_count_devices,
+    .shutdown = cuda_close,
+    .count_devices = gpu_plugin_count_devices,
     .describe_device = cuda_describe_device,
     .allocate = cuda_allocate,
     .free = cuda_free,
     .copy_to_device = cuda_copy_to_device,
     .copy_to_host = cuda_copy_to_host,
-    .unavailable_reason = cuda_unavailable_reason,
+    .unavailable_reason = gpu_plugin_unavailable_reason,
     .create_event = cuda_create_event,
     .record_event = cuda_record_event,
     .wait_event = cuda_wait_event,

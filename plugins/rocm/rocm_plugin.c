@@ -40,6 +40,7 @@
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 #include "gpu_ipc_event.h" /* plugins/common, in-tree only: shared by the GPU runtime plugins */
+#include "gpu_plugin_frame.h"
 #include "gpu_runtime_memory.h"
 #include "polled_wait.h"
 #include "runtime_loader.h"
@@ -115,11 +116,9 @@ typedef struct rocm_device {
 } rocm_device;
 
 typedef struct rocm_state {
-  void *library;
+  gpu_plugin_frame frame; /* first: the runtime, the device count, the reason */
   rocm_symbols hip;
-  uint32_t device_count;
   rocm_device *devices;
-  char reason[HURRAY_SUPPORT_REASON_SIZE];
 } rocm_state;
 
 typedef struct rocm_event {
@@ -151,7 +150,8 @@ static hurray_status rocm_enter(const rocm_state *s, uint32_t device_index, hurr
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
 
-static void rocm_release_devices(rocm_state *s, uint32_t count) {
+static void rocm_release_devices(void *state, uint32_t count) {
+  rocm_state *s = state;
   for (uint32_t i = 0; i < count; i++) {
     rocm_device *d = &s->devices[i];
     if (d->stream != NULL && s->hip.hipSetDevice(d->device) == hipSuccess) {
@@ -160,11 +160,11 @@ static void rocm_release_devices(rocm_state *s, uint32_t count) {
   }
   free(s->devices);
   s->devices = NULL;
-  s->device_count = 0;
+  s->frame.device_count = 0;
 }
 
 /* Sets up one device: attributes and the plugin's stream. false with
- * s->reason set on failure (nothing left held). */
+ * s->frame.reason set on failure (nothing left held). */
 static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
   hipError_t r = s->hip.hipDeviceGet(&d->device, ordinal);
   const char *call = "hipDeviceGet";
@@ -192,7 +192,7 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
   }
   if (r != hipSuccess) {
     d->stream = NULL;
-    snprintf(s->reason, sizeof s->reason, "%s (device %d): %s (%d)", call, ordinal,
+    snprintf(s->frame.reason, sizeof s->frame.reason, "%s (device %d): %s (%d)", call, ordinal,
              rocm_error_name(s, r), (int)r);
     return false;
   }
@@ -214,9 +214,10 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
 
 /* Enables peer access between every pair the runtime allows; a device with
  * at least one peer offers the peer class. */
-static void rocm_enable_peers(rocm_state *s) {
-  for (uint32_t i = 0; i < s->device_count; i++) {
-    for (uint32_t j = 0; j < s->device_count; j++) {
+static void rocm_enable_peers(void *state) {
+  rocm_state *s = state;
+  for (uint32_t i = 0; i < s->frame.device_count; i++) {
+    for (uint32_t j = 0; j < s->frame.device_count; j++) {
       int can = 0;
       if (i == j ||
           s->hip.hipDeviceCanAccessPeer(&can, s->devices[i].device, s->devices[j].device) !=
@@ -233,6 +234,47 @@ static void rocm_enable_peers(rocm_state *s) {
   }
 }
 
+/* The runtime's half of gpu_plugin_open_devices and gpu_plugin_close. */
+static int rocm_start(void *state) { return (int)((rocm_state *)state)->hip.hipInit(0); }
+
+static int rocm_device_count(void *state, int *count) {
+  return (int)((rocm_state *)state)->hip.hipGetDeviceCount(count);
+}
+
+static const char *rocm_code_name(const void *state, int code) {
+  return rocm_error_name(state, (hipError_t)code);
+}
+
+static bool rocm_make_devices(void *state, size_t count) {
+  rocm_state *s = state;
+  s->devices = calloc(count, sizeof *s->devices);
+  return s->devices != NULL;
+}
+
+static bool rocm_open_ordinal(void *state, int ordinal) {
+  rocm_state *s = state;
+  return rocm_open_device(s, ordinal, &s->devices[ordinal]);
+}
+
+static void rocm_forget_symbols(void *state) {
+  rocm_state *s = state;
+  memset(&s->hip, 0, sizeof s->hip);
+}
+
+static const gpu_plugin_vendor rocm_vendor = {
+    .plugin = "rocm",
+    .init_call = "hipInit",
+    .count_call = "hipGetDeviceCount",
+    .init = rocm_start,
+    .device_count = rocm_device_count,
+    .error_name = rocm_code_name,
+    .make_devices = rocm_make_devices,
+    .open_device = rocm_open_ordinal,
+    .release_devices = rocm_release_devices,
+    .enable_peers = rocm_enable_peers,
+    .forget_symbols = rocm_forget_symbols,
+};
+
 /* Opens the first HIP runtime that loads (the override alone when set) and
  * every device; on any failure the state holds zero devices and the reason
  * (PL-AVAIL-1). */
@@ -247,47 +289,16 @@ static void rocm_open(rocm_state *s) {
 #undef ROCM_OPTIONAL_ENTRY
 #undef ROCM_SYMBOL_ENTRY
   /* The reason names every file tried and why. */
-  s->library = plugin_load_runtime(ROCM_LIBRARY_ENV, defaults,
-                                   sizeof defaults / sizeof defaults[0], 0, symbols,
-                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
-                                   sizeof s->reason);
-  if (s->library == NULL) {
+  s->frame.library = plugin_load_runtime(
+      ROCM_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0], 0, symbols,
+      sizeof symbols / sizeof symbols[0], &library, s->frame.reason, sizeof s->frame.reason);
+  if (s->frame.library == NULL) {
     return;
   }
-  int count = 0;
-  hipError_t r = s->hip.hipInit(0);
-  if (r != hipSuccess) {
-    snprintf(s->reason, sizeof s->reason, "%s: hipInit: %s (%d)", library, rocm_error_name(s, r),
-             (int)r);
-    goto unload;
-  }
-  r = s->hip.hipGetDeviceCount(&count);
-  if (r != hipSuccess || count <= 0) {
-    snprintf(s->reason, sizeof s->reason, "%s: hipGetDeviceCount: %s (%d), %d devices", library,
-             rocm_error_name(s, r), (int)r, count);
-    goto unload;
-  }
-  s->devices = calloc((size_t)count, sizeof *s->devices);
-  if (s->devices == NULL) {
-    snprintf(s->reason, sizeof s->reason, "rocm: out of host memory for %d devices", count);
-    goto unload;
-  }
-  for (int i = 0; i < count; i++) {
-    if (!rocm_open_device(s, i, &s->devices[i])) {
-      rocm_release_devices(s, (uint32_t)i);
-      goto unload;
-    }
-    s->device_count = (uint32_t)i + 1u;
-  }
-  rocm_enable_peers(s);
-  return;
-unload:
-  free(s->devices);
-  s->devices = NULL;
-  dlclose(s->library);
-  s->library = NULL;
-  memset(&s->hip, 0, sizeof s->hip);
+  gpu_plugin_open_devices(s, &rocm_vendor, library);
 }
+
+static void rocm_close(void *state) { gpu_plugin_close(state, &rocm_vendor); }
 
 static hurray_status rocm_init(void **out_state, hurray_error *err) {
   rocm_state *s = calloc(1, sizeof *s);
@@ -300,30 +311,11 @@ static hurray_status rocm_init(void **out_state, hurray_error *err) {
   return HURRAY_OK;
 }
 
-static void rocm_shutdown(void *state) {
-  rocm_state *s = state;
-  if (s->library != NULL) {
-    rocm_release_devices(s, s->device_count);
-    dlclose(s->library);
-  }
-  free(s);
-}
-
-static hurray_status rocm_count_devices(void *state, uint32_t *out_count, hurray_error *err) {
-  (void)err;
-  *out_count = ((rocm_state *)state)->device_count;
-  return HURRAY_OK;
-}
-
-static size_t rocm_unavailable_reason(void *state, char *buf, size_t cap) {
-  const rocm_state *s = state;
-  return hurray_support_copy_reason(buf, cap, s->device_count > 0 ? "" : s->reason);
-}
-
 static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -370,7 +362,8 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -405,7 +398,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
 
 static void rocm_free(void *state, const hurray_plugin_allocation *allocation) {
   const rocm_state *s = state;
-  if (allocation->device_index >= s->device_count ||
+  if (allocation->device_index >= s->frame.device_count ||
       rocm_enter(s, allocation->device_index, NULL) != HURRAY_OK) {
     return;
   }
@@ -448,7 +441,8 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -487,7 +481,7 @@ static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_alloca
                                          hurray_error *err) {
   const rocm_state *s = state;
   hurray_status status =
-      hurray_support_check_device("rocm", dst->device_index, s->device_count, err);
+      hurray_support_check_device("rocm", dst->device_index, s->frame.device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, dst->device_index, err);
   }
@@ -503,7 +497,7 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const rocm_state *s = state;
   hurray_status status =
-      hurray_support_check_device("rocm", src->device_index, s->device_count, err);
+      hurray_support_check_device("rocm", src->device_index, s->frame.device_count, err);
   if (status == HURRAY_OK && bytes > 0) {
     status = rocm_enter(s, src->device_index, err);
   }
@@ -525,7 +519,8 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
                                     unsigned hip_flags, const hipIpcEventHandle_t *handle,
                                     void **out_event, hurray_error *err) {
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -562,7 +557,8 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
 static hurray_status rocm_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -631,7 +627,8 @@ static void rocm_release_event(void *state, void *event) {
 static hurray_status rocm_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status == HURRAY_OK) {
     status = rocm_enter(s, device_index, err);
   }
@@ -701,7 +698,8 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status = hurray_support_check_device("rocm", device_index, s->device_count, err);
+  hurray_status status =
+      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -726,14 +724,14 @@ static const hurray_plugin_table rocm_table = {
     .plugin_version = "1.0.0",
     .device_tag = HURRAY_DEVICE_ROCM,
     .init = rocm_init,
-    .shutdown = rocm_shutdown,
-    .count_devices = rocm_count_devices,
+    .shutdown = rocm_close,
+    .count_devices = gpu_plugin_count_devices,
     .describe_device = rocm_describe_device,
     .allocate = rocm_allocate,
     .free = rocm_free,
     .copy_to_device = rocm_copy_to_device,
     .copy_to_host = rocm_copy_to_host,
-    .unavailable_reason = rocm_unavailable_reason,
+    .unavailable_reason = gpu_plugin_unavailable_reason,
     .create_event = rocm_create_event,
     .record_event = rocm_record_event,
     .wait_event = rocm_wait_event,
