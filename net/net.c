@@ -754,7 +754,7 @@ static hurray_status send_wait(hurray_net_connection *conn, net_op *ops, size_t 
         progress(conn->worker, &idle);
       }
       if (st == HURRAY_OK) {
-        st = hurray_internal_net_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0,
+        st = hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0,
                                       "the peer disconnected while tensor %llu was sent (%s)",
                                       (unsigned long long)id, ucs_status_string(conn->ep_status));
       }
@@ -821,7 +821,7 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     }
   }
   if (st == HURRAY_OK && (conn->broken || conn->ep == NULL)) {
-    st = hurray_internal_net_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0,
+    st = hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0,
                                   "the connection has ended");
   }
   if (st != HURRAY_OK) {
@@ -962,29 +962,34 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
 /* Receiving                                                                */
 /* ------------------------------------------------------------------------ */
 
-typedef struct net_entry {
-  hurray_handoff handoff;
-  hurray_accepted_buffer accepted;
-  /* A buffer placed on a device (NET-DEV-2), freed by the release. */
-  hurray_plugin_buffer *device;
-  /* Host memory: where its release returns it (NET-RECV-9), and its size. */
-  hurray_internal_landing_pool *landing;
-  uint64_t landing_size;
-} net_entry;
-
-struct hurray_net_received {
-  uint64_t tensor_id;
-  size_t count;
-  net_entry entries[];
-};
-
-/* The release of a host buffer handed out (NET-RECV-5): back to the pool. */
-static void release_landing(void *buffer, void *ctx) {
-  net_entry *en = ctx;
-  if (buffer != NULL) { /* an empty buffer has no memory and took no reference */
-    hurray_internal_landing_release(en->landing, buffer, en->landing_size);
-  }
+/* A received tensor is the transport-neutral received tensor
+ * (specs/inbound.md, core/runtime/received.c); hurray_net_received is its
+ * old name (RX-OBJ-1). */
+static hurray_received *as_tensor(hurray_net_received *received) {
+  return (hurray_received *)(void *)received;
 }
+
+static const hurray_received *as_const_tensor(const hurray_net_received *received) {
+  return (const hurray_received *)(const void *)received;
+}
+
+/* The network part of one buffer's release (RX-REL-2, RX-REL-3): host
+ * memory goes back to the connection's pool (NET-RECV-9), which frees it
+ * when the connection has closed; a device buffer was freed before this
+ * and has no memory here. Nothing reaches the sender: each side owns its
+ * copy (BP-OWN-4). */
+static hurray_status release_landing(void *ctx, uint64_t tensor_id, uint32_t index, void *memory,
+                                     uint64_t size, uint32_t how, hurray_error *err) {
+  (void)tensor_id;
+  (void)index;
+  (void)how;
+  (void)err;
+  hurray_internal_landing_give(ctx, memory, size);
+  return HURRAY_OK;
+}
+
+/* The tensor's end (RX-REL-4): its reference on the pool. */
+static void close_landing(void *ctx) { hurray_internal_landing_release(ctx, NULL, 0); }
 
 /* A refusal after the message was taken: tell the sender why when the
  * connection still works (NET-ERR-1), then end the connection, since the
@@ -1043,7 +1048,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
                                     NULL);
   }
   if (conn->ep == NULL) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0,
+    return hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0,
                                     "the connection has ended");
   }
   int64_t deadline = deadline_of(timeout_ms);
@@ -1072,7 +1077,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
       continue;
     }
     if (conn->broken) {
-      hurray_status st = hurray_internal_net_fail(err, HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0,
+      hurray_status st = hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0,
                                                   "the peer disconnected (%s)",
                                                   ucs_status_string(conn->ep_status));
       op_cancel(&conn->ctl, conn->worker);
@@ -1169,18 +1174,14 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   }
 
   /* NET-RECV-3: destination memory, aligned as declared. */
-  hurray_net_received *r = calloc(1, sizeof *r + n * sizeof(net_entry));
   void *mem[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   /* NET-DEV-2: the device buffers; mem[i] is then where UCX lands the bytes. */
   hurray_plugin_buffer *dev[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   net_op *ops = calloc(n > 0u ? n : 1u, sizeof *ops);
   memset(mem, 0, sizeof mem);
   memset(dev, 0, sizeof dev);
-  if (r == NULL || ops == NULL) {
-    free(r);
-    free(ops);
-    hurray_internal_net_fail(&e, HURRAY_ERR_OUT_OF_MEMORY, sizeof *r + n * sizeof(net_entry), 0,
-                             0, NULL);
+  if (ops == NULL) {
+    hurray_internal_net_fail(&e, HURRAY_ERR_OUT_OF_MEMORY, n * sizeof *ops, 0, 0, NULL);
     if (err != NULL) {
       *err = e;
     }
@@ -1240,7 +1241,7 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
       continue;
     }
     if (conn->broken) {
-      st = hurray_internal_net_fail(&e, HURRAY_ERR_IPC_PEER_GONE, arrived, arrived + pending, 0,
+      st = hurray_internal_net_fail(&e, HURRAY_ERR_PEER_GONE, arrived, arrived + pending, 0,
                                     "the peer disconnected mid-transfer of tensor %llu: %zu of "
                                     "%zu buffers arrived (%s)",
                                     (unsigned long long)m.tensor_id, arrived, arrived + pending,
@@ -1295,62 +1296,74 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   if (st != HURRAY_OK) {
     free_memory(mem, n);
     free_devices(dev, n);
-    free(r);
     if (err != NULL) {
       *err = e;
     }
     return refuse(conn, m.tensor_id, st, &e);
   }
-  /* NET-RECV-5: ordinary accepted handoffs, owned by the receiver. */
-  r->tensor_id = m.tensor_id;
-  r->count = n;
-  for (size_t i = 0; i < n; i++) {
-    net_entry *en = &r->entries[i];
-    hurray_buffer_offer offer =
-        dev[i] != NULL
-            ? hurray_buffer_offer_make(hurray_plugin_buffer_allocation(dev[i])->address,
-                                       hurray_plugin_buffer_release_callback, dev[i],
-                                       hurray_sync_payload_none())
-            : hurray_buffer_offer_make(mem[i], release_landing, en, hurray_sync_payload_none());
-    en->device = dev[i];
-    en->landing = conn->landing;
-    en->landing_size = handles[i].byte_size;
-    hurray_handoff_init(&en->handoff);
-    st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, &e);
+  /* NET-RECV-5: ordinary accepted handoffs, owned by the receiver, all or
+   * none (RX-BUILD-1, RX-BUILD-2). The tensor holds one reference on the
+   * landing pool until it is freed (RX-REL-4). */
+  hurray_received_transport_desc transport;
+  memset(&transport, 0, sizeof transport);
+  transport.struct_size = (uint32_t)sizeof transport;
+  transport.transport = HURRAY_TRANSPORT_NETWORK;
+  transport.ctx = conn->landing;
+  transport.release = release_landing;
+  transport.close = close_landing;
+  hurray_received *r = NULL;
+  st = hurray_received_create(&transport, m.tensor_id, n, &r, &e);
+  if (st != HURRAY_OK) {
+    free_memory(mem, n);
+    free_devices(dev, n);
+    if (err != NULL) {
+      *err = e;
+    }
+    return refuse(conn, m.tensor_id, st, &e);
+  }
+  hurray_internal_landing_hold(conn->landing); /* the tensor's reference */
+  for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
+    hurray_received_buffer_desc d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = (uint32_t)sizeof d;
+    d.handle = handles[i];
+    d.plugin_buffer = dev[i];
+    d.data = dev[i] != NULL ? hurray_plugin_buffer_allocation(dev[i])->address : mem[i];
+    d.memory = mem[i]; /* NULL for a device buffer: its landing memory went back above */
+    d.memory_size = handles[i].byte_size;
+    st = hurray_received_stage(r, i, &d, &e);
     if (st == HURRAY_OK) {
-      en->accepted.struct_size = (uint32_t)sizeof en->accepted;
-      st = hurray_handoff_accept(&en->handoff, HURRAY_TRANSPORT_NETWORK, 0, &en->accepted, &e);
-    }
-    if (st != HURRAY_OK) {
-      /* Cannot happen for a table that passed the checks above; if it does,
-       * free what is not yet owned by an accepted handoff. */
-      r->count = i;
-      hurray_status ignored = hurray_handoff_withdraw(&en->handoff, NULL);
-      (void)ignored;
-      free_memory(mem + i, n - i);
-      free_devices(dev + i, n - i);
-      hurray_net_received_free(&r);
-      if (err != NULL) {
-        *err = e;
-      }
-      return refuse(conn, m.tensor_id, st, &e);
-    }
-    if (dev[i] == NULL && mem[i] != NULL) {
-      hurray_internal_landing_hold(conn->landing); /* the release's reference */
+      mem[i] = NULL; /* the tensor's now (RX-BUILD-1) */
+      dev[i] = NULL;
     }
   }
+  if (st == HURRAY_OK) {
+    st = hurray_received_publish(r, &e);
+  }
+  if (st != HURRAY_OK) {
+    /* Cannot happen for a table that passed the checks above; if it does,
+     * nothing is handed out and everything is undone once (RX-REL-3). */
+    hurray_received_free(&r);
+    free_memory(mem, n);
+    free_devices(dev, n);
+    if (err != NULL) {
+      *err = e;
+    }
+    return refuse(conn, m.tensor_id, st, &e);
+  }
   conn->bytes_received += total;
-  *out = r;
+  *out = (hurray_net_received *)(void *)r;
   return HURRAY_OK;
+}
+
+/* The old accessors: thin wrappers of the neutral ones (RX-OBJ-1). */
+hurray_received *hurray_net_received_tensor(hurray_net_received *received) {
+  return as_tensor(received);
 }
 
 hurray_plugin_buffer *hurray_net_received_plugin_buffer(const hurray_net_received *received,
                                                         size_t index) {
-  if (received == NULL || index >= received->count ||
-      hurray_handoff_state_of(&received->entries[index].handoff) != HURRAY_HANDOFF_READABLE) {
-    return NULL;
-  }
-  return received->entries[index].device;
+  return hurray_received_plugin_buffer(as_const_tensor(received), index);
 }
 
 hurray_status hurray_net_connection_set_plugins(hurray_net_connection *conn,
@@ -1381,56 +1394,32 @@ uint64_t hurray_net_connection_buffers_reused(const hurray_net_connection *conn)
 }
 
 uint64_t hurray_net_received_tensor_id(const hurray_net_received *received) {
-  return received == NULL ? 0u : received->tensor_id;
+  return hurray_received_id(as_const_tensor(received));
 }
 
 size_t hurray_net_received_count(const hurray_net_received *received) {
-  return received == NULL ? 0u : received->count;
+  return hurray_received_count(as_const_tensor(received));
 }
 
 const hurray_accepted_buffer *hurray_net_received_buffer(const hurray_net_received *received,
                                                          size_t index) {
-  if (received == NULL || index >= received->count) {
-    return NULL;
-  }
-  return &received->entries[index].accepted;
+  return hurray_received_buffer(as_const_tensor(received), index);
 }
 
 hurray_handoff *hurray_net_received_handoff(hurray_net_received *received, size_t index) {
-  if (received == NULL || index >= received->count) {
-    return NULL;
-  }
-  return &received->entries[index].handoff;
+  return hurray_received_handoff(as_tensor(received), index);
 }
 
 hurray_status hurray_net_received_release(hurray_net_received *received, size_t index,
                                           hurray_error *err) {
-  if (received == NULL) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
-  }
-  if (index >= received->count) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, index, received->count, 1,
-                                    "buffer index");
-  }
-  return hurray_handoff_release(&received->entries[index].handoff, err);
+  return hurray_received_release(as_tensor(received), index, err);
 }
 
 void hurray_net_received_free(hurray_net_received **received) {
-  if (received == NULL || *received == NULL) {
+  if (received == NULL) {
     return;
   }
-  hurray_net_received *r = *received;
-  for (size_t i = 0; i < r->count; i++) {
-    hurray_handoff *h = &r->entries[i].handoff;
-    /* Release and destroy cannot fail here: a buffer already released
-     * is the state check's, everything else is our own storage. */
-    hurray_status ignored = HURRAY_OK;
-    if (hurray_handoff_state_of(h) == HURRAY_HANDOFF_READABLE) {
-      ignored = hurray_handoff_release(h, NULL);
-    }
-    ignored = hurray_handoff_destroy(h, NULL);
-    (void)ignored;
-  }
-  free(r);
+  hurray_received *r = as_tensor(*received);
   *received = NULL;
+  hurray_received_free(&r);
 }
