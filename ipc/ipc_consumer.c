@@ -21,6 +21,8 @@
 
 #include "ipc_common.h"
 
+#include "../core/runtime/received_names.h"
+
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000
 
 /* The connection, shared by the consumer object and every received offer,
@@ -62,14 +64,8 @@ struct hurray_ipc_consumer {
 
 /* The received offer is the transport-neutral received tensor
  * (specs/inbound.md, core/runtime/received.c); hurray_ipc_received is its
- * old name (RX-OBJ-1). */
-static hurray_received *as_tensor(hurray_ipc_received *received) {
-  return (hurray_received *)(void *)received;
-}
-
-static const hurray_received *as_const_tensor(const hurray_ipc_received *received) {
-  return (const hurray_received *)(const void *)received;
-}
+ * old name (RX-OBJ-1), its accessors defined at the end of this file by
+ * HURRAY_RECEIVED_DEFINE_NAMES (core/runtime/received_names.h). */
 
 static void link_unref(ipc_link *link) {
   if (atomic_fetch_sub(&link->refs, 1u) == 1u) {
@@ -660,43 +656,5 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   return HURRAY_OK;
 }
 
-/* The old accessors: thin wrappers of the neutral ones (RX-OBJ-1). */
-hurray_received *hurray_ipc_received_tensor(hurray_ipc_received *received) {
-  return as_tensor(received);
-}
-
-hurray_plugin_buffer *hurray_ipc_received_plugin_buffer(const hurray_ipc_received *received,
-                                                        size_t index) {
-  return hurray_received_plugin_buffer(as_const_tensor(received), index);
-}
-
-uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received) {
-  return hurray_received_id(as_const_tensor(received));
-}
-
-size_t hurray_ipc_received_count(const hurray_ipc_received *received) {
-  return hurray_received_count(as_const_tensor(received));
-}
-
-const hurray_accepted_buffer *hurray_ipc_received_buffer(const hurray_ipc_received *received,
-                                                         size_t index) {
-  return hurray_received_buffer(as_const_tensor(received), index);
-}
-
-hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *received, size_t index) {
-  return hurray_received_handoff(as_tensor(received), index);
-}
-
-hurray_status hurray_ipc_received_release(hurray_ipc_received *received, size_t index,
-                                          hurray_error *err) {
-  return hurray_received_release(as_tensor(received), index, err);
-}
-
-void hurray_ipc_received_free(hurray_ipc_received **received) {
-  if (received == NULL) {
-    return;
-  }
-  hurray_received *r = as_tensor(*received);
-  *received = NULL;
-  hurray_received_free(&r);
-}
+/* The old accessors: the neutral ones under the IPC names (RX-OBJ-1). */
+HURRAY_RECEIVED_DEFINE_NAMES(hurray_ipc_received, hurray_ipc_received, offer_id)

@@ -12,6 +12,8 @@
 
 #include "net_internal.h"
 
+#include "../core/runtime/received_names.h"
+
 #include <arpa/inet.h>
 #include <sched.h>
 #include <netinet/in.h>
@@ -964,14 +966,8 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
 
 /* A received tensor is the transport-neutral received tensor
  * (specs/inbound.md, core/runtime/received.c); hurray_net_received is its
- * old name (RX-OBJ-1). */
-static hurray_received *as_tensor(hurray_net_received *received) {
-  return (hurray_received *)(void *)received;
-}
-
-static const hurray_received *as_const_tensor(const hurray_net_received *received) {
-  return (const hurray_received *)(const void *)received;
-}
+ * old name (RX-OBJ-1), its accessors defined at the end of this file by
+ * HURRAY_RECEIVED_DEFINE_NAMES (core/runtime/received_names.h). */
 
 /* The network part of one buffer's release (RX-REL-2, RX-REL-3): host
  * memory goes back to the connection's pool (NET-RECV-9), which frees it
@@ -1356,15 +1352,8 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   return HURRAY_OK;
 }
 
-/* The old accessors: thin wrappers of the neutral ones (RX-OBJ-1). */
-hurray_received *hurray_net_received_tensor(hurray_net_received *received) {
-  return as_tensor(received);
-}
-
-hurray_plugin_buffer *hurray_net_received_plugin_buffer(const hurray_net_received *received,
-                                                        size_t index) {
-  return hurray_received_plugin_buffer(as_const_tensor(received), index);
-}
+/* The old accessors: the neutral ones under the network names (RX-OBJ-1). */
+HURRAY_RECEIVED_DEFINE_NAMES(hurray_net_received, hurray_net_received, tensor_id)
 
 hurray_status hurray_net_connection_set_plugins(hurray_net_connection *conn,
                                                 hurray_plugin_registry *plugins,
@@ -1391,35 +1380,4 @@ uint64_t hurray_net_connection_kept_bytes(const hurray_net_connection *conn) {
 
 uint64_t hurray_net_connection_buffers_reused(const hurray_net_connection *conn) {
   return conn == NULL ? 0u : hurray_internal_landing_reused(conn->landing);
-}
-
-uint64_t hurray_net_received_tensor_id(const hurray_net_received *received) {
-  return hurray_received_id(as_const_tensor(received));
-}
-
-size_t hurray_net_received_count(const hurray_net_received *received) {
-  return hurray_received_count(as_const_tensor(received));
-}
-
-const hurray_accepted_buffer *hurray_net_received_buffer(const hurray_net_received *received,
-                                                         size_t index) {
-  return hurray_received_buffer(as_const_tensor(received), index);
-}
-
-hurray_handoff *hurray_net_received_handoff(hurray_net_received *received, size_t index) {
-  return hurray_received_handoff(as_tensor(received), index);
-}
-
-hurray_status hurray_net_received_release(hurray_net_received *received, size_t index,
-                                          hurray_error *err) {
-  return hurray_received_release(as_tensor(received), index, err);
-}
-
-void hurray_net_received_free(hurray_net_received **received) {
-  if (received == NULL) {
-    return;
-  }
-  hurray_received *r = as_tensor(*received);
-  *received = NULL;
-  hurray_received_free(&r);
 }
