@@ -416,8 +416,8 @@ static hurray_status check_segment(int fd, const hurray_buffer_handle *h, uint64
     return hurray_internal_ipc_fail_errno(err, errno, "fstat");
   }
   if (!S_ISREG(sb.st_mode)) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(sb.st_mode & S_IFMT), S_IFREG,
-                    index);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT,
+                                    (uint64_t)(sb.st_mode & S_IFMT), S_IFREG, index);
   }
   int seals = fcntl(fd, F_GET_SEALS);
   uint32_t need = hurray_ipc_required_seals();
@@ -634,7 +634,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     uint32_t measured = hurray_alignment_of(d.data);
     /* BP-ALIGN-5: the declared alignment is what the mapping has (IPC-SEG-3). */
     if (st == HURRAY_OK && measured < h->alignment) {
-      st = hurray_internal_ipc_fail(e, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, h->alignment, i);
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, h->alignment,
+                                    i);
     }
   }
   hurray_internal_ipc_close_fds(fds, nfds); /* mappings and imports outlive their descriptors */
