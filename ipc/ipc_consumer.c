@@ -440,6 +440,23 @@ static void send_reject(ipc_link *link, uint64_t offer_id, const hurray_error *e
   (void)hurray_internal_ipc_send(link->fd, msg, n, NULL, 0, NULL);
 }
 
+/* Stages buffer `index` of the offer (RX-BUILD-1); a staging that fails
+ * leaves the mapping, import and event ours, undone here. */
+static hurray_status stage(hurray_received *r, size_t index, hurray_received_buffer_desc *d,
+                           hurray_error *err) {
+  hurray_status st = hurray_received_stage(r, index, d, err);
+  if (st != HURRAY_OK) {
+    hurray_plugin_event_release(d->event);
+    if (d->plugin_buffer != NULL) {
+      hurray_plugin_buffer_free(d->plugin_buffer);
+    }
+    if (d->memory != NULL) {
+      munmap(d->memory, (size_t)d->memory_size);
+    }
+  }
+  return st;
+}
+
 hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int timeout_ms,
                                           hurray_ipc_received **out, hurray_error *err) {
   if (consumer == NULL) {
@@ -598,7 +615,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
           break;
         }
       }
-      st = hurray_received_stage(r, i, &d, e);
+      st = stage(r, i, &d, e);
       continue;
     }
     /* Host memory: a memfd, on the CPU only (IPC-OFF-1). */
@@ -613,7 +630,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     }
     if (h->byte_size == 0u) {
       /* an empty buffer: nothing to map, data NULL (BP-ALIGN-3) */
-      st = hurray_received_stage(r, i, &d, e);
+      st = stage(r, i, &d, e);
       continue;
     }
     uint64_t start = segments[i].offset / page_size * page_size;
@@ -630,7 +647,7 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     d.memory = map;
     d.memory_size = map_len;
     d.data = (uint8_t *)map + (segments[i].offset - start);
-    st = hurray_received_stage(r, i, &d, e); /* the tensor unmaps it from now on */
+    st = stage(r, i, &d, e); /* the tensor unmaps it from now on */
     uint32_t measured = hurray_alignment_of(d.data);
     /* BP-ALIGN-5: the declared alignment is what the mapping has (IPC-SEG-3). */
     if (st == HURRAY_OK && measured < h->alignment) {

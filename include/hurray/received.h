@@ -70,7 +70,10 @@ HURRAY_API const hurray_accepted_buffer *hurray_received_buffer(const hurray_rec
  * Buffer `index`'s handoff (state READABLE, or EVENT_PENDING for a buffer
  * with an event), owned by the received tensor: drive it with the
  * hurray_handoff_* calls, never destroy it. Releasing it releases the
- * buffer (RX-REL-1, RX-REL-2). NULL past the end.
+ * buffer (RX-REL-1, RX-REL-2). A buffer moved into a buffer list
+ * (hurray_buffer_list_push_handoff) is released by the list, which must be
+ * destroyed before the tensor is freed; the free does not release it again.
+ * NULL past the end.
  */
 HURRAY_API hurray_handoff *hurray_received_handoff(hurray_received *received, size_t index);
 
