@@ -141,7 +141,7 @@ typedef struct raw_run {
 static void warm_up(void) {
   static int done;
   if (!done) {
-    ck_assert_int_eq(mallopt(M_ARENA_MAX, 1), 1);
+    (void)mallopt(M_ARENA_MAX, 1); /* 0 under ASan, whose allocator has no arenas */
     receiver rv = {0};
     receiver_start(&rv);
     receiver_stop(&rv);
