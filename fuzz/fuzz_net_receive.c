@@ -96,6 +96,14 @@ static void check_refused(hurray_status s, uint32_t control_sends_before, bool c
  * result is the peer's refusal, and nothing is sent back (NET-SEND-4). */
 static const hurray_net_message *peer_refusal;
 
+/* A REFUSE that op_send queued ahead of its send and that no call has taken
+ * yet (a send refused for its arguments never reads the control queue).
+ * Control messages are taken in order, so the next receive takes this one
+ * first, whatever the peer queued after it and whatever its timeout: its
+ * result is this refusal (NET-SEND-4, NET-RECV-1). */
+static hurray_net_message queued_refusal;
+static bool refusal_queued;
+
 /* One receive and what every receive must satisfy; `want` is the status
  * the rules give (HURRAY_OK too), or HURRAY_STATUS_COUNT when not known. */
 static void receive(int timeout_ms, hurray_status want, bool began) {
@@ -103,6 +111,12 @@ static void receive(int timeout_ms, hurray_status want, bool began) {
   uint32_t control_before = fake_ucx_sent_log()->control_sends;
   int requests_before = fake_ucx_live_requests();
   hurray_net_received *r = NULL;
+  const hurray_net_message *refusal = peer_refusal;
+  if (refusal_queued && !ended) {
+    want = (hurray_status)queued_refusal.status;
+    refusal = &queued_refusal;
+  }
+  refusal_queued = false;
   poison();
   hurray_status s = checked(hurray_net_receive(conn, timeout_ms, &r, &err));
   FUZZ_CHECK((s == HURRAY_OK) == (r != NULL)); /* a failure hands out nothing */
@@ -125,15 +139,15 @@ static void receive(int timeout_ms, hurray_status want, bool began) {
   }
   if (s != HURRAY_OK) {
     FUZZ_CHECK(fake_ucx_posted_receives() == 0); /* NET-ERR-2, NET-RECV-6 */
-    if (peer_refusal != NULL && !relaxed) {
+    if (refusal != NULL && !relaxed) {
       /* NET-SEND-4: the peer's values when the status is one of ours */
       FUZZ_CHECK(hurray_net_connection_broken(conn) == HURRAY_TRUE);
       FUZZ_CHECK(fake_ucx_sent_log()->control_sends == control_before);
-      FUZZ_CHECK(err.index == peer_refusal->index);
-      if (s != HURRAY_ERR_UNSUPPORTED || peer_refusal->status == (uint32_t)s) {
-        FUZZ_CHECK(err.value == peer_refusal->value && err.expected == peer_refusal->expected);
+      FUZZ_CHECK(err.index == refusal->index);
+      if (s != HURRAY_ERR_UNSUPPORTED || refusal->status == (uint32_t)s) {
+        FUZZ_CHECK(err.value == refusal->value && err.expected == refusal->expected);
       } else {
-        FUZZ_CHECK(err.value == peer_refusal->status && err.expected == HURRAY_STATUS_COUNT);
+        FUZZ_CHECK(err.value == refusal->status && err.expected == HURRAY_STATUS_COUNT);
       }
     } else if (s != HURRAY_ERR_IPC_PEER_GONE && !relaxed) {
       check_refused(s, control_before, true);
@@ -381,6 +395,11 @@ static void op_send(record *rec) {
     size_t n = hurray_net_encode_refuse(msg, sizeof msg, last_sent_id + 1u, HURRAY_ERR_CAPACITY,
                                         0, 1u << 20, 1u << 10);
     fake_ucx_deliver(HURRAY_NET_TAG_CONTROL, msg, n);
+    if (!refusal_queued && hurray_net_connection_broken(conn) == HURRAY_FALSE) {
+      queued_refusal = (hurray_net_message)HURRAY_NET_MESSAGE_INIT;
+      FUZZ_CHECK(hurray_net_message_decode(msg, n, &queued_refusal, NULL, 0, NULL) == HURRAY_OK);
+      refusal_queued = true;
+    }
   }
   size_t given = (take(rec) & 1u) != 0u ? count + 1u : count;
   memset(&sources[count], 0, sizeof sources[count]);
@@ -391,6 +410,9 @@ static void op_send(record *rec) {
   poison();
   hurray_status s =
       checked(hurray_net_send(conn, table, table_len, sources, given, 100, &id, &err));
+  if (hurray_net_connection_broken(conn) == HURRAY_TRUE) {
+    refusal_queued = false; /* taken by this send, or the connection is over */
+  }
   for (size_t i = 0; i < given; i++) {
     FUZZ_CHECK(released[i] == 1); /* NET-SEND-3: every source given, once */
   }
@@ -592,6 +614,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   registry = NULL;
   plugin = NULL;
   relaxed = false;
+  refusal_queued = false;
   last_id = 0;
   last_sent_id = 0;
   memset(kept, 0, sizeof kept);

@@ -20,8 +20,9 @@
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 6, 7)))
 #endif
-hurray_status hurray_internal_net_fail(hurray_error *err, hurray_status status, uint64_t value,
-                                       uint64_t expected, size_t index, const char *fmt, ...);
+hurray_status
+hurray_internal_net_fail(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
+                         size_t index, const char *fmt, ...);
 /* IO with the magnitude of UCX's status as value and its message in detail (NET-ERR-1). */
 hurray_status hurray_internal_net_fail_ucs(hurray_error *err, ucs_status_t s, const char *call);
 

@@ -58,8 +58,8 @@ static hurray_status send_wait(hurray_net_connection *conn, net_op *ops, size_t 
       return st;
     }
     if (hurray_internal_net_expired(deadline)) {
-      return hurray_internal_net_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u,
-                                      0, 0, "tensor %llu was not taken within %d ms",
+      return hurray_internal_net_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u, 0,
+                                      0, "tensor %llu was not taken within %d ms",
                                       (unsigned long long)id, timeout_ms);
     }
     hurray_internal_net_progress(conn->worker, &idle);
@@ -69,8 +69,7 @@ static hurray_status send_wait(hurray_net_connection *conn, net_op *ops, size_t 
 /* The first checks of a send (NET-SEND-1), shared by both kinds of source:
  * the table, and one source per handle. */
 static hurray_status send_table_check(const uint8_t *table, size_t table_len, size_t source_count,
-                                      hurray_buffer_handle *handles, size_t *n,
-                                      hurray_error *err) {
+                                      hurray_buffer_handle *handles, size_t *n, hurray_error *err) {
   hurray_status st = hurray_buffer_table_decode_exact(table, table_len, handles,
                                                       HURRAY_BUFFER_TABLE_MAX_HANDLES, n, err);
   if (st == HURRAY_OK && source_count != *n) {
@@ -81,8 +80,8 @@ static hurray_status send_table_check(const uint8_t *table, size_t table_len, si
 }
 
 hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table, size_t table_len,
-                              const hurray_net_source *sources, size_t source_count,
-                              int timeout_ms, uint64_t *tensor_id, hurray_error *err) {
+                              const hurray_net_source *sources, size_t source_count, int timeout_ms,
+                              uint64_t *tensor_id, hurray_error *err) {
   if (conn == NULL || table == NULL || sources == NULL) {
     return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
                                     conn == NULL ? 0u : (table == NULL ? 1u : 3u), NULL);
@@ -118,8 +117,7 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     }
   }
   if (st == HURRAY_OK && (conn->broken || conn->ep == NULL)) {
-    st = hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0,
-                                  "the connection has ended");
+    st = hurray_internal_net_fail(err, HURRAY_ERR_PEER_GONE, 0, 0, 0, "the connection has ended");
   }
   if (st != HURRAY_OK) {
     release_sources(sources, source_count);
@@ -157,7 +155,8 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
   if (st == HURRAY_OK) {
     for (size_t i = 0; i <= n; i++) {
       if (ops[i].posted && ops[i].status != UCS_OK) {
-        st = hurray_internal_net_fail_ucs(err, ops[i].status, i == 0u ? "ucp_tag_send_nbx (message)"
+        st = hurray_internal_net_fail_ucs(err, ops[i].status,
+                                          i == 0u ? "ucp_tag_send_nbx (message)"
                                                   : "ucp_tag_send_nbx (buffer)");
         if (i > 0u && err != NULL) {
           err->index = i - 1u;
@@ -255,4 +254,3 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
   /* From here hurray_net_send owns the copies: each released exactly once. */
   return hurray_net_send(conn, table, table_len, sources, n, timeout_ms, tensor_id, err);
 }
-

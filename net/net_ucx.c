@@ -128,8 +128,8 @@ void hurray_internal_net_op_recv(net_op *op, ucp_worker_h worker, void *buf, siz
   /* No immediate completion: UCX 1.13 does not fill recv_info.tag_info
    * when a receive matches an already arrived message at once, and the
    * length is what NET-RECV-4 checks; the callback always has it. */
-  p.op_attr_mask =
-      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                   UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
   p.cb.recv = op_recv_cb;
   p.user_data = op;
   memset(op, 0, sizeof *op);

@@ -168,10 +168,9 @@ static hurray_status publish_entry(hurray_received *r, rx_entry *e, hurray_error
   hurray_buffer_offer offer = hurray_buffer_offer_make(
       e->accepted.data, release_entry, e,
       e->event == NULL ? hurray_sync_payload_none()
-                       : hurray_sync_payload_event_of_kind(e->event, HURRAY_EVENT_KIND_PLUGIN,
-                                                           e->handle.device_tag,
-                                                           hurray_plugin_event_release_callback,
-                                                           NULL));
+                       : hurray_sync_payload_event_of_kind(
+                             e->event, HURRAY_EVENT_KIND_PLUGIN, e->handle.device_tag,
+                             hurray_plugin_event_release_callback, NULL));
   hurray_handoff_init(&e->handoff);
   hurray_status st = hurray_handoff_offer(&e->handoff, &e->handle, &offer, err);
   if (st != HURRAY_OK) {
@@ -254,16 +253,14 @@ hurray_handoff *hurray_received_handoff(hurray_received *received, size_t index)
   return &received->entries[index].handoff;
 }
 
-hurray_plugin_buffer *hurray_received_plugin_buffer(const hurray_received *received,
-                                                    size_t index) {
+hurray_plugin_buffer *hurray_received_plugin_buffer(const hurray_received *received, size_t index) {
   if (received == NULL || index >= received->count) {
     return NULL;
   }
   return atomic_load(&received->entries[index].device);
 }
 
-hurray_status hurray_received_release(hurray_received *received, size_t index,
-                                      hurray_error *err) {
+hurray_status hurray_received_release(hurray_received *received, size_t index, hurray_error *err) {
   if (received == NULL) {
     return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "received tensor is NULL");
   }

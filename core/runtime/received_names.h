@@ -21,34 +21,32 @@
  * opaque TYPE (declared by the transport's public header), each the
  * hurray_received_* call of the same meaning on the same object.
  */
-#define HURRAY_RECEIVED_DEFINE_NAMES(PREFIX, TYPE, ID)                                           \
-  hurray_received *PREFIX##_tensor(TYPE *received) {                                              \
-    return (hurray_received *)(void *)received;                                                   \
-  }                                                                                               \
-  hurray_plugin_buffer *PREFIX##_plugin_buffer(const TYPE *received, size_t index) {              \
-    return hurray_received_plugin_buffer((const hurray_received *)(const void *)received, index); \
-  }                                                                                               \
-  uint64_t PREFIX##_##ID(const TYPE *received) {                                                  \
-    return hurray_received_id((const hurray_received *)(const void *)received);                   \
-  }                                                                                               \
-  size_t PREFIX##_count(const TYPE *received) {                                                   \
-    return hurray_received_count((const hurray_received *)(const void *)received);                \
-  }                                                                                               \
-  const hurray_accepted_buffer *PREFIX##_buffer(const TYPE *received, size_t index) {             \
-    return hurray_received_buffer((const hurray_received *)(const void *)received, index);        \
-  }                                                                                               \
-  hurray_handoff *PREFIX##_handoff(TYPE *received, size_t index) {                                \
-    return hurray_received_handoff(PREFIX##_tensor(received), index);                             \
-  }                                                                                               \
-  hurray_status PREFIX##_release(TYPE *received, size_t index, hurray_error *err) {               \
-    return hurray_received_release(PREFIX##_tensor(received), index, err);                        \
-  }                                                                                               \
-  void PREFIX##_free(TYPE **received) {                                                           \
-    if (received != NULL) {                                                                       \
-      hurray_received *r = PREFIX##_tensor(*received);                                            \
-      *received = NULL;                                                                           \
-      hurray_received_free(&r);                                                                   \
-    }                                                                                             \
+#define HURRAY_RECEIVED_DEFINE_NAMES(PREFIX, TYPE, ID)                                             \
+  hurray_received *PREFIX##_tensor(TYPE *received) { return (hurray_received *)(void *)received; } \
+  hurray_plugin_buffer *PREFIX##_plugin_buffer(const TYPE *received, size_t index) {               \
+    return hurray_received_plugin_buffer((const hurray_received *)(const void *)received, index);  \
+  }                                                                                                \
+  uint64_t PREFIX##_##ID(const TYPE *received) {                                                   \
+    return hurray_received_id((const hurray_received *)(const void *)received);                    \
+  }                                                                                                \
+  size_t PREFIX##_count(const TYPE *received) {                                                    \
+    return hurray_received_count((const hurray_received *)(const void *)received);                 \
+  }                                                                                                \
+  const hurray_accepted_buffer *PREFIX##_buffer(const TYPE *received, size_t index) {              \
+    return hurray_received_buffer((const hurray_received *)(const void *)received, index);         \
+  }                                                                                                \
+  hurray_handoff *PREFIX##_handoff(TYPE *received, size_t index) {                                 \
+    return hurray_received_handoff(PREFIX##_tensor(received), index);                              \
+  }                                                                                                \
+  hurray_status PREFIX##_release(TYPE *received, size_t index, hurray_error *err) {                \
+    return hurray_received_release(PREFIX##_tensor(received), index, err);                         \
+  }                                                                                                \
+  void PREFIX##_free(TYPE **received) {                                                            \
+    if (received != NULL) {                                                                        \
+      hurray_received *r = PREFIX##_tensor(*received);                                             \
+      *received = NULL;                                                                            \
+      hurray_received_free(&r);                                                                    \
+    }                                                                                              \
   }
 
 #endif /* HURRAY_RECEIVED_NAMES_H */

@@ -84,7 +84,7 @@ HURRAY_API hurray_handoff *hurray_received_handoff(hurray_received *received, si
  * began (the release frees it, RX-REL-2).
  */
 HURRAY_API hurray_plugin_buffer *hurray_received_plugin_buffer(const hurray_received *received,
-                                                              size_t index);
+                                                               size_t index);
 
 /**
  * Releases buffer `index` exactly once, as hurray_handoff_release on its
@@ -96,8 +96,7 @@ HURRAY_API hurray_plugin_buffer *hurray_received_plugin_buffer(const hurray_rece
  * past the end; NULL_ARGUMENT (index 0) without a tensor.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_received_release(hurray_received *received,
-                                                                  size_t index,
-                                                                  hurray_error *err);
+                                                                  size_t index, hurray_error *err);
 
 /**
  * Releases every buffer still held, exactly once, whatever state it
@@ -152,9 +151,9 @@ typedef struct hurray_received_transport_desc {
  * use of t->ctx, ended by t->close when it is freed; on failure close is
  * not called. OUT_OF_MEMORY (value: bytes).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_received_create(
-    const hurray_received_transport_desc *t, uint64_t id, size_t count, hurray_received **out,
-    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_received_create(const hurray_received_transport_desc *t, uint64_t id, size_t count,
+                       hurray_received **out, hurray_error *err);
 
 /** One buffer a transport stages; zero-initialise, set struct_size. */
 typedef struct hurray_received_buffer_desc {
@@ -184,9 +183,9 @@ typedef struct hurray_received_buffer_desc {
  * ILLEGAL_TRANSITION (index: the buffer) for a buffer already staged or a
  * tensor already published.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_received_stage(
-    hurray_received *received, size_t index, const hurray_received_buffer_desc *desc,
-    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_received_stage(hurray_received *received, size_t index,
+                      const hurray_received_buffer_desc *desc, hurray_error *err);
 
 /**
  * Hands out every buffer (RX-BUILD-2): each offered and accepted as an

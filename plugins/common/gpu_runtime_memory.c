@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "gpu_runtime_memory.h"
+#include "plugin_allocation.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -94,14 +95,10 @@ void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_cla
                            void *plugin_data, hurray_plugin_allocation *out) {
   uint64_t address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
   hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
+  plugin_allocation_init(&a, byte_size, device_index, memory_class);
   a.alignment = hurray_support_alignment_capped(address, max_alignment);
-  a.byte_size = byte_size;
   a.address = (void *)(uintptr_t)address;
   a.plugin_data = plugin_data;
-  a.device_index = device_index;
-  a.memory_class = memory_class;
   if (memory_class == HURRAY_MEMORY_HOST_PINNED || memory_class == HURRAY_MEMORY_UNIFIED) {
     a.host_address = a.address;
     a.device_address = host_memory_device_mapped ? address : 0u;
@@ -153,15 +150,11 @@ void plugin_gpu_imported_allocation(uint32_t device_index, uint64_t base,
                                     void *plugin_data, hurray_plugin_allocation *out) {
   uint64_t address = base + in->offset;
   hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
+  plugin_allocation_init(&a, in->byte_size, device_index, HURRAY_MEMORY_STANDARD);
   a.alignment = hurray_support_alignment_capped(address, max_alignment);
-  a.byte_size = in->byte_size;
   a.address = (void *)(uintptr_t)address;
   a.device_address = address;
   a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE;
   a.plugin_data = plugin_data;
-  a.device_index = device_index;
-  a.memory_class = HURRAY_MEMORY_STANDARD;
   hurray_plugin_copy_out(out, &a, sizeof a);
 }

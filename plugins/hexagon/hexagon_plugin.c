@@ -41,6 +41,7 @@
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 #include "runtime_loader.h"
+#include "plugin_allocation.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations (Hexagon SDK rpcmem.h, from its documentation)    */
@@ -276,17 +277,13 @@ static hurray_status hexagon_allocate(void *state, uint32_t device_index, uint64
   uintptr_t address = ((uintptr_t)base + wanted - 1u) & ~(uintptr_t)(wanted - 1u);
   uint64_t measured = hurray_support_lowest_set_bit(address);
   hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
+  plugin_allocation_init(&a, byte_size, device_index, memory_class);
   a.alignment = (uint32_t)(measured < HEXAGON_MAX_ALIGNMENT ? measured : HEXAGON_MAX_ALIGNMENT);
   a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST;
-  a.byte_size = byte_size;
   a.address = base + (address - (uintptr_t)base);
   a.host_address = a.address;
   a.device_address = 0u; /* the DSP's address is assigned per FastRPC session */
   a.plugin_data = base;
-  a.device_index = device_index;
-  a.memory_class = memory_class;
   hurray_plugin_copy_out(out, &a, sizeof a);
   return HURRAY_OK;
 }

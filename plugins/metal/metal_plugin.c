@@ -42,6 +42,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "metal_ops.h"
+#include "plugin_allocation.h"
 #include "hurray/plugin_support.h"
 
 /* Sections 2 (vendor declarations) and 3 (the vendor symbol table): see
@@ -242,14 +243,10 @@ static hurray_status metal_allocate(void *state, uint32_t device_index, uint64_t
         (unsigned long long)byte_size, (unsigned long long)options);
   }
   hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.byte_size = byte_size;
+  plugin_allocation_init(&a, byte_size, device_index, memory_class);
   a.host_address = contents;
   a.device_address = gpu_address;
   a.plugin_data = buffer;
-  a.device_index = device_index;
-  a.memory_class = memory_class;
   uint64_t measured;
   if (contents != NULL) {
     /* The base address of shared or managed storage is its contents pointer. */

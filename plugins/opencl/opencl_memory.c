@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "opencl_plugin.h"
+#include "plugin_allocation.h"
 
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
@@ -68,11 +69,7 @@ hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte
   }
   size_t size = (size_t)byte_size;
   hurray_plugin_allocation result;
-  memset(&result, 0, sizeof result);
-  result.struct_size = sizeof result;
-  result.byte_size = byte_size;
-  result.device_index = device_index;
-  result.memory_class = memory_class;
+  plugin_allocation_init(&result, byte_size, device_index, memory_class);
   cl_int rc = CL_SUCCESS;
   switch (memory_class) {
     case HURRAY_MEMORY_STANDARD: {
@@ -249,11 +246,7 @@ hurray_status opencl_import_memory(void *opaque, uint32_t device_index,
     return status;
   }
   hurray_plugin_allocation result;
-  memset(&result, 0, sizeof result);
-  result.struct_size = sizeof result;
-  result.byte_size = in->byte_size;
-  result.device_index = device_index;
-  result.memory_class = HURRAY_MEMORY_STANDARD;
+  plugin_allocation_init(&result, in->byte_size, device_index, HURRAY_MEMORY_STANDARD);
   status = wrap_shared(state, device_index, shared, in->byte_size, &result, err);
   if (status != HURRAY_OK) {
     hurray_support_shared_release(&shared->memory);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vulkan_plugin.h"
+#include "plugin_allocation.h"
 
 /* ------------------------------------------------------------------------ */
 /* 5. Memory                                                                */
@@ -196,11 +197,7 @@ static hurray_status describe_memory(const vulkan_api *vk, const vulkan_device *
                                      hurray_memory_class memory_class,
                                      hurray_plugin_allocation *out, hurray_error *err) {
   hurray_plugin_allocation result;
-  memset(&result, 0, sizeof result);
-  result.struct_size = sizeof result;
-  result.byte_size = byte_size;
-  result.device_index = device_index;
-  result.memory_class = memory_class;
+  plugin_allocation_init(&result, byte_size, device_index, memory_class);
   result.plugin_data = memory;
   result.device_address = device_address_of(vk, d, memory->buffer);
   result.host_address = memory->mapped;

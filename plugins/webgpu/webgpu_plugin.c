@@ -46,6 +46,7 @@
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
 #include "runtime_loader.h"
+#include "plugin_allocation.h"
 
 /* ------------------------------------------------------------------------ */
 /* 2. Vendor declarations: webgpu_declarations.h (from the documentation)   */
@@ -434,14 +435,10 @@ static hurray_status webgpu_allocate(void *state, uint32_t device_index, uint64_
         (unsigned long long)byte_size, out_of_memory ? "OutOfMemory error" : "returned NULL");
   }
   hurray_plugin_allocation a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
+  plugin_allocation_init(&a, byte_size, device_index, memory_class);
   a.alignment = WEBGPU_ALIGNMENT;
   a.alignment_basis = HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
-  a.byte_size = byte_size;
   a.address = buffer; /* the WGPUBuffer: an opaque GPU resource handle (BP-DEV-5) */
-  a.device_index = device_index;
-  a.memory_class = memory_class;
   hurray_plugin_copy_out(out, &a, sizeof a);
   return HURRAY_OK;
 }

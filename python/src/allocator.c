@@ -151,14 +151,20 @@ static int parse_alignment(PyObject *arg, size_t *out) {
   return 0;
 }
 
-/* install(alignment) -> the handler that was current (restore it later). */
-static PyObject *mod_install(PyObject *mod, PyObject *arg) {
-  (void)mod;
+/* The handler capsule (a new reference) for the alignment a Python call
+ * passed as its argument; NULL with the exception set. */
+static PyObject *handler_for_arg(PyObject *arg) {
   size_t alignment;
   if (parse_alignment(arg, &alignment) < 0) {
     return NULL;
   }
-  PyObject *capsule = handler_for(alignment);
+  return handler_for(alignment);
+}
+
+/* install(alignment) -> the handler that was current (restore it later). */
+static PyObject *mod_install(PyObject *mod, PyObject *arg) {
+  (void)mod;
+  PyObject *capsule = handler_for_arg(arg);
   if (capsule == NULL) {
     return NULL;
   }
@@ -184,11 +190,7 @@ static PyObject *mod_restore(PyObject *mod, PyObject *arg) {
 /* stats(alignment) -> (allocations, frees) through that handler so far. */
 static PyObject *mod_stats(PyObject *mod, PyObject *arg) {
   (void)mod;
-  size_t alignment;
-  if (parse_alignment(arg, &alignment) < 0) {
-    return NULL;
-  }
-  PyObject *capsule = handler_for(alignment);
+  PyObject *capsule = handler_for_arg(arg);
   if (capsule == NULL) {
     return NULL;
   }

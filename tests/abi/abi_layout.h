@@ -291,7 +291,8 @@ ABI_AT(hurray_dlpack_layout, strides, 24);
 
 /* The same numbers at run time, so the test can compare the two objects'
  * views byte for byte as well (one entry per struct: size, then a hash of
- * its offsets). */
+ * its offsets). The list is packed by hand, so the formatter leaves it. */
+/* clang-format off */
 #define ABI_LAYOUT_SIZES(X)                                                             \
   X(hurray_error) X(hurray_buffer_handle) X(hurray_sync_payload) X(hurray_buffer_offer) \
   X(hurray_handoff_step) X(hurray_handoff) X(hurray_accepted_buffer)                    \
@@ -303,5 +304,6 @@ ABI_AT(hurray_dlpack_layout, strides, 24);
   X(hurray_dl_tensor) X(hurray_dl_managed_tensor) X(hurray_dl_managed_tensor_versioned) \
   X(hurray_dlpack_layout) X(hurray_status) X(hurray_transport) X(hurray_handoff_state)  \
   X(hurray_handoff_op) X(hurray_handoff_effect) X(hurray_sync_mismatch) X(hurray_bool32) X(hurray_event_kind)
+/* clang-format on */
 
 #endif /* HURRAY_TESTS_ABI_LAYOUT_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hurray/handoff.h"
+#include "check_main.h"
 
 static int released;
 static void count_release(void *data, void *ctx) {
@@ -371,7 +372,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("abi_growth");
-  TCase *tc = tcase_create("growth");
+  TCase *tc = hurray_check_case(suite, "growth", NULL, NULL, 0);
   tcase_add_test(tc, invalid_storage_reads_as_the_sentinel);
   tcase_add_test(tc, state_count_is_not_the_sentinel);
   tcase_add_test(tc, accept_writes_only_the_callers_size);
@@ -381,10 +382,5 @@ int main(void) {
   tcase_add_test(tc, offer_from_a_newer_producer_is_taken);
   tcase_add_test(tc, the_payload_says_what_its_event_is);
   tcase_add_test(tc, accept_checks_the_event_kind);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "abi_other.h"
+#include "check_main.h"
 
 enum abi_main_probe { ABI_MAIN_PROBE_ONE = 1 };
 
@@ -305,7 +306,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("abi_layout");
-  TCase *tc = tcase_create("fixed_width");
+  TCase *tc = hurray_check_case(suite, "fixed_width", NULL, NULL, 0);
   tcase_add_test(tc, the_two_objects_see_one_layout);
   tcase_add_test(tc, by_value_handle_crosses);
   tcase_add_test(tc, by_value_step_crosses);
@@ -313,10 +314,5 @@ int main(void) {
   tcase_add_test(tc, predicates_are_zero_or_one);
   tcase_add_test(tc, handoff_structs_cross);
   tcase_add_test(tc, plugin_structs_cross);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -61,6 +61,14 @@ char *run_make_temp_dir(void) {
   return dir;
 }
 
+void run_remove_temp_dir(char *dir) {
+  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
+                  (char *)(uintptr_t) "--", dir, NULL};
+  run_result r = run_capture(argv, NULL, NULL);
+  run_result_free(&r);
+  free(dir);
+}
+
 char *run_write_file(const char *dir, const char *name, const void *data, size_t len) {
   size_t n = strlen(dir) + strlen(name) + 2u;
   char *path = malloc(n);

@@ -47,6 +47,10 @@ run_result run_tool(const char *binary_env, const char *const args[], size_t n);
  *  of the first call (the build folder); removed by the caller if wanted. */
 char *run_make_temp_dir(void);
 
+/** Removes dir and all it holds (rm -rf) and frees the path: the teardown
+ *  of a test that made it with run_make_temp_dir. */
+void run_remove_temp_dir(char *dir);
+
 /** Writes len bytes to dir/name; returns the malloc'd path. */
 char *run_write_file(const char *dir, const char *name, const void *data, size_t len);
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "check_main.h"
 
 static inspect_options options;
 static char message[512];
@@ -89,13 +90,8 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("hurray-inspect --allow-empty-table");
-  TCase *tc = tcase_create("allow empty table");
+  TCase *tc = hurray_check_case(s, "allow empty table", NULL, NULL, 0);
   tcase_add_test(tc, test_option_parsed);
   tcase_add_test(tc, test_zero_count_table);
-  suite_add_tcase(s, tc);
-  SRunner *runner = srunner_create(s);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(s);
 }

@@ -10,6 +10,7 @@
 
 #include "inspect.h"
 #include "wire_builder.h"
+#include "check_main.h"
 
 static inspect_result r;
 
@@ -360,9 +361,5 @@ static Suite *analyze_suite(void) {
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(analyze_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(analyze_suite());
 }

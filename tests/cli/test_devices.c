@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "run_capture.h"
+#include "check_main.h"
 
 #define RUN(...) RUN_TOOL("HURRAY_DEVICES", __VA_ARGS__)
 
@@ -25,13 +26,7 @@ static char *temp_dir;
 
 static void setup(void) { temp_dir = run_make_temp_dir(); }
 
-static void teardown(void) {
-  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
-                  (char *)(uintptr_t) "--", temp_dir, NULL};
-  run_result r = run_capture(argv, NULL, NULL);
-  run_result_free(&r);
-  free(temp_dir);
-}
+static void teardown(void) { run_remove_temp_dir(temp_dir); }
 
 /* A copy of the long-reason plugin two folders below dir. */
 static char *plant_plugin(const char *dir) {
@@ -225,9 +220,7 @@ END_TEST
 
 static Suite *devices_suite(void) {
   Suite *s = suite_create("cli_devices");
-  TCase *t = tcase_create("devices");
-  tcase_add_checked_fixture(t, setup, teardown);
-  tcase_set_timeout(t, 120);
+  TCase *t = hurray_check_case(s, "devices", setup, teardown, 120);
   tcase_add_test(t, test_path_is_searched_recursively);
   tcase_add_test(t, test_path_errors_name_the_option);
   tcase_add_test(t, test_missing_plugin_is_an_error);
@@ -237,14 +230,9 @@ static Suite *devices_suite(void) {
   tcase_add_test(t, test_require_devices);
   tcase_add_test(t, test_nothing_loaded_says_what_to_do);
   tcase_add_test(t, test_long_reason_printed_whole);
-  suite_add_tcase(s, t);
   return s;
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(devices_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(devices_suite());
 }

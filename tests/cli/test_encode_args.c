@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "inspect.h"
+#include "check_main.h"
 
 static inspect_options options;
 static char message[512];
@@ -317,9 +318,5 @@ static Suite *encode_suite(void) {
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(encode_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(encode_suite());
 }

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "json_check.h"
+#include "check_main.h"
 
 typedef struct example {
   const char *file;
@@ -241,9 +242,5 @@ static Suite *examples_suite(void) {
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(examples_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(examples_suite());
 }

@@ -19,6 +19,7 @@
 #include "json_check.h"
 #include "run_capture.h"
 #include "wire_builder.h"
+#include "check_main.h"
 
 static char *binary(void) {
   char *b = getenv("HURRAY_INSPECT");
@@ -66,13 +67,7 @@ static char *temp_dir;
 
 static void setup(void) { temp_dir = run_make_temp_dir(); }
 
-static void teardown(void) {
-  char *argv[] = {(char *)(uintptr_t) "/bin/rm", (char *)(uintptr_t) "-rf",
-                  (char *)(uintptr_t) "--", temp_dir, NULL};
-  run_result r = run_capture(argv, NULL, NULL);
-  run_result_free(&r);
-  free(temp_dir);
-}
+static void teardown(void) { run_remove_temp_dir(temp_dir); }
 
 static char *valid_handle_file(const char *name, size_t extra) {
   uint8_t bytes[64];
@@ -273,9 +268,7 @@ END_TEST
 
 static Suite *exits_suite(void) {
   Suite *s = suite_create("cli_exits");
-  TCase *t = tcase_create("exits");
-  tcase_add_checked_fixture(t, setup, teardown);
-  tcase_set_timeout(t, 60);
+  TCase *t = hurray_check_case(s, "exits", setup, teardown, 60);
   tcase_add_test(t, test_json_on_every_exit);
   tcase_add_test(t, test_errors_without_json_go_to_stderr);
   tcase_add_test(t, test_unknown_short_option);
@@ -284,14 +277,9 @@ static Suite *exits_suite(void) {
   tcase_add_test(t, test_output_error_names_the_reason);
   tcase_add_test(t, test_hex_positions_count_cr);
   tcase_add_test(t, test_names_are_escaped);
-  suite_add_tcase(s, t);
   return s;
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(exits_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(exits_suite());
 }

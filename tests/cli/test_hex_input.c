@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inspect.h"
+#include "check_main.h"
 
 /* Parses a NUL-terminated text into out[0..cap). */
 static inspect_hex_status parse(const char *text, uint8_t *out, size_t cap, size_t *len,
@@ -214,7 +215,7 @@ END_TEST
 
 static Suite *hex_suite(void) {
   Suite *s = suite_create("cli_hex_input");
-  TCase *t = tcase_create("parse");
+  TCase *t = hurray_check_case(s, "parse", NULL, NULL, 0);
   tcase_add_test(t, test_hex_pairs_both_cases);
   tcase_add_test(t, test_hex_whitespace_everywhere);
   tcase_add_test(t, test_hex_comments);
@@ -227,14 +228,9 @@ static Suite *hex_suite(void) {
   tcase_add_test(t, test_hex_capacity);
   tcase_add_test(t, test_hex_null_arguments);
   tcase_add_test(t, test_hex_error_format_truncates);
-  suite_add_tcase(s, t);
   return s;
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(hex_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(hex_suite());
 }

@@ -11,6 +11,7 @@
 #include "inspect.h"
 #include "json_check.h"
 #include "wire_builder.h"
+#include "check_main.h"
 
 static char out[65536];
 
@@ -257,9 +258,5 @@ static Suite *json_suite(void) {
 }
 
 int main(void) {
-  SRunner *runner = srunner_create(json_suite());
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(json_suite());
 }

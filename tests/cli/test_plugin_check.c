@@ -17,6 +17,7 @@
 
 #include "json_check.h"
 #include "run_capture.h"
+#include "check_main.h"
 
 #define RUN(...) RUN_TOOL("HURRAY_PLUGIN_CHECK", __VA_ARGS__)
 
@@ -178,18 +179,12 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("cli_plugin_check");
-  TCase *t = tcase_create("plugin_check");
-  tcase_set_timeout(t, 120);
+  TCase *t = hurray_check_case(s, "plugin_check", NULL, NULL, 120);
   tcase_add_test(t, test_template_passes);
   tcase_add_test(t, test_no_device_fails_only_strict);
   tcase_add_test(t, test_broken_plugin_names_the_check);
   tcase_add_test(t, test_refused_plugin);
   tcase_add_test(t, test_json);
   tcase_add_test(t, test_usage);
-  suite_add_tcase(s, t);
-  SRunner *runner = srunner_create(s);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run(s);
 }

@@ -242,9 +242,9 @@ START_TEST(received_arguments) {
   hurray_received *r = NULL;
   ck_assert_int_eq(hurray_received_create(&desc, 77u, 0, &r, &err), HURRAY_ERR_INVALID_ARGUMENT);
   ck_assert_uint_eq(err.value, 0u);
-  ck_assert_int_eq(hurray_received_create(&desc, 77u, HURRAY_BUFFER_TABLE_MAX_HANDLES + 1u, &r,
-                                          &err),
-                   HURRAY_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(
+      hurray_received_create(&desc, 77u, HURRAY_BUFFER_TABLE_MAX_HANDLES + 1u, &r, &err),
+      HURRAY_ERR_INVALID_ARGUMENT);
   ck_assert_uint_eq(err.expected, HURRAY_BUFFER_TABLE_MAX_HANDLES);
   ck_assert_int_eq(hurray_received_create(&desc, 77u, 1, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 3u);
@@ -329,9 +329,9 @@ START_TEST(received_teardown_every_state) {
   }
   hurray_error err;
   hurray_received_buffer_desc d = host_buffer(5);
-  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, BYTES, 64, HURRAY_MEMORY_STANDARD,
-                                          &d.plugin_buffer, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, BYTES, 64, HURRAY_MEMORY_STANDARD, &d.plugin_buffer, &err),
+      HURRAY_OK);
   d.data = hurray_plugin_buffer_allocation(d.plugin_buffer)->address;
   hurray_plugin_buffer *device = d.plugin_buffer;
   stage(r, 5, &d);
@@ -383,9 +383,9 @@ START_TEST(received_plugin_buffer_freed_by_release) {
   hurray_received *r = make(&t, HURRAY_TRANSPORT_NETWORK, 1);
   hurray_error err;
   hurray_received_buffer_desc d = host_buffer(0);
-  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, BYTES, 64, HURRAY_MEMORY_STANDARD,
-                                          &d.plugin_buffer, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, BYTES, 64, HURRAY_MEMORY_STANDARD, &d.plugin_buffer, &err),
+      HURRAY_OK);
   d.data = hurray_plugin_buffer_allocation(d.plugin_buffer)->address;
   stage(r, 0, &d);
   ck_assert_int_eq(hurray_received_publish(r, &err), HURRAY_OK);

@@ -4,6 +4,8 @@
  */
 #include "test_support.h"
 
+#include "check_main.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,11 +69,7 @@ uint64_t next_random(uint64_t *state) {
 }
 
 int run_suite(Suite *suite) {
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }
 
 TCase *sweep_case(const char *name) {

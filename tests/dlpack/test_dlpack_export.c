@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "dlpack_test_support.h"
+#include "check_main.h"
 
 static _Alignas(4096) unsigned char host[4096];
 
@@ -455,7 +456,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("dlpack_export");
-  TCase *tc = tcase_create("export");
+  TCase *tc = hurray_check_case(suite, "export", NULL, NULL, 0);
   tcase_add_test(tc, export_cpu_bytes_legacy);
   tcase_add_test(tc, export_cpu_float_versioned);
   tcase_add_test(tc, export_strided_and_scalar);
@@ -465,10 +466,5 @@ int main(void) {
   tcase_add_test(tc, export_device_of_every_row);
   tcase_add_test(tc, export_owned_buffer);
   tcase_add_test(tc, export_many);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

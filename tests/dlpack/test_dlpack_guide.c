@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dlpack_guide_examples.h" /* generated: the guide's code blocks, in order */
+#include "check_main.h"
 
 static _Alignas(4096) float host[1024];
 static int host_releases;
@@ -108,14 +109,9 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("dlpack_guide");
-  TCase *tc = tcase_create("guide");
+  TCase *tc = hurray_check_case(suite, "guide", NULL, NULL, 0);
   tcase_add_test(tc, export_example);
   tcase_add_test(tc, owned_versioned_example);
   tcase_add_test(tc, import_example);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

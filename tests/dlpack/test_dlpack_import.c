@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "dlpack_test_support.h"
+#include "check_main.h"
 
 static _Alignas(4096) unsigned char host[8192];
 
@@ -440,7 +441,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("dlpack_import");
-  TCase *tc = tcase_create("import");
+  TCase *tc = hurray_check_case(suite, "import", NULL, NULL, 0);
   tcase_add_test(tc, import_legacy_cpu);
   tcase_add_test(tc, import_measures_data_plus_offset);
   tcase_add_test(tc, import_device_of_every_row);
@@ -448,10 +449,5 @@ int main(void) {
   tcase_add_test(tc, import_size_refusals);
   tcase_add_test(tc, import_versioned_and_ownership);
   tcase_add_test(tc, round_trip_through_dlpack);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

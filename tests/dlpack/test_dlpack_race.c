@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "dlpack_test_support.h"
+#include "check_main.h"
 
 #define THREADS 4
 #define BUFFERS 2000
@@ -93,13 +94,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("dlpack_race");
-  TCase *tc = tcase_create("race");
-  tcase_set_timeout(tc, 120);
+  TCase *tc = hurray_check_case(suite, "race", NULL, NULL, 120);
   tcase_add_test(tc, export_races_release);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 static hurray_buffer_list *new_list(void) {
   hurray_buffer_list *list = NULL;
@@ -292,7 +293,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("buffer_list");
-  TCase *tc = tcase_create("list");
+  TCase *tc = hurray_check_case(suite, "list", NULL, NULL, 0);
   tcase_add_test(tc, push_borrow_destroy_in_order);
   tcase_add_test(tc, destroying_null_is_a_no_op);
   tcase_add_test(tc, refused_pushes_call_nothing);
@@ -300,10 +301,5 @@ int main(void) {
   tcase_add_test(tc, reentrant_callbacks_cannot_double_release);
   tcase_add_test(tc, list_of_accepted_handoffs);
   tcase_add_test(tc, refused_transfer_changes_nothing);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 typedef struct refusal {
   hurray_status status;
@@ -397,7 +398,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("handoff_crosscheck");
-  TCase *tc = tcase_create("crosscheck");
+  TCase *tc = hurray_check_case(suite, "crosscheck", NULL, NULL, 0);
   tcase_add_test(tc, producer_synced_payload_must_be_empty);
   tcase_add_test(tc, event_payload_needs_event_release_and_tag);
   tcase_add_test(tc, stream_payload_needs_stream_and_tag);
@@ -409,10 +410,5 @@ int main(void) {
   tcase_add_test(tc, first_failure_answers);
   tcase_add_test(tc, offer_arguments);
   tcase_add_test(tc, mismatch_messages_name_the_reason);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

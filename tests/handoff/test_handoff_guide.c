@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "handoff_guide_examples.h" /* generated: the guide's code blocks, in order */
+#include "check_main.h"
 
 /* ------------------------------------------------------------------------ */
 /* The application's device layer, on host memory                           */
@@ -173,17 +174,12 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("handoff_guide");
-  TCase *tc = tcase_create("examples");
+  TCase *tc = hurray_check_case(suite, "examples", NULL, NULL, 0);
   tcase_add_test(tc, abi_check);
   tcase_add_test(tc, producer_synced_example);
   tcase_add_test(tc, event_example);
   tcase_add_test(tc, consumer_stream_example);
   tcase_add_test(tc, refusal_example);
   tcase_add_test(tc, buffer_list_example);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

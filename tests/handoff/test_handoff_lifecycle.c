@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 static void assert_counts(release_log *log, int buffer, int event) {
   ck_assert_int_eq(atomic_load(&log->buffer_releases), buffer);
@@ -338,7 +339,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("handoff_lifecycle");
-  TCase *tc = tcase_create("lifecycle");
+  TCase *tc = hurray_check_case(suite, "lifecycle", NULL, NULL, 0);
   tcase_add_test(tc, abi_version_is_the_headers);
   tcase_add_test(tc, producer_synced_path);
   tcase_add_test(tc, event_path);
@@ -351,10 +352,5 @@ int main(void) {
   tcase_add_test(tc, reentrant_callbacks_cannot_release_twice);
   tcase_add_test(tc, accept_writes_exactly_the_callers_size);
   tcase_add_test(tc, names);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

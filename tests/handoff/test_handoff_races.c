@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 #define HANDOFFS 3000
 
@@ -430,9 +431,5 @@ int main(void) {
     tcase_add_test(tc, races[k].test);
     suite_add_tcase(suite, tc);
   }
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 #define THREADS 4
 #define BUFFERS 4000
@@ -274,15 +275,9 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("handoff_stress");
-  TCase *tc = tcase_create("stress");
-  tcase_set_timeout(tc, 240);
+  TCase *tc = hurray_check_case(suite, "stress", NULL, NULL, 240);
   tcase_add_test(tc, racing_releases_release_each_buffer_once);
   tcase_add_test(tc, withdraw_races_accept);
   tcase_add_test(tc, transfer_races_release);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "handoff_test_support.h"
+#include "check_main.h"
 
 #define N_STATES 12
 #define N_OPS 13
@@ -388,7 +389,7 @@ END_TEST
 
 int main(void) {
   Suite *suite = suite_create("handoff_table");
-  TCase *tc = tcase_create("table");
+  TCase *tc = hurray_check_case(suite, "table", NULL, NULL, 0);
   tcase_add_test(tc, transition_matches_every_cell);
   tcase_add_test(tc, transition_is_total_outside_the_enums);
   tcase_add_test(tc, transcription_equals_the_spec_file);
@@ -396,10 +397,5 @@ int main(void) {
   tcase_add_loop_test(tc, runtime_matches_every_cell, 0, N_STATES);
   tcase_add_test(tc, errors_name_operation_and_state);
   tcase_add_test(tc, random_paths_fire_each_release_at_most_once);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  const int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(suite);
 }

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 
 #include "hurray/plugin.h"
+#include "check_main.h"
+#include "plugin_probe.h"
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -69,50 +71,9 @@ static inline int child_consumer(const char *file, int socket_fd, hurray_plugin_
   return 0;
 }
 
-/*
- * Before the suite: loads `file` once. -1 when the tests are to run (with
- * *ipc_capabilities, may be NULL, the IPC capabilities of device 0),
- * otherwise the exit status: 1 when it does not load or has no device
- * under `require`, 77 (SKIP, with the reason) when it has no device.
- * Outside any test: no ck_assert here.
- */
-static inline int device_probe(const char *file, bool require, uint32_t *ipc_capabilities) {
-  hurray_error err;
-  hurray_plugin_registry *probe = NULL;
-  hurray_plugin *probed = NULL;
-  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
-      hurray_plugin_load(probe, file, 0, &probed, &err) != HURRAY_OK) {
-    fprintf(stderr, "load %s: %s\n", file, err.detail);
-    hurray_plugin_registry_destroy(probe);
-    return 1;
-  }
-  if (hurray_plugin_device_count(probed) == 0) {
-    char reason[512];
-    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
-    hurray_plugin_registry_destroy(probe);
-    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
-    return require ? 1 : 77;
-  }
-  if (ipc_capabilities != NULL) {
-    hurray_plugin_device_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    *ipc_capabilities = hurray_plugin_describe_device(probed, 0, &info, &err) == HURRAY_OK
-                            ? info.ipc_capabilities
-                            : 0u;
-  }
-  hurray_plugin_registry_destroy(probe);
-  return -1;
-}
-
 /* Runs the suite in this process (the tests spawn their own children). */
 static inline int run_suite(Suite *suite) {
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(suite, CK_NOFORK);
 }
 
 #endif /* HURRAY_IPC_DEVICE_SUPPORT_H */

@@ -17,6 +17,7 @@
 
 #include "hurray/hurray.h"
 #include "ipc_test_support.h"
+#include "check_main.h"
 
 enum { READER_OFFERS = 50, MAX_STALLED_OFFERS = 100000 };
 
@@ -139,14 +140,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("ipc_backpressure");
-  TCase *tc = tcase_create("backpressure");
-  tcase_set_timeout(tc, 60);
+  TCase *tc = hurray_check_case(s, "backpressure", NULL, NULL, 60);
   tcase_add_test(tc, stalled_consumer_stalls_nobody);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(s, CK_NOFORK);
 }

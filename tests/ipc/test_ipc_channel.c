@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include "check_main.h"
 
 static void pair(int sv[2]) {
   ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
@@ -720,8 +721,7 @@ START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
 END_TEST
 int main(void) {
   Suite *s = suite_create("ipc_channel");
-  TCase *tc = tcase_create("channel");
-  tcase_set_timeout(tc, 30);
+  TCase *tc = hurray_check_case(s, "channel", NULL, NULL, 30);
   tcase_add_test(tc, offer_accept_release);
   tcase_add_test(tc, malformed_messages);
   tcase_add_test(tc, wrong_number_of_fds);
@@ -736,11 +736,5 @@ int main(void) {
   tcase_add_test(tc, credentials_refused_both_sides);
   tcase_add_test(tc, explicit_disconnect_reclaims);
   tcase_add_test(tc, neutral_teardown_releases_each_once);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(s, CK_NOFORK);
 }

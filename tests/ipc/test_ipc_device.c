@@ -457,7 +457,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   plugin_file = argv[1];
-  int status = device_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
+  int status = plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
                             NULL);
   if (status >= 0) {
     return status;

@@ -452,7 +452,7 @@ int main(int argc, char **argv) {
   }
   plugin_file = argv[1];
   uint32_t ipc_capabilities = 0;
-  int status = device_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
+  int status = plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
                             &ipc_capabilities);
   if (status >= 0) {
     return status;

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "ipc_test_support.h"
+#include "check_main.h"
 
 static uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE + 64];
 static hurray_buffer_handle handles[HURRAY_IPC_MAX_FDS];
@@ -390,7 +391,7 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("ipc_message");
-  TCase *tc = tcase_create("decoder");
+  TCase *tc = hurray_check_case(s, "decoder", NULL, NULL, 0);
   tcase_add_test(tc, fixed_messages_round_trip);
   tcase_add_test(tc, offer_round_trip);
   tcase_add_test(tc, header_errors_in_order);
@@ -399,10 +400,5 @@ int main(void) {
   tcase_add_test(tc, device_messages);
   tcase_add_test(tc, event_messages);
   tcase_add_test(tc, null_arguments);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run(s);
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include "check_main.h"
 
 #define WAIT_MS 5000
 
@@ -312,17 +313,10 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("ipc_process");
-  TCase *tc = tcase_create("process");
-  tcase_set_timeout(tc, 60);
+  TCase *tc = hurray_check_case(s, "process", NULL, NULL, 60);
   tcase_add_test(tc, sigkilled_consumer_is_reclaimed_once);
   tcase_add_test(tc, killed_producer_leaves_mappings_valid);
   tcase_add_test(tc, two_consumers_release_in_turn);
   tcase_add_test(tc, filesystem_address);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(s, CK_NOFORK);
 }

@@ -86,8 +86,7 @@ static inline net_probe net_probe_start(const char *what) {
 static inline void net_probe_check(const net_probe *p) {
   int fds = net_count_fds();
   int maps = net_count_maps();
-  printf("fd/map counts %-36s fds %d -> %d, maps %d -> %d\n", p->what, p->fds, fds, p->maps,
-         maps);
+  printf("fd/map counts %-36s fds %d -> %d, maps %d -> %d\n", p->what, p->fds, fds, p->maps, maps);
   fflush(stdout);
   ck_assert_msg(fds == p->fds, "%s: %d fds before, %d after", p->what, p->fds, fds);
 #ifndef HURRAY_NET_TEST_ASAN

@@ -16,6 +16,7 @@
 
 #include "net_loopback_support.h"
 #include "test_net.h"
+#include "check_main.h"
 
 int main(void) {
   Suite *s = suite_create("net");
@@ -40,9 +41,5 @@ int main(void) {
     add_device_tests(tc);
   }
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(s);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hurray/net.h"
@@ -128,6 +129,52 @@ START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2
   sender_join(&s);
   hurray_net_close(&conn);
   ck_assert_ptr_null(conn);
+  receiver_stop(&rv);
+}
+END_TEST
+
+/* A receiver that polls (timeout 0) gets the tensor that has arrived: a
+ * receive takes what came by its deadline before it says TIMEOUT. Without
+ * that, a poll never progressed UCX and no poll ever received anything. The
+ * tensor's one buffer is empty, so its control message is all of it: a
+ * buffer's bytes that have not arrived by a poll's deadline would end the
+ * connection (a tensor that began and did not complete in time). */
+START_TEST(poll_with_timeout_zero) {  // NET-RECV-1
+  receiver rv = {0};
+  receiver_start(&rv);
+  sender s = {0};
+  s.port = rv.port;
+  s.seed = 5;
+  s.count = 1;
+  s.sizes[0] = 0;
+  sender_start(&s);
+  hurray_error err;
+  hurray_net_connection *conn = NULL;
+  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+  hurray_net_received *r = NULL;
+  hurray_status st = HURRAY_ERR_TIMEOUT;
+  long polls = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  t = t0;
+  while (st == HURRAY_ERR_TIMEOUT && t.tv_sec - t0.tv_sec < 20) {
+    st = hurray_net_receive(conn, 0, &r, &err);
+    polls++;
+    if (st == HURRAY_ERR_TIMEOUT) {
+      ck_assert_ptr_null(r);
+      ck_assert_int_eq(hurray_net_connection_broken(conn), HURRAY_FALSE);
+      usleep(100);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  }
+  ck_assert_msg(st == HURRAY_OK, "after %ld polls: %s (%s)", polls, hurray_status_name(st),
+                err.detail);
+  ck_assert_uint_eq(hurray_net_received_count(r), 1);
+  ck_assert_uint_eq(hurray_net_received_buffer(r, 0)->handle.byte_size, 0);
+  hurray_net_received_free(&r);
+  atomic_store(&s.done, 1);
+  sender_join(&s);
+  hurray_net_close(&conn);
   receiver_stop(&rv);
 }
 END_TEST
@@ -417,6 +464,7 @@ END_TEST
 void add_loopback_tests(TCase *tc) {
   tcase_add_test(tc, arguments_refused);
   tcase_add_test(tc, loopback_tensor);
+  tcase_add_test(tc, poll_with_timeout_zero);
   tcase_add_test(tc, several_connections);
   tcase_add_test(tc, sender_refuses_before_sending);
   tcase_add_test(tc, landing_memory_reused);

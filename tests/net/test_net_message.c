@@ -12,6 +12,7 @@
 
 #include "hurray/net_wire.h"
 #include "net_test_support.h"
+#include "check_main.h"
 
 static void expect_decode(const uint8_t *msg, size_t len, hurray_status st, uint64_t value,
                           uint64_t expected, size_t index) {
@@ -258,16 +259,11 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("net_message");
-  TCase *tc = tcase_create("net_message");
+  TCase *tc = hurray_check_case(s, "net_message", NULL, NULL, 0);
   tcase_add_test(tc, message_format);
   tcase_add_test(tc, refusal_writes_nothing);
   tcase_add_test(tc, tensor_table_errors);
   tcase_add_test(tc, largest_tensor);
   tcase_add_test(tc, arguments_checked_first);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return hurray_check_run(s);
 }

@@ -30,6 +30,7 @@
 
 #include "hurray/plugin.h"
 #include "hurray/plugin_support.h" /* HURRAY_SUPPORT_REASON_SIZE */
+#include "check_main.h"
 
 static const char *broken_dir;
 static hurray_plugin_registry *registry;
@@ -542,9 +543,7 @@ int main(int argc, char **argv) {
   }
   broken_dir = argv[1];
   Suite *suite = suite_create("plugin_hostile");
-  TCase *tc = tcase_create("hostile");
-  tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
+  TCase *tc = hurray_check_case(suite, "hostile", setup, teardown, 60);
   tcase_add_test(tc, entry_symbol_that_is_data);
   tcase_add_test(tc, init_fails_without_reason);
   tcase_add_test(tc, init_fails_with_unterminated_reason);
@@ -562,10 +561,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, misaligned_cpu_address_is_refused);
   tcase_add_test(tc, event_export_claim_without_entry_is_refused);
   tcase_add_test(tc, unterminated_reason_is_terminated_by_the_host);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run(suite);
 }

@@ -28,6 +28,8 @@
 
 #include "conformance.h"
 #include "hurray/plugin.h"
+#include "check_main.h"
+#include "plugin_probe.h"
 
 static const char *plugin_file;
 static hurray_plugin_registry *registry;
@@ -381,37 +383,16 @@ int main(int argc, char **argv) {
   plugin_file = argv[1];
   bool require = argc > 2 && strcmp(argv[2], "--require-devices") == 0;
   /* Whether the plugin has a device here, outside the suite (no asserts). */
-  hurray_error err;
-  hurray_plugin_registry *probe = NULL;
-  hurray_plugin *probed = NULL;
-  if (hurray_plugin_registry_create(&probe, &err) != HURRAY_OK ||
-      hurray_plugin_load(probe, plugin_file, 0, &probed, &err) != HURRAY_OK) {
-    fprintf(stderr, "load %s: %s\n", plugin_file, err.detail);
-    hurray_plugin_registry_destroy(probe);
-    return 1;
+  int status = plugin_probe(plugin_file, require, NULL);
+  if (status >= 0) {
+    return status;
   }
-  if (hurray_plugin_device_count(probed) == 0) {
-    char reason[512];
-    (void)hurray_plugin_unavailable_reason(probed, reason, sizeof reason);
-    hurray_plugin_registry_destroy(probe);
-    printf("%s: %s\n", require ? "FAIL" : "SKIP", reason);
-    return require ? 1 : 77;
-  }
-  hurray_plugin_registry_destroy(probe);
   Suite *suite = suite_create("plugin_ipc");
-  TCase *tc = tcase_create("ipc");
-  tcase_add_checked_fixture(tc, load, unload);
-  tcase_set_timeout(tc, 120);
+  TCase *tc = hurray_check_case(suite, "ipc", load, unload, 120);
   tcase_add_test(tc, another_process_reads_and_writes_the_same_memory);
   tcase_add_test(tc, imports_are_checked);
   tcase_add_test(tc, sealed_segment_is_imported_read_only);
   tcase_add_test(tc, refusals_without_export);
   tcase_add_test(tc, events_are_not_exported_here);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(suite, CK_NOFORK);
 }

@@ -27,6 +27,7 @@
 
 #include "hurray/plugin.h"
 #include "conformance.h" /* conformance_file_is_mapped */
+#include "check_main.h"
 
 static const char *broken_dir;
 static const char *cpu_plugin;
@@ -682,8 +683,7 @@ int main(int argc, char **argv) {
   cpu_plugin = argv[2];
   example_plugin = argv[3];
   Suite *suite = suite_create("plugin_loader");
-  TCase *tc = tcase_create("loader");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  TCase *tc = hurray_check_case(suite, "loader", setup, teardown, 0);
   tcase_add_test(tc, missing_entry_symbol);
   tcase_add_test(tc, entry_symbol_from_another_library);
   tcase_add_test(tc, wrong_major);
@@ -706,10 +706,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, missing_runtime_reports_reason);
   tcase_add_test(tc, search_path_and_discovery);
   tcase_add_test(tc, memlock_limit_refusal);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run(suite);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "check_main.h"
 
 static const char *plugin_file;
 
@@ -139,8 +140,7 @@ int main(int argc, char **argv) {
   hurray_plugin_registry_destroy(probe);
 
   Suite *suite = suite_create("plugin_real");
-  TCase *tc = tcase_create("device");
-  tcase_set_timeout(tc, 120);
+  TCase *tc = hurray_check_case(suite, "device", NULL, NULL, 120);
   tcase_add_test(tc, table_is_valid);
   tcase_add_test(tc, devices_are_described);
   tcase_add_test(tc, allocation_alignment_is_measured);
@@ -155,12 +155,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, free_after_plugin_gone_is_reported);
   tcase_add_test(tc, racing_double_free_frees_once);
   tcase_add_test(tc, frees_racing_the_unload_close_once);
-  suite_add_tcase(suite, tc);
-  SRunner *runner = srunner_create(suite);
   /* No fork: a vendor runtime's threads and global state do not survive one. */
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(suite, CK_NOFORK);
 }

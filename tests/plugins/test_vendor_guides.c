@@ -22,6 +22,7 @@
 
 #include "plugin_abi_examples.h"
 #include "vendor_guide_examples.h"
+#include "check_main.h"
 
 /* What docs/plugin-abi.md's native-event example calls (the guide declares
  * it as CUDA does): CUDA's wait, counted here. */
@@ -155,18 +156,11 @@ END_TEST
 
 int main(void) {
   Suite *s = suite_create("vendor_guides");
-  TCase *t = tcase_create("guides");
-  tcase_set_timeout(t, 120);
+  TCase *t = hurray_check_case(s, "guides", NULL, NULL, 120);
   tcase_add_test(t, host_program_hands_buffers_over);
   tcase_add_test(t, table_check_passes_the_template);
   tcase_add_test(t, native_event_example);
   tcase_add_test(t, ipc_memory_example);
   tcase_add_test(t, ipc_event_example);
-  suite_add_tcase(s, t);
-  SRunner *runner = srunner_create(s);
-  srunner_set_fork_status(runner, CK_NOFORK);
-  srunner_run_all(runner, CK_NORMAL);
-  int failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed == 0 ? 0 : 1;
+  return hurray_check_run_with(s, CK_NOFORK);
 }

@@ -27,8 +27,8 @@ static long buffer_releases;
 static long event_releases;
 static long destroys;
 static long withdrawn;
-static int fake_event;
-static int report_fd = -1; /* where release_buffer reports, for the exit test */ /* stands for a device event: only its address matters */
+static int fake_event;     /* stands for a device event: only its address matters */
+static int report_fd = -1; /* where release_buffer reports, for the exit test */
 
 typedef struct {
   hurray_capsule_tensor pub;
