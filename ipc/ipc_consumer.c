@@ -559,13 +559,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
   /* RX-BUILD-1: the offer's received tensor, holding one reference on the
    * connection, so that its releases reach the producer after the consumer
    * is destroyed (RX-REL-4). */
-  hurray_received_transport_desc transport;
-  memset(&transport, 0, sizeof transport);
-  transport.struct_size = (uint32_t)sizeof transport;
-  transport.transport = HURRAY_TRANSPORT_IPC;
-  transport.ctx = link;
-  transport.release = release_buffer;
-  transport.close = close_link;
+  hurray_received_transport_desc transport =
+      hurray_received_transport_make(HURRAY_TRANSPORT_IPC, link, release_buffer, close_link);
   hurray_received *r = NULL;
   atomic_fetch_add(&link->refs, 1u);
   st = hurray_received_create(&transport, m.offer_id, n, &r, e);

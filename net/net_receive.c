@@ -362,13 +362,8 @@ hurray_status hurray_net_receive(hurray_net_connection *conn, int timeout_ms,
   /* NET-RECV-5: ordinary accepted handoffs, owned by the receiver, all or
    * none (RX-BUILD-1, RX-BUILD-2). The tensor holds one reference on the
    * landing pool until it is freed (RX-REL-4). */
-  hurray_received_transport_desc transport;
-  memset(&transport, 0, sizeof transport);
-  transport.struct_size = (uint32_t)sizeof transport;
-  transport.transport = HURRAY_TRANSPORT_NETWORK;
-  transport.ctx = conn->landing;
-  transport.release = release_landing;
-  transport.close = close_landing;
+  hurray_received_transport_desc transport = hurray_received_transport_make(
+      HURRAY_TRANSPORT_NETWORK, conn->landing, release_landing, close_landing);
   hurray_received *r = NULL;
   st = hurray_received_create(&transport, m.tensor_id, n, &r, &e);
   if (st != HURRAY_OK) {

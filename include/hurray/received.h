@@ -142,6 +142,15 @@ typedef struct hurray_received_transport_desc {
   hurray_received_close_fn close;
 } hurray_received_transport_desc;
 
+/** A transport description with struct_size set: what a transport passes to create. */
+static inline hurray_received_transport_desc hurray_received_transport_make(
+    uint32_t transport, void *ctx, hurray_received_release_fn release,
+    hurray_received_close_fn close) {
+  hurray_received_transport_desc desc = {(uint32_t)sizeof(hurray_received_transport_desc),
+                                         transport, ctx, release, close};
+  return desc;
+}
+
 /**
  * Creates an empty received tensor of `count` buffers (1 to
  * HURRAY_BUFFER_TABLE_MAX_HANDLES; INVALID_ARGUMENT otherwise, value: count,

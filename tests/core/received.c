@@ -61,13 +61,9 @@ static void fake_close(void *ctx) { ((fake_transport *)ctx)->closes++; }
 
 static hurray_received *make(fake_transport *t, uint32_t transport, size_t count) {
   memset(t, 0, sizeof *t);
-  hurray_received_transport_desc desc;
-  memset(&desc, 0, sizeof desc);
-  desc.struct_size = (uint32_t)sizeof desc;
-  desc.transport = transport;
-  desc.ctx = t;
-  desc.release = fake_release;
-  desc.close = fake_close;
+  hurray_received_transport_desc desc =
+      hurray_received_transport_make(transport, t, fake_release, fake_close);
+  ck_assert_uint_eq(desc.struct_size, sizeof desc);
   hurray_received *r = NULL;
   hurray_error err;
   ck_assert_int_eq(hurray_received_create(&desc, 77u, count, &r, &err), HURRAY_OK);
