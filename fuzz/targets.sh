@@ -46,7 +46,7 @@ hurray_fuzz_extra_sources() {
       ;;
     net_receive)
       # The network transport, compiled against the UCX stand-in (no UCX needed).
-      echo net/net.c net/landing_pool.c fuzz/fake_ucx.c \
+      echo net/net.c net/net_ucx.c net/net_send.c net/net_receive.c net/landing_pool.c fuzz/fake_ucx.c \
         $HURRAY_FUZZ_HOSTILE_PLUGIN plugins/common/plugin_support.c
       ;;
   esac

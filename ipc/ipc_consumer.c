@@ -21,6 +21,8 @@
 
 #include "ipc_common.h"
 
+#include "../core/runtime/received_names.h"
+
 #define DEFAULT_CONNECT_TIMEOUT_MS 5000
 
 /* The connection, shared by the consumer object and every received offer,
@@ -60,28 +62,10 @@ struct hurray_ipc_consumer {
   uint8_t rx[IPC_RECV_CAP];
 };
 
-typedef struct ipc_entry {
-  hurray_handoff handoff;
-  hurray_accepted_buffer accepted;
-  struct hurray_ipc_received *owner;
-  void *map;
-  size_t map_len;
-  /* Device memory: the import (IPC-SEG-5), freed by the release. */
-  hurray_plugin_buffer *_Atomic device;
-  /* An event buffer's imported event until the offer is handed out; the
-   * handoff releases it from then on (IPC-SEG-7). */
-  hurray_plugin_event *event;
-  uint32_t index;
-  /* HURRAY_OK, or the status of sending the release signal. */
-  hurray_status signal_status;
-} ipc_entry;
-
-struct hurray_ipc_received {
-  ipc_link *link;
-  uint64_t offer_id;
-  size_t count;
-  ipc_entry entries[];
-};
+/* The received offer is the transport-neutral received tensor
+ * (specs/inbound.md, core/runtime/received.c); hurray_ipc_received is its
+ * old name (RX-OBJ-1), its accessors defined at the end of this file by
+ * HURRAY_RECEIVED_DEFINE_NAMES (core/runtime/received_names.h). */
 
 static void link_unref(ipc_link *link) {
   if (atomic_fetch_sub(&link->refs, 1u) == 1u) {
@@ -90,27 +74,32 @@ static void link_unref(ipc_link *link) {
   }
 }
 
-/* The handoff's buffer release (HO-OWN-3): a device import is freed before
- * the signal, a host mapping after it (IPC-SEG-4): the producer needs
- * nothing from our unmap, whose cost grows with the buffer's page tables. */
-static void release_entry(void *buffer, void *ctx) {
-  (void)buffer;
-  ipc_entry *e = ctx;
-  hurray_plugin_buffer *device = atomic_exchange(&e->device, NULL);
-  if (device != NULL) {
-    hurray_plugin_buffer_free(device); /* the import only (IPC-SEG-6, PL-IPC-4) */
+/* The IPC part of one buffer's release (RX-REL-2, RX-REL-3): RELEASE to the
+ * producer when the consumer released it (IPC-SEG-4), nothing when the
+ * offer was never handed out; then the host mapping goes. The unmap comes
+ * after the signal: the producer needs nothing from it, and its cost grows
+ * with the buffer's page tables. A device import was freed before this. */
+static hurray_status release_buffer(void *ctx, uint64_t offer_id, uint32_t index, void *map,
+                                    uint64_t map_len, uint32_t how, hurray_error *err) {
+  ipc_link *link = ctx;
+  hurray_status st = HURRAY_OK;
+  if (how == HURRAY_RECEIVED_RELEASE_SIGNAL) {
+    uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE];
+    size_t n = hurray_ipc_encode_release(msg, sizeof msg, offer_id, index);
+    if (hurray_internal_ipc_send(link->fd, msg, n, NULL, 0, NULL) != HURRAY_OK) {
+      /* IPC-FLT-2: released locally all the same. */
+      st = hurray_internal_ipc_fail(err, HURRAY_ERR_PEER_GONE,
+                                    (uint64_t)(int64_t)link->producer_pid, 0, index);
+    }
   }
-  /* Taken before the signal: once RELEASE is out, only its status is stored. */
-  void *map = e->map;
-  size_t map_len = e->map_len;
-  e->map = NULL;
-  uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_RELEASE_BODY_SIZE];
-  size_t n = hurray_ipc_encode_release(msg, sizeof msg, e->owner->offer_id, e->index);
-  e->signal_status = hurray_internal_ipc_send(e->owner->link->fd, msg, n, NULL, 0, NULL);
   if (map != NULL) {
-    munmap(map, map_len);
+    munmap(map, (size_t)map_len);
   }
+  return st;
 }
+
+/* The received offer's end (RX-REL-4): its reference on the connection. */
+static void close_link(void *ctx) { link_unref(ctx); }
 
 static void send_refuse(int fd, uint32_t reason, uint64_t value) {
   uint8_t msg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_REFUSE_BODY_SIZE];
@@ -427,8 +416,8 @@ static hurray_status check_segment(int fd, const hurray_buffer_handle *h, uint64
     return hurray_internal_ipc_fail_errno(err, errno, "fstat");
   }
   if (!S_ISREG(sb.st_mode)) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(sb.st_mode & S_IFMT), S_IFREG,
-                    index);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT,
+                                    (uint64_t)(sb.st_mode & S_IFMT), S_IFREG, index);
   }
   int seals = fcntl(fd, F_GET_SEALS);
   uint32_t need = hurray_ipc_required_seals();
@@ -451,20 +440,21 @@ static void send_reject(ipc_link *link, uint64_t offer_id, const hurray_error *e
   (void)hurray_internal_ipc_send(link->fd, msg, n, NULL, 0, NULL);
 }
 
-/* Undoes an offer that is not handed out: unmaps, frees the imports. */
-static void unmap_entries(hurray_ipc_received *r, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (r->entries[i].map != NULL) {
-      munmap(r->entries[i].map, r->entries[i].map_len);
-      r->entries[i].map = NULL;
+/* Stages buffer `index` of the offer (RX-BUILD-1); a staging that fails
+ * leaves the mapping, import and event ours, undone here. */
+static hurray_status stage(hurray_received *r, size_t index, hurray_received_buffer_desc *d,
+                           hurray_error *err) {
+  hurray_status st = hurray_received_stage(r, index, d, err);
+  if (st != HURRAY_OK) {
+    hurray_plugin_event_release(d->event);
+    if (d->plugin_buffer != NULL) {
+      hurray_plugin_buffer_free(d->plugin_buffer);
     }
-    hurray_plugin_buffer *device = atomic_exchange(&r->entries[i].device, NULL);
-    if (device != NULL) {
-      hurray_plugin_buffer_free(device);
+    if (d->memory != NULL) {
+      munmap(d->memory, (size_t)d->memory_size);
     }
-    hurray_plugin_event_release(r->entries[i].event); /* closes the import only */
-    r->entries[i].event = NULL;
   }
+  return st;
 }
 
 hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int timeout_ms,
@@ -564,31 +554,35 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     protocol_error(link, st);
     return st;
   }
-  hurray_ipc_received *r = calloc(1, sizeof *r + n * sizeof(ipc_entry));
   hurray_error local;
   hurray_error *e = err != NULL ? err : &local;
-  if (r == NULL) {
+  /* RX-BUILD-1: the offer's received tensor, holding one reference on the
+   * connection, so that its releases reach the producer after the consumer
+   * is destroyed (RX-REL-4). */
+  hurray_received_transport_desc transport =
+      hurray_received_transport_make(HURRAY_TRANSPORT_IPC, link, release_buffer, close_link);
+  hurray_received *r = NULL;
+  atomic_fetch_add(&link->refs, 1u);
+  st = hurray_received_create(&transport, m.offer_id, n, &r, e);
+  if (st != HURRAY_OK) {
+    link_unref(link);
     hurray_internal_ipc_close_fds(fds, nfds);
     clear_pending(consumer);
-    hurray_internal_ipc_fail(e, HURRAY_ERR_OUT_OF_MEMORY, sizeof *r + n * sizeof(ipc_entry), 0, 0);
     send_reject(link, m.offer_id, e);
-    return HURRAY_ERR_OUT_OF_MEMORY;
+    return st;
   }
-  r->link = link;
-  r->offer_id = m.offer_id;
-  r->count = n;
   long page = sysconf(_SC_PAGESIZE);
   uint64_t page_size = page > 0 ? (uint64_t)page : 4096u;
-  st = HURRAY_OK;
   size_t host = 0; /* the k-th host record's descriptor is fds[k] (IPC-MSG-9) */
   for (size_t i = 0; i < n && st == HURRAY_OK; i++) {
-    ipc_entry *en = &r->entries[i];
-    en->owner = r;
-    en->index = (uint32_t)i;
-    atomic_init(&en->device, NULL);
     const hurray_buffer_handle *h = &handles[i];
-    st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode,
-                                          hurray_device_default_ipc_capabilities(h->device_tag), e);
+    hurray_received_buffer_desc d;
+    memset(&d, 0, sizeof d);
+    d.struct_size = (uint32_t)sizeof d;
+    d.handle = *h;
+    d.ipc_capabilities = hurray_device_default_ipc_capabilities(h->device_tag);
+    st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode, d.ipc_capabilities,
+                                          e);
     if (st != HURRAY_OK) {
       e->index = i;
       break;
@@ -601,19 +595,22 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       break;
     }
     if (segments[i].memory_kind == HURRAY_IPC_MEMORY_DEVICE) {
-      hurray_plugin_buffer *device = NULL;
       uint32_t device_index = 0;
-      st = import_device(consumer, pending_for(consumer, HURRAY_IPC_MSG_DEVICE, i), h, segments[i].offset, i,
-                         &device, &device_index, e);
+      st = import_device(consumer, pending_for(consumer, HURRAY_IPC_MSG_DEVICE, i), h,
+                         segments[i].offset, i, &d.plugin_buffer, &device_index, e);
       if (st != HURRAY_OK) {
         break;
       }
-      atomic_store(&en->device, device);
-      en->accepted.data = hurray_plugin_buffer_allocation(device)->address;
+      d.data = hurray_plugin_buffer_allocation(d.plugin_buffer)->address;
       if (h->sync_mode == HURRAY_SYNC_EVENT) {
-        st = import_event(consumer, pending_for(consumer, HURRAY_IPC_MSG_EVENT, i), h, device_index, i,
-                          &en->event, e);
+        st = import_event(consumer, pending_for(consumer, HURRAY_IPC_MSG_EVENT, i), h,
+                          device_index, i, &d.event, e);
+        if (st != HURRAY_OK) {
+          hurray_plugin_buffer_free(d.plugin_buffer); /* not staged: still ours */
+          break;
+        }
       }
+      st = stage(r, i, &d, e);
       continue;
     }
     /* Host memory: a memfd, on the CPU only (IPC-OFF-1). */
@@ -627,7 +624,9 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       break;
     }
     if (h->byte_size == 0u) {
-      continue; /* an empty buffer: nothing to map, data NULL (BP-ALIGN-3) */
+      /* an empty buffer: nothing to map, data NULL (BP-ALIGN-3) */
+      st = stage(r, i, &d, e);
+      continue;
     }
     uint64_t start = segments[i].offset / page_size * page_size;
     uint64_t map_len = segments[i].offset - start + h->byte_size;
@@ -640,133 +639,35 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       e->index = i;
       break;
     }
-    en->map = map;
-    en->map_len = (size_t)map_len;
-    uint8_t *data = (uint8_t *)map + (segments[i].offset - start);
-    uint32_t measured = hurray_alignment_of(data);
+    d.memory = map;
+    d.memory_size = map_len;
+    d.data = (uint8_t *)map + (segments[i].offset - start);
+    st = stage(r, i, &d, e); /* the tensor unmaps it from now on */
+    uint32_t measured = hurray_alignment_of(d.data);
     /* BP-ALIGN-5: the declared alignment is what the mapping has (IPC-SEG-3). */
-    if (measured < h->alignment) {
-      st = hurray_internal_ipc_fail(e, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, h->alignment, i);
-      break;
+    if (st == HURRAY_OK && measured < h->alignment) {
+      st = hurray_internal_ipc_fail(e, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured, h->alignment,
+                                    i);
     }
-    en->accepted.data = data;
   }
   hurray_internal_ipc_close_fds(fds, nfds); /* mappings and imports outlive their descriptors */
   clear_pending(consumer);
+  /* Ordinary accepted buffers, all or none (IPC-SEG-4, RX-BUILD-2, HO-SM-*);
+   * an event buffer's payload is its imported event, which the handoff
+   * releases, closing the import (IPC-SEG-7). */
+  if (st == HURRAY_OK) {
+    st = hurray_received_publish(r, e);
+  }
   if (st != HURRAY_OK) {
-    unmap_entries(r, n);
-    free(r);
+    /* Unmapped and unimported without a RELEASE (RX-REL-3): the whole
+     * offer is rejected. */
+    hurray_received_free(&r);
     send_reject(link, m.offer_id, e);
     return st;
   }
-  /* Ordinary accepted buffers (IPC-SEG-4, HO-SM-*). */
-  for (size_t i = 0; i < n; i++) {
-    ipc_entry *en = &r->entries[i];
-    /* An event buffer's payload is its imported event; the handoff
-     * releases it (closing the import) when the consumer does (IPC-SEG-7). */
-    hurray_buffer_offer offer = hurray_buffer_offer_make(
-        en->accepted.data, release_entry, en,
-        en->event == NULL
-            ? hurray_sync_payload_none()
-            : hurray_sync_payload_event_of_kind(en->event, HURRAY_EVENT_KIND_PLUGIN,
-                                                handles[i].device_tag,
-                                                hurray_plugin_event_release_callback, NULL));
-    hurray_handoff_init(&en->handoff);
-    st = hurray_handoff_offer(&en->handoff, &handles[i], &offer, e);
-    if (st == HURRAY_OK) {
-      en->accepted.struct_size = (uint32_t)sizeof en->accepted; /* HO-ABI-9 */
-      st = hurray_handoff_accept(&en->handoff, HURRAY_TRANSPORT_IPC,
-                                 hurray_device_default_ipc_capabilities(handles[i].device_tag),
-                                 &en->accepted, e);
-    }
-    if (st != HURRAY_OK) {
-      e->index = i;
-      for (size_t j = 0; j < i; j++) {
-        /* state READABLE -> RELEASED without the signal: the whole offer is rejected */
-        r->entries[j].accepted.data = NULL;
-      }
-      unmap_entries(r, n);
-      free(r);
-      send_reject(link, m.offer_id, e);
-      return st;
-    }
-  }
-  for (size_t i = 0; i < n; i++) {
-    r->entries[i].event = NULL; /* the handoffs release them now */
-  }
-  atomic_fetch_add(&link->refs, 1u);
-  *out = r;
+  *out = (hurray_ipc_received *)(void *)r;
   return HURRAY_OK;
 }
 
-hurray_plugin_buffer *hurray_ipc_received_plugin_buffer(const hurray_ipc_received *received,
-                                                        size_t index) {
-  if (received == NULL || index >= received->count) {
-    return NULL;
-  }
-  return atomic_load(&received->entries[index].device);
-}
-
-uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received) {
-  return received == NULL ? 0u : received->offer_id;
-}
-
-size_t hurray_ipc_received_count(const hurray_ipc_received *received) {
-  return received == NULL ? 0u : received->count;
-}
-
-const hurray_accepted_buffer *hurray_ipc_received_buffer(const hurray_ipc_received *received,
-                                                         size_t index) {
-  if (received == NULL || index >= received->count) {
-    return NULL;
-  }
-  return &received->entries[index].accepted;
-}
-
-hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *received, size_t index) {
-  if (received == NULL || index >= received->count) {
-    return NULL;
-  }
-  return &received->entries[index].handoff;
-}
-
-hurray_status hurray_ipc_received_release(hurray_ipc_received *received, size_t index,
-                                          hurray_error *err) {
-  if (received == NULL) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
-  }
-  if (index >= received->count) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, index, received->count, 1);
-  }
-  ipc_entry *en = &received->entries[index];
-  hurray_status st = hurray_handoff_release(&en->handoff, err);
-  if (st != HURRAY_OK) {
-    return st;
-  }
-  if (en->signal_status != HURRAY_OK) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_PEER_GONE,
-                    (uint64_t)(int64_t)received->link->producer_pid, 0, index);
-  }
-  return HURRAY_OK;
-}
-
-void hurray_ipc_received_free(hurray_ipc_received **received) {
-  if (received == NULL || *received == NULL) {
-    return;
-  }
-  hurray_ipc_received *r = *received;
-  *received = NULL;
-  for (size_t i = 0; i < r->count; i++) {
-    hurray_handoff *h = &r->entries[i].handoff;
-    uint32_t state = hurray_handoff_state_of(h);
-    if (state == HURRAY_HANDOFF_EVENT_PENDING || state == HURRAY_HANDOFF_EVENT_WAITED) {
-      (void)!hurray_handoff_release_event(h, NULL); /* the event first (IPC-SEG-7) */
-    }
-    if (hurray_handoff_state_of(h) != HURRAY_HANDOFF_RELEASED) {
-      (void)!hurray_handoff_release(h, NULL); /* teardown: nothing to report to */
-    }
-    (void)!hurray_handoff_destroy(h, NULL); /* teardown: nothing to report to */
-  }
-  link_unref(r->link);
-  free(r);
-}
+/* The old accessors: the neutral ones under the IPC names (RX-OBJ-1). */
+HURRAY_RECEIVED_DEFINE_NAMES(hurray_ipc_received, hurray_ipc_received, offer_id)

@@ -178,10 +178,10 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "argument %zu has invalid value %" PRIu64, e->index, e->value);
     case HURRAY_ERR_TIMEOUT:
       return snprintf(buf, cap, "timed out after %" PRIu64 " ns", e->value);
-    case HURRAY_ERR_IPC_REFUSED:
+    case HURRAY_ERR_REFUSED: /* RX-ST-1, -2 */
       return snprintf(buf, cap, "refused by the peer, reason %" PRIu64 " (uid %" PRIu64 ")",
                       e->value, e->expected);
-    case HURRAY_ERR_IPC_PEER_GONE:
+    case HURRAY_ERR_PEER_GONE: /* RX-ST-2 */
       /* Each transport fills it its own way: the network mid-transfer with
        * the buffers that arrived of those expected (NET-RECV-6), an ended
        * network connection with zeros (NET-CONN-3), IPC with the peer's pid

@@ -178,6 +178,17 @@ enum {
   HURRAY_ERR_IO = 36
 };
 
+/*
+ * Transport-neutral names of the statuses a peer causes (specs/inbound.md
+ * RX-ST-1), for every transport: the IPC names above are the ABI 1.0
+ * spellings of the same values and stay. hurray_status_name keeps giving
+ * "IPC_REFUSED" and "IPC_PEER_GONE".
+ */
+/** A peer refused; value: the reason; expected: what it names (IPC: the uid). */
+#define HURRAY_ERR_REFUSED HURRAY_ERR_IPC_REFUSED
+/** The peer hung up, died or ended the connection; values by transport (RX-ST-2). */
+#define HURRAY_ERR_PEER_GONE HURRAY_ERR_IPC_PEER_GONE
+
 /** One more than the largest hurray_status value. */
 #define HURRAY_STATUS_COUNT 37
 

@@ -49,6 +49,7 @@
 #include "hurray/handoff.h"
 #include "hurray/ipc_wire.h"
 #include "hurray/plugin_host.h"
+#include "hurray/received.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -316,7 +317,15 @@ HURRAY_API void hurray_ipc_producer_destroy(hurray_ipc_producer **producer);
 /* ------------------------------------------------------------------------ */
 
 typedef struct hurray_ipc_consumer hurray_ipc_consumer;
-/** One received offer: its buffers as accepted handoffs. */
+/**
+ * One received offer: its buffers as accepted handoffs. It is the
+ * transport-neutral received tensor of hurray/received.h under its IPC name
+ * (RX-OBJ-1): hurray_ipc_received_tensor gives it, and every
+ * hurray_ipc_received_* call below is the hurray_received_* call of the
+ * same name. The caller of the receive owns it and frees it with
+ * hurray_ipc_received_free (or hurray_received_free); each buffer is
+ * released exactly once, by its release or by the free (RX-REL-1, RX-REL-4).
+ */
 typedef struct hurray_ipc_received hurray_ipc_received;
 
 typedef struct hurray_ipc_consumer_options {
@@ -392,7 +401,14 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_consumer_receive(hurray_ipc
 HURRAY_API hurray_plugin_buffer *hurray_ipc_received_plugin_buffer(
     const hurray_ipc_received *received, size_t index);
 
-/** The offer's id and number of buffers. */
+/**
+ * The offer as the transport-neutral received tensor (the same object, not
+ * a copy; RX-OBJ-1): owned as the offer is, freed by either free, once.
+ * NULL for NULL.
+ */
+HURRAY_API hurray_received *hurray_ipc_received_tensor(hurray_ipc_received *received);
+
+/** The offer's id and number of buffers (0 for NULL). */
 HURRAY_API uint64_t hurray_ipc_received_offer_id(const hurray_ipc_received *received);
 HURRAY_API size_t hurray_ipc_received_count(const hurray_ipc_received *received);
 
@@ -414,8 +430,8 @@ HURRAY_API hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *rece
 
 /**
  * Releases buffer `index` exactly once, like hurray_handoff_release on its
- * handoff, and reports whether the release signal reached the producer:
- * IPC_PEER_GONE (value: its pid) when it could not be sent (the buffer is
+ * handoff, and reports whether the release signal reached the producer
+ * (RX-REL-2): PEER_GONE (value: its pid, index: the buffer) when it could not be sent (the buffer is
  * released locally all the same, IPC-FLT-2); ALREADY_RELEASED the second
  * time; ILLEGAL_TRANSITION for an event buffer whose event is still held
  * (HO-SM: the event's release comes first); INVALID_ARGUMENT (value:
@@ -426,8 +442,11 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_received_release(hurray_ipc
                                                                       hurray_error *err);
 
 /**
- * Releases every event still held and every buffer of the offer not yet
- * released (IPC-SEG-7), then frees it and writes NULL to *received. May outlive the consumer object.
+ * Releases every buffer of the offer still held, exactly once, whatever
+ * state it reached (an event still held first, IPC-SEG-7; each release
+ * sends RELEASE and unmaps, RX-REL-4), then frees it and writes NULL to
+ * *received. May outlive the consumer object: the connection stays open
+ * for these releases until the last offer is freed.
  */
 HURRAY_API void hurray_ipc_received_free(hurray_ipc_received **received);
 

@@ -51,6 +51,7 @@
 #include "hurray/handoff.h"
 #include "hurray/net_wire.h"
 #include "hurray/plugin_host.h"
+#include "hurray/received.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -63,7 +64,15 @@ extern "C" {
 typedef struct hurray_net_context hurray_net_context;
 typedef struct hurray_net_listener hurray_net_listener;
 typedef struct hurray_net_connection hurray_net_connection;
-/** One received tensor: its buffers as accepted handoffs. */
+/**
+ * One received tensor: its buffers as accepted handoffs. It is the
+ * transport-neutral received tensor of hurray/received.h under its network
+ * name (RX-OBJ-1): hurray_net_received_tensor gives it, and every
+ * hurray_net_received_* call below is the hurray_received_* call of the
+ * same name. The caller of the receive owns it and frees it with
+ * hurray_net_received_free (or hurray_received_free); each buffer is
+ * released exactly once, by its release or by the free (RX-REL-1, RX-REL-4).
+ */
 typedef struct hurray_net_received hurray_net_received;
 
 /**
@@ -143,7 +152,7 @@ HURRAY_API void hurray_net_listener_destroy(hurray_net_listener **listener);
 /**
  * Connects to a listener at `address` and `port` (opts: the limits for
  * what this side receives; NULL: defaults). UCX establishes the connection
- * in the background: a listener that is not there shows as IPC_PEER_GONE on
+ * in the background: a listener that is not there shows as PEER_GONE on
  * the first send or receive.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connect(hurray_net_context *ctx,
@@ -171,7 +180,7 @@ HURRAY_API size_t hurray_net_connection_describe(const hurray_net_connection *co
 /**
  * Closes the connection (NET-CONN-3): flushes what this side sent and
  * disconnects (forcibly when the peer is gone or the flush takes more than
- * a second), frees it and writes NULL. The peer sees IPC_PEER_GONE.
+ * a second), frees it and writes NULL. The peer sees PEER_GONE.
  * Received tensors stay valid.
  */
 HURRAY_API void hurray_net_close(hurray_net_connection **conn);
@@ -207,7 +216,7 @@ typedef struct hurray_net_source {
  * message and every buffer go out and the call waits until UCX has
  * finished with them, at most timeout_ms (-1: no limit; TIMEOUT, value: ns,
  * and the connection is ended). A REFUSE from the receiver is returned as
- * its status and values (detail says the receiver refused). IPC_PEER_GONE
+ * its status and values (detail says the receiver refused). PEER_GONE
  * when the peer hung up. *tensor_id (may be NULL) is the tensor's id.
  *
  * Ownership (NET-SEND-3): once conn, table and sources are not NULL, every
@@ -264,14 +273,21 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send_plugin_buffers(
  * receiver). On any failure everything allocated is freed, a REFUSE with
  * the error is sent when the connection still works, and the connection is
  * ended. TIMEOUT when no tensor began within timeout_ms (the connection
- * stays); IPC_PEER_GONE when the peer hung up, also mid-transfer.
+ * stays); PEER_GONE when the peer hung up, also mid-transfer.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_receive(hurray_net_connection *conn,
                                                             int timeout_ms,
                                                             hurray_net_received **out,
                                                             hurray_error *err);
 
-/** The tensor's id (as the sender numbered it) and number of buffers. */
+/**
+ * The tensor as the transport-neutral received tensor (the same object, not
+ * a copy; RX-OBJ-1): owned as the tensor is, freed by either free, once.
+ * NULL for NULL.
+ */
+HURRAY_API hurray_received *hurray_net_received_tensor(hurray_net_received *received);
+
+/** The tensor's id (as the sender numbered it) and number of buffers (0 for NULL). */
 HURRAY_API uint64_t hurray_net_received_tensor_id(const hurray_net_received *received);
 HURRAY_API size_t hurray_net_received_count(const hurray_net_received *received);
 
@@ -289,14 +305,19 @@ HURRAY_API hurray_handoff *hurray_net_received_handoff(hurray_net_received *rece
 
 /**
  * Releases buffer `index` exactly once (as hurray_handoff_release on its
- * handoff). ALREADY_RELEASED the second time; INVALID_ARGUMENT (value:
+ * handoff; RX-REL-1, RX-REL-2). ALREADY_RELEASED the second time; INVALID_ARGUMENT (value:
  * index, expected: count) past the end.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_received_release(hurray_net_received *received,
                                                                      size_t index,
                                                                      hurray_error *err);
 
-/** Releases every buffer not yet released, frees the tensor, writes NULL. */
+/**
+ * Releases every buffer still held, exactly once, whatever state it
+ * reached (RX-REL-4: its memory back to the connection, or freed after the
+ * close; a device buffer freed), frees the tensor and writes NULL. May
+ * come after the connection was closed.
+ */
 HURRAY_API void hurray_net_received_free(hurray_net_received **received);
 
 /**

@@ -298,6 +298,9 @@ static void require_text(hurray_status status, uint64_t value, uint64_t expected
           hurray_status_name(status), msg, unwanted);
 }
 
+/* RX-ST-2: each transport's PEER_GONE and REFUSED read right (the IPC
+ * producer's pid, a network transfer cut short, an ended connection), under
+ * the neutral names and the IPC ones alike (RX-ST-1). */
 START_TEST(messages_of_each_transport) {
   require_text(HURRAY_ERR_TRAILING_BYTES, 0, 4096, 2,
                "buffer 2: more than the 4096 bytes declared arrived", "18446744073709");
@@ -305,6 +308,10 @@ START_TEST(messages_of_each_transport) {
   require_text(HURRAY_ERR_IPC_PEER_GONE, 1, 3, 0, "mid-transfer: 1 of 3 buffers arrived", "pid");
   require_text(HURRAY_ERR_IPC_PEER_GONE, 0, 0, 0, "the connection has ended", "pid");
   require_text(HURRAY_ERR_IPC_PEER_GONE, 4242, 0, 0, "the peer process (pid 4242) is gone", NULL);
+  require_text(HURRAY_ERR_PEER_GONE, 1, 2, 0, "mid-transfer: 1 of 2 buffers arrived", "pid");
+  require_text(HURRAY_ERR_PEER_GONE, 0, 0, 0, "the connection has ended", "pid");
+  require_text(HURRAY_ERR_PEER_GONE, 4242, 0, 0, "the peer process (pid 4242) is gone", NULL);
+  require_text(HURRAY_ERR_REFUSED, 2, 1000, 0, "refused by the peer, reason 2 (uid 1000)", NULL);
 }
 END_TEST
 

@@ -19,49 +19,18 @@
 #include <unistd.h>
 
 #include "hurray/ipc.h"
+#include "process_counts.h"
 
-/* Open descriptors of this process (/proc/self/fd, the directory's own one excluded). */
-static inline int count_fds(void) {
-  DIR *d = opendir("/proc/self/fd");
-  ck_assert_ptr_nonnull(d);
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] != '.') {
-      n++;
-    }
-  }
-  closedir(d);
-  return n - 1;
-}
+/* Open descriptors and mappings (tests/common/process_counts.h); with
+ * memfd_only, only the mappings of memfds (what the IPC transport maps). */
+static inline int count_fds(void) { return hurray_test_count_fds(); }
 
-/* Mappings of this process (lines of /proc/self/maps); with memfd_only,
- * only the mappings of memfds (what the IPC transport maps). */
 static inline int count_maps_of(int memfd_only) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  ck_assert_ptr_nonnull(f);
-  int n = 0;
-  char line[4096];
-  while (fgets(line, sizeof line, f) != NULL) {
-    if (!memfd_only || strstr(line, "/memfd:") != NULL) {
-      n++;
-    }
-  }
-  fclose(f);
-  return n;
+  return hurray_test_count_maps(memfd_only ? "/memfd:" : NULL);
 }
 
 static inline int count_maps(void) { return count_maps_of(0); }
 
-/* ASan maps shadow and allocator regions as the program first needs them,
- * so under it the total count may grow; the memfd count is exact anywhere. */
-#if defined(__SANITIZE_ADDRESS__)
-#define HURRAY_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HURRAY_TEST_ASAN 1
-#endif
-#endif
 
 /* All of /proc/self/maps, NUL-terminated, in a heap block (NULL if it
  * cannot be read: the counts still decide, only the listing is lost). */

@@ -613,36 +613,100 @@ START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
 }
 END_TEST
 
-START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
-  leak_probe probe = leak_start("disconnect reclaims; mapping stays");
+/* A producer and a consumer on a socketpair, and one shared 64 KiB
+ * segment whose release `rel` counts. */
+typedef struct shared_channel {
+  event_log events;
+  mapped_release rel;
+  hurray_ipc_producer *p;
+  hurray_ipc_consumer *c;
+  hurray_ipc_shared *s;
+  uint64_t cid;
+} shared_channel;
+
+static void open_shared_channel(shared_channel *ch) {
+  memset(ch, 0, sizeof *ch);
   int sv[2];
   pair(sv);
-  event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
-  uint64_t cid = 0;
+  hurray_ipc_producer_options po = producer_options(&ch->events);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
-  hurray_ipc_consumer *c = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &ch->p, &ch->cid, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &ch->c, &err), HURRAY_OK);
   void *data = NULL;
   int fd = make_segment(65536, &data);
-  mapped_release rel = {{0, NULL}, 65536};
-  hurray_ipc_buffer_desc d = host_desc(fd, 65536, data, unmap_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
-  hurray_ipc_shared *twice[2] = {s, s};
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, twice, 2, 0, NULL, &err), HURRAY_OK);
-  hurray_ipc_shared_retire(s);
+  ch->rel.size = 65536;
+  hurray_ipc_buffer_desc d = host_desc(fd, 65536, data, unmap_release, &ch->rel);
+  ck_assert_int_eq(hurray_ipc_producer_share(ch->p, &d, &ch->s, &err), HURRAY_OK);
+}
+
+/* RX-OBJ-1, RX-REL-2, RX-REL-4: the offer is the neutral received tensor.
+ * One buffer released by the consumer, one left READABLE, one accessed
+ * through the neutral handoff and left; the consumer destroyed; then the
+ * neutral free: the producer sees exactly one RELEASE per buffer, every
+ * hold is gone, and nothing stays open or mapped. */
+START_TEST(neutral_teardown_releases_each_once) {
+  leak_probe probe = leak_start("neutral teardown, 3 buffers");
+  shared_channel ch;
+  open_shared_channel(&ch);
+  hurray_error err;
+  hurray_ipc_shared *three[3] = {ch.s, ch.s, ch.s};
+  uint64_t offer_id = 0;
+  ck_assert_int_eq(hurray_ipc_producer_offer(ch.p, ch.cid, three, 3, 0, &offer_id, &err),
+                   HURRAY_OK);
+  hurray_ipc_shared_retire(ch.s);
   hurray_ipc_received *r = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_producer_disconnect(p, cid, &err), HURRAY_OK);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
-  ck_assert_uint_eq(last_event(&events, HURRAY_IPC_EVENT_GONE)->value, 2);
-  ck_assert_int_eq(rel.log.calls, 1); /* both holds gone, the callback ran once */
-  ck_assert_int_eq(hurray_ipc_producer_disconnect(p, cid, &err), HURRAY_ERR_INVALID_ARGUMENT);
-  hurray_ipc_producer_destroy(&p);
-  ck_assert_int_eq(rel.log.calls, 1);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(ch.c, 1000, &r, &err), HURRAY_OK);
+  hurray_received *neutral = hurray_ipc_received_tensor(r);
+  ck_assert_ptr_nonnull(neutral);
+  ck_assert_uint_eq(hurray_received_transport(neutral), HURRAY_TRANSPORT_IPC);
+  ck_assert_uint_eq(hurray_received_id(neutral), offer_id);
+  ck_assert_uint_eq(hurray_received_count(neutral), 3);
+  ck_assert_ptr_eq(hurray_received_buffer(neutral, 2), hurray_ipc_received_buffer(r, 2));
+  ck_assert_ptr_null(hurray_received_plugin_buffer(neutral, 0)); /* host memory */
+  ck_assert_ptr_null(hurray_ipc_received_tensor(NULL));
+  ck_assert_int_eq(hurray_received_release(neutral, 0, &err), HURRAY_OK);
+  void *through = NULL;
+  ck_assert_int_eq(hurray_handoff_access(hurray_received_handoff(neutral, 2), NULL, &through, &err),
+                   HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_RELEASED), 1);
+  hurray_ipc_consumer_destroy(&ch.c); /* the offer keeps the connection for its releases */
+  r = NULL;
+  hurray_received_free(&neutral);
+  ck_assert_ptr_null(neutral);
+  for (int i = 0; i < 20 && events_of(&ch.events, HURRAY_IPC_EVENT_RELEASED) < 3; i++) {
+    ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 100, &err), HURRAY_OK);
+  }
+  ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 50, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_RELEASED), 3);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 0);
+  ck_assert_int_eq(ch.rel.log.calls, 1);
+  hurray_ipc_hold holds[4];
+  size_t nholds = 9;
+  ck_assert_int_eq(hurray_ipc_producer_holds(ch.p, holds, 4, &nholds, &err), HURRAY_OK);
+  ck_assert_uint_eq(nholds, 0);
+  hurray_ipc_producer_destroy(&ch.p);
+  leak_check(&probe);
+}
+END_TEST
+
+START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
+  leak_probe probe = leak_start("disconnect reclaims; mapping stays");
+  shared_channel ch;
+  open_shared_channel(&ch);
+  hurray_error err;
+  hurray_ipc_shared *twice[2] = {ch.s, ch.s};
+  ck_assert_int_eq(hurray_ipc_producer_offer(ch.p, ch.cid, twice, 2, 0, NULL, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(ch.s);
+  hurray_ipc_received *r = NULL;
+  ck_assert_int_eq(hurray_ipc_consumer_receive(ch.c, 1000, &r, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_disconnect(ch.p, ch.cid, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_GONE), 1);
+  ck_assert_uint_eq(last_event(&ch.events, HURRAY_IPC_EVENT_GONE)->value, 2);
+  ck_assert_int_eq(ch.rel.log.calls, 1); /* both holds gone, the callback ran once */
+  ck_assert_int_eq(hurray_ipc_producer_disconnect(ch.p, ch.cid, &err), HURRAY_ERR_INVALID_ARGUMENT);
+  hurray_ipc_producer_destroy(&ch.p);
+  ck_assert_int_eq(ch.rel.log.calls, 1);
   /* the producer is gone; the consumer's mapping is still readable */
   const uint8_t *bytes = hurray_ipc_received_buffer(r, 1)->data;
   for (uint64_t i = 0; i < 65536; i += 511) {
@@ -651,7 +715,7 @@ START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
   ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_IPC_PEER_GONE);
   ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
   hurray_ipc_received_free(&r); /* releases buffer 1 */
-  hurray_ipc_consumer_destroy(&c);
+  hurray_ipc_consumer_destroy(&ch.c);
   leak_check(&probe);
 }
 END_TEST
@@ -671,5 +735,6 @@ int main(void) {
   tcase_add_test(tc, consumer_rejects_offer);
   tcase_add_test(tc, credentials_refused_both_sides);
   tcase_add_test(tc, explicit_disconnect_reclaims);
+  tcase_add_test(tc, neutral_teardown_releases_each_once);
   return hurray_check_run_with(s, CK_NOFORK);
 }

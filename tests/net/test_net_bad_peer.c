@@ -126,6 +126,7 @@ static void raw_peer(int port_fd, int hold_fd, const raw_msg *msgs, size_t n, in
 }
 
 typedef struct raw_run {
+  net_probe probe;
   pid_t pid;
   int port_w;
   int hold_w;
@@ -133,8 +134,27 @@ typedef struct raw_run {
   hurray_net_connection *conn;
 } raw_run;
 
+/* UCX's process-wide state, made once before the first count (net_probe);
+ * and one malloc arena for every thread, so that the arena glibc would make
+ * for the first UCX thread that allocates (64 MiB reserved, two mappings,
+ * kept for the process's life) does not show as the scenario's. */
+static void warm_up(void) {
+  static int done;
+  if (!done) {
+    (void)mallopt(M_ARENA_MAX, 1); /* 0 under ASan, whose allocator has no arenas */
+    receiver rv = {0};
+    receiver_start(&rv);
+    receiver_stop(&rv);
+    done = 1;
+  }
+}
+
+/* Each scenario is counted: the descriptors and mappings it leaves behind
+ * (none) from here to raw_finish. */
 static void raw_start(raw_run *run, const raw_msg *msgs, size_t n, int die) {
   signal(SIGPIPE, SIG_IGN); /* the hold pipe of a child that died */
+  warm_up();
+  run->probe = net_probe_start("bad peer scenario");
   int port_pipe[2], hold_pipe[2];
   ck_assert_int_eq(pipe(port_pipe), 0);
   ck_assert_int_eq(pipe(hold_pipe), 0);
@@ -167,6 +187,7 @@ static void raw_finish(raw_run *run) {
   close(run->hold_w);
   hurray_net_close(&run->conn);
   receiver_stop(&run->rv);
+  net_probe_check(&run->probe);
 }
 
 /* Receives on a connection from a bad peer and checks the refusal. */
@@ -372,7 +393,7 @@ START_TEST(peer_dies_mid_transfer) {  // NET-RECV-6, NET-ERR-2
   char text[256];
   hurray_error_format(&err, text, sizeof text);
   printf("[%s] after %lld ms: %s\n", transport(), (long long)(ms_now() - t0), text);
-  ck_assert_int_eq(st, HURRAY_ERR_IPC_PEER_GONE);
+  ck_assert_int_eq(st, HURRAY_ERR_PEER_GONE);
   ck_assert_uint_eq(err.value, 1);    /* buffers that arrived */
   ck_assert_uint_eq(err.expected, 2); /* buffers declared */
   ck_assert_ptr_null(r);

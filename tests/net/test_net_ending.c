@@ -52,7 +52,7 @@ START_TEST(receiver_closes_first) {  // NET-CONN-3, NET-SEND-3
     st = hurray_net_send(c, table, tlen, &src, 1, 2000, NULL, &err);
     ck_assert_int_eq(atomic_load(&log.calls[0]), 1);
   }
-  ck_assert_msg(st == HURRAY_ERR_IPC_PEER_GONE || st == HURRAY_ERR_TIMEOUT,
+  ck_assert_msg(st == HURRAY_ERR_PEER_GONE || st == HURRAY_ERR_TIMEOUT,
                 "send after the peer closed: %s (%s)", hurray_status_name(st), err.detail);
   ck_assert_int_eq(hurray_net_connection_broken(c), HURRAY_TRUE);
   hurray_net_close(&c);
@@ -92,13 +92,13 @@ START_TEST(limit_per_tensor) {  // NET-LIM-1, NET-ERR-1, NET-SEND-3, NET-SEND-4,
   }
   /* the sender learns the receiver's error (or, if the REFUSE lost the race
    * with the disconnect, that the peer is gone); its source released once */
-  ck_assert_msg(s.status == HURRAY_ERR_CAPACITY || s.status == HURRAY_ERR_IPC_PEER_GONE ||
+  ck_assert_msg(s.status == HURRAY_ERR_CAPACITY || s.status == HURRAY_ERR_PEER_GONE ||
                     s.status == HURRAY_OK,
                 "sender: %s (%s)", hurray_status_name(s.status), s.err.detail);
   /* OK: UCX had finished with the bytes before the refusal (NET-SEND-4);
    * the sender's next send gets the refusal, in s.second */
   if (s.status == HURRAY_OK) {
-    ck_assert_msg(s.second == HURRAY_ERR_CAPACITY || s.second == HURRAY_ERR_IPC_PEER_GONE,
+    ck_assert_msg(s.second == HURRAY_ERR_CAPACITY || s.second == HURRAY_ERR_PEER_GONE,
                   "second send: %s", hurray_status_name(s.second));
     ck_assert_int_eq(atomic_load(&s.log.calls[1]), 1);
   }

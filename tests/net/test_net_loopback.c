@@ -124,7 +124,7 @@ START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2
   /* the sender closes: the receiver sees the peer gone (NET-CONN-3) */
   atomic_store(&s.done, 1);
   st = hurray_net_receive(conn, 10000, &r, &err);
-  ck_assert_int_eq(st, HURRAY_ERR_IPC_PEER_GONE);
+  ck_assert_int_eq(st, HURRAY_ERR_PEER_GONE);
   ck_assert_int_eq(hurray_net_connection_broken(conn), HURRAY_TRUE);
   sender_join(&s);
   hurray_net_close(&conn);
@@ -244,7 +244,7 @@ static const hurray_accepted_buffer *receive_next(serial_sender *s, hurray_net_c
   return b;
 }
 
-START_TEST(landing_memory_reused) {  // NET-RECV-9, NET-RECV-4, NET-RECV-5
+START_TEST(landing_memory_reused) {  // NET-RECV-9, NET-RECV-4, NET-RECV-5, RX-OBJ-1, RX-REL-4
   const uint64_t size = 1u << 20;
   receiver rv = {0};
   receiver_start(&rv);
@@ -257,11 +257,24 @@ START_TEST(landing_memory_reused) {  // NET-RECV-9, NET-RECV-4, NET-RECV-5
   ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
   ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 0);
 
-  /* Tensor 0 lands in new memory; its release keeps the memory. */
+  /* Tensor 0 lands in new memory; its release keeps the memory. It is the
+   * neutral received tensor (RX-OBJ-1): released through its handoff, then
+   * freed, its memory goes back exactly once (RX-REL-1, RX-REL-4). */
   hurray_net_received *r = NULL;
   const void *first = receive_next(&s, conn, &r, 0)->data;
   ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
+  hurray_received *neutral = hurray_net_received_tensor(r);
+  ck_assert_ptr_nonnull(neutral);
+  ck_assert_uint_eq(hurray_received_transport(neutral), HURRAY_TRANSPORT_NETWORK);
+  ck_assert_uint_eq(hurray_received_id(neutral), hurray_net_received_tensor_id(r));
+  ck_assert_uint_eq(hurray_received_count(neutral), 1);
+  ck_assert_ptr_eq(hurray_received_buffer(neutral, 0), hurray_net_received_buffer(r, 0));
+  ck_assert_ptr_null(hurray_net_received_tensor(NULL));
+  ck_assert_int_eq(hurray_handoff_release(hurray_received_handoff(neutral, 0), &err), HURRAY_OK);
+  ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), size);
+  ck_assert_int_eq(hurray_net_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
   hurray_net_received_free(&r);
+  ck_assert_ptr_null(r);
   ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), size);
 
   /* Tensor 1 lands in that memory, overwritten with its own bytes. */
@@ -349,7 +362,7 @@ START_TEST(several_connections) {  // NET-CONN-2
   }
   for (int i = 0; i < N; i++) {
     hurray_net_received *r = NULL;
-    ck_assert_int_eq(hurray_net_receive(conn[i], 10000, &r, &err), HURRAY_ERR_IPC_PEER_GONE);
+    ck_assert_int_eq(hurray_net_receive(conn[i], 10000, &r, &err), HURRAY_ERR_PEER_GONE);
   }
   for (int i = 0; i < N; i++) {
     ck_assert_int_eq(seen[i], 1);
