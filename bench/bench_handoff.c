@@ -85,12 +85,12 @@ int main(int argc, char **argv) {
   /* A CUDA buffer: its pointer is opaque to the library and never touched. */
   void *device_pointer = (void *)(uintptr_t)0x7f0000200000u;
   int event_object;
-  const hurray_buffer_handle ps_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA,
-                                          HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD, 0};
-  const hurray_buffer_handle ev_handle = {1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                                          HURRAY_MEMORY_STANDARD, 0};
-  const hurray_buffer_offer ps_offer = hurray_buffer_offer_make(device_pointer, release_buffer, NULL,
-                                        hurray_sync_payload_none());
+  const hurray_buffer_handle ps_handle = {
+      1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD, 0};
+  const hurray_buffer_handle ev_handle = {
+      1u << 20, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, HURRAY_MEMORY_STANDARD, 0};
+  const hurray_buffer_offer ps_offer =
+      hurray_buffer_offer_make(device_pointer, release_buffer, NULL, hurray_sync_payload_none());
   const hurray_buffer_offer ev_offer = hurray_buffer_offer_make(
       device_pointer, release_buffer, NULL,
       hurray_sync_payload_event(&event_object, HURRAY_DEVICE_CUDA, release_event, NULL));
@@ -98,25 +98,19 @@ int main(int argc, char **argv) {
   /* Figures, each the best over the repetitions, in ns for `count` handoffs. */
   enum { PS, PS_DESTROY, EVENT, EVENT_DESTROY, BASE_PS, BASE_EVENT, FIGURES };
   double best[FIGURES];
-  for (int f = 0; f < FIGURES; f++)
-    best[f] = 1e300;
+  for (int f = 0; f < FIGURES; f++) best[f] = 1e300;
   for (long r = 0; r < repetitions; r++) {
     double t[FIGURES + 1];
     t[0] = now_ns();
-    for (long i = 0; i < count; i++)
-      one_handoff(&ps_handle, &ps_offer, 0, 0);
+    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 0);
     t[1] = now_ns();
-    for (long i = 0; i < count; i++)
-      one_handoff(&ps_handle, &ps_offer, 0, 1);
+    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 1);
     t[2] = now_ns();
-    for (long i = 0; i < count; i++)
-      one_handoff(&ev_handle, &ev_offer, 1, 0);
+    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 0);
     t[3] = now_ns();
-    for (long i = 0; i < count; i++)
-      one_handoff(&ev_handle, &ev_offer, 1, 1);
+    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 1);
     t[4] = now_ns();
-    for (long i = 0; i < count; i++)
-      direct_buffer_release(device_pointer, NULL);
+    for (long i = 0; i < count; i++) direct_buffer_release(device_pointer, NULL);
     t[5] = now_ns();
     for (long i = 0; i < count; i++) {
       direct_event_release(&event_object, NULL);
@@ -124,8 +118,7 @@ int main(int argc, char **argv) {
     }
     t[6] = now_ns();
     for (int f = 0; f < FIGURES; f++) {
-      if (t[f + 1] - t[f] < best[f])
-        best[f] = t[f + 1] - t[f];
+      if (t[f + 1] - t[f] < best[f]) best[f] = t[f + 1] - t[f];
     }
   }
   const uint64_t per_rep = (uint64_t)repetitions * (uint64_t)count;

@@ -104,9 +104,7 @@ static void on_event(const hurray_ipc_event *ev, void *ctx) {
   }
 }
 
-static void on_release(void *buffer, void *ctx) {
-  munmap(buffer, *(size_t *)ctx);
-}
+static void on_release(void *buffer, void *ctx) { munmap(buffer, *(size_t *)ctx); }
 
 static double bench_handoff(uint64_t size, int rounds, int pause_us) {
   int sv[2];
@@ -236,9 +234,10 @@ int main(int argc, char **argv) {
   const int handoff_rounds[] = {2000, 500, 300, 300};
   const int copy_rounds[] = {2000, 200, 10, 3};
   int count = with_1g ? 4 : 3;
-  printf("IPC handoff (offer -> consumer holds a readable pointer -> producer has the release)\n"
-         "vs. sending the same bytes through a socket into the consumer's memory; medians, "
-         "one run\n\n");
+  printf(
+      "IPC handoff (offer -> consumer holds a readable pointer -> producer has the release)\n"
+      "vs. sending the same bytes through a socket into the consumer's memory; medians, "
+      "one run\n\n");
   printf("%-8s %16s %16s %16s %12s\n", "size", "handoff (us)", "idle cons. (us)",
          "socket copy (us)", "copy/handoff");
   for (int k = 0; k < count; k++) {

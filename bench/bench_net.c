@@ -104,9 +104,8 @@ static void send_one(hurray_net_connection *conn, uint64_t bytes) {
       hurray_buffer_table_encode(&handle, 1, table, sizeof table, &table_len, &err) != HURRAY_OK) {
     die("table", &err);
   }
-  hurray_net_source source = {.struct_size = (uint32_t)sizeof source,
-                              .data = data,
-                              .release = count_release};
+  hurray_net_source source = {
+      .struct_size = (uint32_t)sizeof source, .data = data, .release = count_release};
   uint64_t id = 0;
   if (hurray_net_send(conn, table, table_len, &source, 1, TIMEOUT_MS, &id, &err) != HURRAY_OK) {
     die("send", &err);
@@ -126,8 +125,8 @@ static void receive_one(hurray_net_connection *conn) {
  * then for throughput receives one warm-up tensor and times `count` more,
  * writing the seconds to the pipe; for latency (count == 0) echoes
  * `rounds` tensors back. */
-static int serve(const transport *t, int port_pipe, uint64_t count, uint64_t rounds,
-                 uint64_t bytes, bool reuse) {
+static int serve(const transport *t, int port_pipe, uint64_t count, uint64_t rounds, uint64_t bytes,
+                 bool reuse) {
   hurray_error err;
   hurray_net_context *ctx = NULL;
   hurray_net_listener *listener = NULL;
@@ -263,8 +262,8 @@ static double perftest(const transport *t, const char *test, uint64_t bytes, uin
   char test_name[16];
   snprintf(test_name, sizeof test_name, "%s", test);
   char *server_argv[] = {program, p_flag, port_text, NULL};
-  char *client_argv[] = {program,   host,   p_flag, port_text,      t_flag, test_name,
-                         s_flag, size_text, n_flag, iterations_text, NULL};
+  char *client_argv[] = {program, host,      p_flag, port_text,       t_flag, test_name,
+                         s_flag,  size_text, n_flag, iterations_text, NULL};
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
   posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
@@ -338,7 +337,8 @@ int main(int argc, char **argv) {
         fresh = best(fresh, ours(tr, sizes[s], counts[s], 0, false), true);
         theirs = best(theirs, perftest(tr, "tag_bw", sizes[s], counts[s] * 2u, port++), true);
       }
-      printf("%-4s throughput %5" PRIu64 " MiB tensors: libhurray %9.1f MB/s (reuse off %9.1f, "
+      printf("%-4s throughput %5" PRIu64
+             " MiB tensors: libhurray %9.1f MB/s (reuse off %9.1f, "
              "x%.2f)   ",
              tr->name, sizes[s] >> 20, mine, fresh, mine / fresh);
       if (theirs > 0.0) {
@@ -353,9 +353,10 @@ int main(int argc, char **argv) {
       mine = best(mine, ours(tr, 4096, 0, 2001, true), false);
       theirs = best(theirs, perftest(tr, "tag_lat", 4096, 2000, port++), false);
     }
-    printf("%-4s latency 4 KiB one-buffer tensor: libhurray %7.1f us   ucx_perftest %7.1f us   "
-           "ratio %.2f\n",
-           tr->name, mine, theirs, theirs > 0.0 ? mine / theirs : 0.0);
+    printf(
+        "%-4s latency 4 KiB one-buffer tensor: libhurray %7.1f us   ucx_perftest %7.1f us   "
+        "ratio %.2f\n",
+        tr->name, mine, theirs, theirs > 0.0 ? mine / theirs : 0.0);
   }
   return 0;
 }

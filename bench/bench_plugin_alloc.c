@@ -273,8 +273,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
       compare("cpu", sizes[i], &config, measure_direct_cpu, measure_plugin, &ctx);
     }
-    printf("floor: the direct calls plus the one compare-and-swap per buffer that refusing a "
-           "racing double free needs (PL-LIFE-3), in the \"plugin\" column\n");
+    printf(
+        "floor: the direct calls plus the one compare-and-swap per buffer that refusing a "
+        "racing double free needs (PL-LIFE-3), in the \"plugin\" column\n");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
       compare("floor", sizes[i], &config, measure_direct_cpu, measure_direct_cpu_with_cas, &ctx);
     }

@@ -107,8 +107,8 @@ int main(int argc, char **argv) {
   printf("bench_table_decode: %d-handle table, %d bytes; best of %ld repetitions x %ld tables\n",
          HANDLES, TABLE_BYTES, repetitions, tables);
   printf("  (best = lowest time of the repetitions: the machine may be shared)\n");
-  printf("  decode+validate+colocation: %8.1f ns/table  %6.3f ns/handle  %6.2f GB/s\n",
-         best_decode, best_decode / HANDLES, (double)TABLE_BYTES / best_decode);
+  printf("  decode+validate+colocation: %8.1f ns/table  %6.3f ns/handle  %6.2f GB/s\n", best_decode,
+         best_decode / HANDLES, (double)TABLE_BYTES / best_decode);
   printf("  memcpy of the same bytes:   %8.1f ns/table  %6.3f ns/handle  %6.2f GB/s\n", best_copy,
          best_copy / HANDLES, (double)TABLE_BYTES / best_copy);
   printf("  ratio decode / memcpy:      %8.2f\n", best_decode / best_copy);

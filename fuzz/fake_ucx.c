@@ -66,14 +66,14 @@ typedef struct fake_req {
   fake_msg *match;
 } fake_req;
 
-static fake_req *requests;        /* every live request, oldest first */
-static fake_msg *script;          /* what the peer will do, in order */
-static fake_msg *unexpected;      /* arrived, taken by no receive yet */
-static ucp_worker_h conn_worker;  /* the connection's: where the script arrives */
+static fake_req *requests;       /* every live request, oldest first */
+static fake_msg *script;         /* what the peer will do, in order */
+static fake_msg *unexpected;     /* arrived, taken by no receive yet */
+static ucp_worker_h conn_worker; /* the connection's: where the script arrives */
 static ucp_ep_h conn_ep;
 static ucp_listener_h the_listener;
-static int pending_requests;      /* connection requests not yet delivered */
-static int live_conn_requests;    /* delivered, neither accepted nor rejected */
+static int pending_requests;   /* connection requests not yet delivered */
+static int live_conn_requests; /* delivered, neither accepted nor rejected */
 static unsigned failing;
 static unsigned outcomes[64];
 static size_t outcome_count;
@@ -352,8 +352,7 @@ ucs_status_ptr_t ucp_tag_send_nbx(ucp_ep_h ep, const void *buffer, size_t count,
     outcome = FAKE_SEND_FAILS_LATER; /* a peer that went takes nothing */
   }
   switch (outcome) {
-    case FAKE_SEND_FAILS_NOW:
-      return UCS_STATUS_PTR(UCS_ERR_IO_ERROR);
+    case FAKE_SEND_FAILS_NOW: return UCS_STATUS_PTR(UCS_ERR_IO_ERROR);
     case FAKE_SEND_LATER:
     case FAKE_SEND_FAILS_LATER:
     case FAKE_SEND_STUCK: {
@@ -365,8 +364,7 @@ ucs_status_ptr_t ucp_tag_send_nbx(ucp_ep_h ep, const void *buffer, size_t count,
       }
       return r;
     }
-    default:
-      return NULL;
+    default: return NULL;
   }
 }
 

@@ -120,7 +120,7 @@ static const char *last_component(const char *path) {
 /* Each wrapped call: the C library's (__real_NAME) and the wrapper
  * (__wrap_NAME), declared for the linker only. */
 #define WRAPPED(type, name, parameters) \
-  type __real_##name parameters;      \
+  type __real_##name parameters;        \
   type __wrap_##name parameters
 
 WRAPPED(void *, malloc, (size_t size));
@@ -134,7 +134,8 @@ WRAPPED(int, ftruncate, (int fd, off_t length));
 WRAPPED(int, fcntl, (int fd, int command, ...));
 WRAPPED(int, fstat, (int fd, struct stat *st));
 WRAPPED(int, stat, (const char *path, struct stat *st));
-WRAPPED(void *, mmap64, (void *address, size_t length, int prot, int flags, int fd, off64_t offset));
+WRAPPED(void *, mmap64,
+        (void *address, size_t length, int prot, int flags, int fd, off64_t offset));
 WRAPPED(int, ftruncate64, (int fd, off64_t length));
 WRAPPED(int, fcntl64, (int fd, int command, ...));
 WRAPPED(int, fstat64, (int fd, struct stat64 *st));

@@ -21,7 +21,7 @@
  * feedback on libhurray's own edges and doubles the execution rate. Wrap each
  * harness and the reference decoder in FUZZ_ORACLE_BEGIN / FUZZ_ORACLE_END. */
 #if defined(__clang__) && __clang_major__ >= 13
-#define FUZZ_ORACLE_BEGIN                                                                     \
+#define FUZZ_ORACLE_BEGIN \
   _Pragma("clang attribute push (__attribute__((no_sanitize(\"coverage\"))), apply_to = function)")
 #define FUZZ_ORACLE_END _Pragma("clang attribute pop")
 #else

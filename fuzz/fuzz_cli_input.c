@@ -132,7 +132,8 @@ static bool check_hex(const uint8_t *text, size_t len, size_t small_cap, size_t 
                INSPECT_HEX_OK);
   }
   size_t unused = 0;
-  FUZZ_CHECK(inspect_parse_hex(NULL, 1, hex_bytes, cap, &unused, &err) == INSPECT_HEX_NULL_ARGUMENT);
+  FUZZ_CHECK(inspect_parse_hex(NULL, 1, hex_bytes, cap, &unused, &err) ==
+             INSPECT_HEX_NULL_ARGUMENT);
   FUZZ_CHECK(inspect_parse_hex((const char *)text, len, hex_bytes, cap, NULL, &err) ==
              INSPECT_HEX_NULL_ARGUMENT);
   *out_len = got_len;
@@ -249,7 +250,8 @@ static void check_reports(size_t small_cap) {
   } else {
     const char *name = hurray_status_name(result.status);
     FUZZ_CHECK(facts.error == 1 && facts.numbers_seen == 7);
-    FUZZ_CHECK(facts.status_len == strlen(name) && memcmp(facts.status, name, facts.status_len) == 0);
+    FUZZ_CHECK(facts.status_len == strlen(name) &&
+               memcmp(facts.status, name, facts.status_len) == 0);
     FUZZ_CHECK(facts.value == result.error.value && facts.expected == result.error.expected &&
                facts.index == result.error.index);
     FUZZ_CHECK(facts.message_len == strlen(result.message) &&

@@ -27,7 +27,8 @@ static void check_export(uint8_t tag, uint8_t memory_class) {
   ref_error_poison(&err);
   hurray_status s = hurray_dlpack_device_type_from_pair(tag, memory_class, &type, &err);
   if (want == 0) {
-    FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_UNSUPPORTED, memory_class, tag, 0), s, &err));
+    FUZZ_CHECK(
+        ref_verdict_matches(ref_fail(HURRAY_ERR_UNSUPPORTED, memory_class, tag, 0), s, &err));
     FUZZ_CHECK(type == -7);
     return;
   }
@@ -60,8 +61,8 @@ static void check_import(int32_t type) {
   ref_error_poison(&err);
   hurray_status s = hurray_dlpack_device_type_to_pair(type, &tag, &memory_class, &err);
   if (!known) {
-    FUZZ_CHECK(ref_verdict_matches(
-        ref_fail(HURRAY_ERR_UNSUPPORTED, (uint64_t)(int64_t)type, 0, 0), s, &err));
+    FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_UNSUPPORTED, (uint64_t)(int64_t)type, 0, 0),
+                                   s, &err));
     FUZZ_CHECK(tag == 0xEE && memory_class == 0xEE);
     return;
   }

@@ -58,8 +58,8 @@ static uint8_t byte_at(const uint8_t *data, size_t size, size_t i) {
 }
 
 static int64_t special_value(uint8_t b0) {
-  static const int64_t values[6] = {INT64_MAX, INT64_MIN, -1, INT64_C(1) << 32, INT64_C(1) << 62,
-                                    0};
+  static const int64_t values[6] = {INT64_MAX,        INT64_MIN,        -1,
+                                    INT64_C(1) << 32, INT64_C(1) << 62, 0};
   return values[b0 % 6u];
 }
 
@@ -147,8 +147,8 @@ static expected_import reference_import(const hurray_dl_tensor *t) {
   }
   e.alignment = ref_alignment_of(base + (uintptr_t)t->byte_offset);
   if (e.byte_size != 0u && e.alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
-    e.verdict = ref_fail(HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, e.alignment,
-                         HURRAY_MIN_BUFFER_ALIGNMENT, 0);
+    e.verdict =
+        ref_fail(HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, e.alignment, HURRAY_MIN_BUFFER_ALIGNMENT, 0);
     return e;
   }
   e.verdict = ref_ok();

@@ -178,19 +178,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     shape[i] = e == 0xFFu ? INT64_C(1) << 62 : e;
     strides[i] = s == 0xFFu ? INT64_C(1) << 62 : s == 0xFEu ? -1 : s;
   }
-  hurray_dlpack_layout layout = hurray_dlpack_layout_of(
-      hurray_dl_data_type_of(at(d, n, 6), at(d, n, 7), at(d, n, 8)), ndim, shape,
-      (mode & 0x08u) != 0u ? strides : NULL, (int8_t)at(d, n, 10));
+  hurray_dlpack_layout layout =
+      hurray_dlpack_layout_of(hurray_dl_data_type_of(at(d, n, 6), at(d, n, 7), at(d, n, 8)), ndim,
+                              shape, (mode & 0x08u) != 0u ? strides : NULL, (int8_t)at(d, n, 10));
   if ((mode & 0x10u) != 0u) {
     layout.struct_size = 8u;
   }
   const hurray_dlpack_layout *l = (mode & 0x04u) != 0u ? NULL : &layout;
   bool event = from_handoff && (mode & 0x20u) != 0u && tag != HURRAY_DEVICE_CPU;
   hurray_buffer_handle h;
-  if (hurray_buffer_handle_with_memory_class(size, 64, tag,
-                                             event ? HURRAY_SYNC_EVENT
-                                                   : HURRAY_SYNC_PRODUCER_SYNCED,
-                                             mclass, &h, NULL) != HURRAY_OK) {
+  if (hurray_buffer_handle_with_memory_class(
+          size, 64, tag, event ? HURRAY_SYNC_EVENT : HURRAY_SYNC_PRODUCER_SYNCED, mclass, &h,
+          NULL) != HURRAY_OK) {
     return 0; /* not a handle: the handle and table targets' business */
   }
   releases = 0;

@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = hurray_error_format(&err, full, sizeof full);
   FUZZ_CHECK(len > 0 && len < sizeof full && strlen(full) == len);
   if (err.status != HURRAY_OK && detail_len > 0) {
-    FUZZ_CHECK(len > detail_len + 2 && memcmp(full + len - detail_len, err.detail, detail_len) == 0);
+    FUZZ_CHECK(len > detail_len + 2 &&
+               memcmp(full + len - detail_len, err.detail, detail_len) == 0);
   }
   FUZZ_CHECK(hurray_error_format(&err, NULL, 0) == len);
 

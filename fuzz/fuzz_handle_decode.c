@@ -147,8 +147,8 @@ static void check_handle(const uint8_t wire[16]) {
   if (s == HURRAY_OK) {
     hurray_buffer_handle want_standard = handle_of(&standard);
     FUZZ_CHECK(hurray_buffer_handle_equal(&built, &want_standard));
-    FUZZ_CHECK(hurray_buffer_handle_new(raw.byte_size, raw.alignment, raw.device_tag,
-                                        raw.sync_mode, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT &&
+    FUZZ_CHECK(hurray_buffer_handle_new(raw.byte_size, raw.alignment, raw.device_tag, raw.sync_mode,
+                                        NULL, &err) == HURRAY_ERR_NULL_ARGUMENT &&
                err.index == 4);
   }
 
@@ -211,7 +211,8 @@ static void check_host_memory(uint64_t address, uint32_t max_alignment, uint64_t
   hurray_error err;
   hurray_buffer_handle out;
   ref_error_poison(&err);
-  hurray_status s = hurray_buffer_handle_for_host_memory(pointer, byte_size, max_alignment, &out, &err);
+  hurray_status s =
+      hurray_buffer_handle_for_host_memory(pointer, byte_size, max_alignment, &out, &err);
   ref_verdict want;
   ref_fields f = {byte_size, measured < max_alignment ? measured : max_alignment, 0, 0, 0};
   if (__builtin_popcount(max_alignment) != 1) {

@@ -34,17 +34,43 @@ FUZZ_ORACLE_BEGIN
 
 /* ---- HO-SM-2, as printed in the spec ---------------------------------- */
 
-enum { ST_EMPTY, ST_OFFERED, ST_WITHDRAWN, ST_READABLE, ST_EVENT_PENDING, ST_EVENT_WAITED,
-       ST_EVENT_RELEASED, ST_EVENT_DROPPED, ST_STREAM_BOUND, ST_STREAM_WAITED, ST_RELEASED,
-       ST_DESTROYED, ST_COUNT };
+enum {
+  ST_EMPTY,
+  ST_OFFERED,
+  ST_WITHDRAWN,
+  ST_READABLE,
+  ST_EVENT_PENDING,
+  ST_EVENT_WAITED,
+  ST_EVENT_RELEASED,
+  ST_EVENT_DROPPED,
+  ST_STREAM_BOUND,
+  ST_STREAM_WAITED,
+  ST_RELEASED,
+  ST_DESTROYED,
+  ST_COUNT
+};
 
-enum { OP_OFFER, OP_WITHDRAW, OP_ACC_PS, OP_ACC_EV, OP_ACC_CS, OP_EV_WAIT, OP_REL_EV,
-       OP_ST_WAIT, OP_ACCESS, OP_ACCESS_OTHER, OP_RELEASE, OP_DESTROY, OP_TRANSFER, OP_COUNT };
+enum {
+  OP_OFFER,
+  OP_WITHDRAW,
+  OP_ACC_PS,
+  OP_ACC_EV,
+  OP_ACC_CS,
+  OP_EV_WAIT,
+  OP_REL_EV,
+  OP_ST_WAIT,
+  OP_ACCESS,
+  OP_ACCESS_OTHER,
+  OP_RELEASE,
+  OP_DESTROY,
+  OP_TRANSFER,
+  OP_COUNT
+};
 
-static const char *const state_names[ST_COUNT] = {
-    "empty",         "offered",       "withdrawn",    "readable",      "event_pending",
-    "event_waited",  "event_released", "event_dropped", "stream_bound", "stream_waited",
-    "released",      "destroyed"};
+static const char *const state_names[ST_COUNT] = {"empty",          "offered",       "withdrawn",
+                                                  "readable",       "event_pending", "event_waited",
+                                                  "event_released", "event_dropped", "stream_bound",
+                                                  "stream_waited",  "released",      "destroyed"};
 
 /* One row per state, one cell per operation, in the spec's column order:
  * offer withdraw acc_ps acc_ev acc_cs ev_wait rel_ev st_wait access
@@ -195,9 +221,11 @@ static void step_either(slot *s, uint32_t op, uint32_t alt_op, hurray_status got
   }
   FUZZ_CHECK(hurray_handoff_state_of(&s->handoff) == (uint32_t)s->state);
   FUZZ_CHECK(s->buffer_releases ==
-             releases_before + (got == HURRAY_OK && want.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER));
+             releases_before +
+                 (got == HURRAY_OK && want.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER));
   FUZZ_CHECK(s->event_releases ==
-             event_releases_before + (got == HURRAY_OK && want.effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT));
+             event_releases_before +
+                 (got == HURRAY_OK && want.effect == HURRAY_HANDOFF_EFFECT_RELEASE_EVENT));
   if (s->buffer_releases > releases_before) {
     FUZZ_CHECK(s->last_released_buffer == s->offer.data);
   }
@@ -217,8 +245,16 @@ static void step(slot *s, uint32_t op, hurray_status got, const hurray_error *er
 
 static const uint8_t devices[4] = {HURRAY_DEVICE_CPU, HURRAY_DEVICE_CUDA, HURRAY_DEVICE_ROCM, 0xF3};
 
-enum { FAULT_NONE, FAULT_ADD_STREAM, FAULT_ADD_EVENT, FAULT_NO_EVENT, FAULT_NO_EVENT_RELEASE,
-       FAULT_WRONG_TAG, FAULT_NULL_DATA, FAULT_MISALIGNED };
+enum {
+  FAULT_NONE,
+  FAULT_ADD_STREAM,
+  FAULT_ADD_EVENT,
+  FAULT_NO_EVENT,
+  FAULT_NO_EVENT_RELEASE,
+  FAULT_WRONG_TAG,
+  FAULT_NULL_DATA,
+  FAULT_MISALIGNED
+};
 
 /* Builds an offer from a parameter byte: mode, device, emptiness, fault. */
 static void build_offer(slot *s, size_t index, uint8_t param) {
@@ -291,8 +327,9 @@ static ref_verdict model_check(const slot *s, uint32_t transport, uint32_t capab
   uint8_t reason_tag = 0;
   switch (f.sync_mode) {
     case HURRAY_SYNC_PRODUCER_SYNCED: /* HO-PAY-2 */
-      reason = event_side ? HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT
-               : p->stream != NULL ? HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM : 0;
+      reason = event_side          ? HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT
+               : p->stream != NULL ? HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM
+                                   : 0;
       break;
     case HURRAY_SYNC_EVENT: /* HO-PAY-3 */
       if (p->stream != NULL) {
@@ -360,8 +397,9 @@ static void do_offer(slot *s, size_t index, uint8_t param, const uint8_t *wire) 
     /* The old offer stays what the model knows. */
     slot copy = *s;
     build_offer(&copy, index, param);
-    hurray_status got = wire != NULL ? hurray_handoff_offer_encoded(&s->handoff, wire, &copy.offer, &err)
-                                     : hurray_handoff_offer(&s->handoff, &copy.handle, &copy.offer, &err);
+    hurray_status got = wire != NULL
+                            ? hurray_handoff_offer_encoded(&s->handoff, wire, &copy.offer, &err)
+                            : hurray_handoff_offer(&s->handoff, &copy.handle, &copy.offer, &err);
     step(s, OP_OFFER, got, &err, b, e);
     return;
   }
@@ -370,8 +408,9 @@ static void do_offer(slot *s, size_t index, uint8_t param, const uint8_t *wire) 
   if (wire != NULL) {
     memcpy(s->wire, wire, 16);
   }
-  hurray_status got = wire != NULL ? hurray_handoff_offer_encoded(&s->handoff, wire, &s->offer, &err)
-                                   : hurray_handoff_offer(&s->handoff, &s->handle, &s->offer, &err);
+  hurray_status got = wire != NULL
+                          ? hurray_handoff_offer_encoded(&s->handoff, wire, &s->offer, &err)
+                          : hurray_handoff_offer(&s->handoff, &s->handle, &s->offer, &err);
   step(s, OP_OFFER, got, &err, b, e);
 }
 
@@ -384,18 +423,18 @@ static void do_accept(slot *s, uint8_t param) {
   hurray_error err;
   int b = s->buffer_releases;
   int e = s->event_releases;
-  hurray_status got = hurray_handoff_accept(&s->handoff, (hurray_transport)transport, capabilities,
-                                            &out, &err);
+  hurray_status got =
+      hurray_handoff_accept(&s->handoff, (hurray_transport)transport, capabilities, &out, &err);
   if (s->state == ST_OFFERED) {
     ref_verdict want = model_check(s, transport, capabilities);
     /* The stand-alone check agrees with what accept does (HO-CHECK-1). */
     if (!s->encoded) {
       hurray_error check_err;
-      FUZZ_CHECK(check_matches(want,
-                               hurray_handoff_check(&s->handle, &s->offer,
-                                                    (hurray_transport)transport, capabilities,
-                                                    &check_err),
-                               &check_err));
+      FUZZ_CHECK(
+          check_matches(want,
+                        hurray_handoff_check(&s->handle, &s->offer, (hurray_transport)transport,
+                                             capabilities, &check_err),
+                        &check_err));
     }
     if (want.status != HURRAY_OK) {
       FUZZ_CHECK(check_matches(want, got, &err)); /* HO-CHECK-5 */
@@ -405,7 +444,7 @@ static void do_accept(slot *s, uint8_t param) {
       return;
     }
     uint8_t mode = s->encoded ? s->wire[13] : s->handle.sync_mode;
-    uint32_t op = mode == HURRAY_SYNC_EVENT            ? OP_ACC_EV
+    uint32_t op = mode == HURRAY_SYNC_EVENT             ? OP_ACC_EV
                   : mode == HURRAY_SYNC_CONSUMER_STREAM ? OP_ACC_CS
                                                         : OP_ACC_PS;
     step(s, op, got, &err, b, e);
@@ -426,7 +465,8 @@ static void do_accept(slot *s, uint8_t param) {
   model_step want = model_transition((uint32_t)s->state, OP_ACC_PS);
   FUZZ_CHECK(got == want.status);
   if (got == HURRAY_ERR_ILLEGAL_TRANSITION) {
-    FUZZ_CHECK(err.value >= OP_ACC_PS && err.value <= OP_ACC_CS && err.expected == (uint64_t)s->state);
+    FUZZ_CHECK(err.value >= OP_ACC_PS && err.value <= OP_ACC_CS &&
+               err.expected == (uint64_t)s->state);
   }
   FUZZ_CHECK(memcmp(&out, &untouched, sizeof out) == 0);
   FUZZ_CHECK(s->buffer_releases == b && s->event_releases == e);
@@ -434,7 +474,7 @@ static void do_accept(slot *s, uint8_t param) {
 }
 
 static void do_access(slot *s, size_t index, uint8_t param) {
-  const void *stream = param % 3u == 0 ? NULL
+  const void *stream = param % 3u == 0   ? NULL
                        : param % 3u == 1 ? (const void *)&stream_objects[index]
                                          : (const void *)&other_stream;
   /* What the offer declared; before any offer the model cannot know which
@@ -550,8 +590,8 @@ static ref_verdict list_verdict(const hurray_buffer_handle *h) {
                       lm.count);
     }
     if (h->memory_class != lm.handles[0].memory_class) {
-      return ref_fail(HURRAY_ERR_MEMORY_CLASS_MISMATCH, h->memory_class,
-                      lm.handles[0].memory_class, lm.count);
+      return ref_fail(HURRAY_ERR_MEMORY_CLASS_MISMATCH, h->memory_class, lm.handles[0].memory_class,
+                      lm.count);
     }
   }
   if (lm.count == HURRAY_BUFFER_TABLE_MAX_HANDLES) {
@@ -670,9 +710,24 @@ static void do_list_borrow(uint8_t param) {
 
 /* ---- The program ------------------------------------------------------ */
 
-enum { I_OFFER, I_OFFER_ENCODED, I_WITHDRAW, I_ACCEPT, I_EV_WAIT, I_REL_EV, I_ST_WAIT, I_ACCESS,
-       I_RELEASE, I_DESTROY, I_INIT, I_TRANSITION, I_LIST_PUSH, I_LIST_BORROW, I_LIST_DESTROY,
-       I_LIST_TRANSFER_OR_NAMES };
+enum {
+  I_OFFER,
+  I_OFFER_ENCODED,
+  I_WITHDRAW,
+  I_ACCEPT,
+  I_EV_WAIT,
+  I_REL_EV,
+  I_ST_WAIT,
+  I_ACCESS,
+  I_RELEASE,
+  I_DESTROY,
+  I_INIT,
+  I_TRANSITION,
+  I_LIST_PUSH,
+  I_LIST_BORROW,
+  I_LIST_DESTROY,
+  I_LIST_TRANSFER_OR_NAMES
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&lm, 0, sizeof lm);
@@ -718,8 +773,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* The pure function, on any integers (HO-SM-6). */
         uint32_t state = param % 16u;
         uint32_t op = (uint32_t)(param >> 4);
-        hurray_handoff_step got = hurray_handoff_transition((hurray_handoff_state)state,
-                                                            (hurray_handoff_op)op);
+        hurray_handoff_step got =
+            hurray_handoff_transition((hurray_handoff_state)state, (hurray_handoff_op)op);
         model_step want = model_transition(state, op);
         FUZZ_CHECK(got.status == want.status && (int)got.next == want.next &&
                    (int)got.effect == want.effect);
@@ -735,7 +790,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         const char *state_name = hurray_handoff_state_name(param);
         const char *op_name = hurray_handoff_op_name(param);
-        FUZZ_CHECK(state_name != NULL && op_name != NULL && hurray_sync_mismatch_name(param) != NULL);
+        FUZZ_CHECK(state_name != NULL && op_name != NULL &&
+                   hurray_sync_mismatch_name(param) != NULL);
         FUZZ_CHECK((strcmp(state_name, "invalid") == 0) == (param >= ST_COUNT));
         FUZZ_CHECK((strcmp(op_name, "invalid") == 0) == (param >= OP_COUNT));
         if (param < ST_COUNT) {

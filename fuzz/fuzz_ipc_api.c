@@ -208,8 +208,8 @@ static void device_round(hurray_plugin_registry *registry, uint8_t how) {
   uint8_t bytes[256];
   for (int k = 0; k < 2; k++) {
     FUZZ_CHECK(hurray_plugin_allocate_flags(plugin, 0, 4096, 4096, HURRAY_MEMORY_STANDARD,
-                                            HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &b[k], &err) ==
-               HURRAY_OK);
+                                            HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &b[k],
+                                            &err) == HURRAY_OK);
     memset(bytes, 0x60 + k, sizeof bytes);
     FUZZ_CHECK(hurray_plugin_buffer_write(b[k], 0, bytes, sizeof bytes, &err) == HURRAY_OK);
   }
@@ -219,32 +219,31 @@ static void device_round(hurray_plugin_registry *registry, uint8_t how) {
   FUZZ_CHECK(hurray_ipc_producer_share_device(p, b[0], NULL, hurray_plugin_buffer_release_callback,
                                               b[0], NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device(p, b[0], NULL, hurray_plugin_buffer_release_callback,
-                                              b[0], &dev_shared[0],
-                                              &err) == HURRAY_OK);
+                                              b[0], &dev_shared[0], &err) == HURRAY_OK);
   hurray_plugin_event *event = NULL;
   FUZZ_CHECK(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event,
                                               &err) == HURRAY_OK);
   FUZZ_CHECK(hurray_plugin_event_record(event, NULL, &err) == HURRAY_OK);
-  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], NULL, NULL,
-                                                    hurray_plugin_buffer_release_callback, b[1],
-                                                    &dev_shared[1], &err) ==
-             HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(
+                 p, b[1], NULL, NULL, hurray_plugin_buffer_release_callback, b[1], &dev_shared[1],
+                 &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL, NULL, b[1],
-                                                    &dev_shared[1], &err) ==
-             HURRAY_ERR_NULL_ARGUMENT);
+                                                    &dev_shared[1],
+                                                    &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL,
                                                     hurray_plugin_buffer_release_callback, b[1],
                                                     NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
-  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL, hurray_plugin_buffer_release_callback,
-                                                    b[1], &dev_shared[1], &err) == HURRAY_OK);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, b[1], event, NULL,
+                                                    hurray_plugin_buffer_release_callback, b[1],
+                                                    &dev_shared[1], &err) == HURRAY_OK);
   /* The event buffer, to a consumer said not to take events (BP-XPORT-3). */
   FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, &dev_shared[1], 1, 0, NULL, &err) ==
                  HURRAY_ERR_SYNC_MODE_NOT_ALLOWED &&
              err.index == 0u);
   size_t count = (how & 1u) != 0u ? 1u : 2u;
   begin_calls(); /* a pending fault hits the offer, its DEVICE and EVENT messages */
-  hurray_status st = hurray_ipc_producer_offer(p, cid, dev_shared, count,
-                                               HURRAY_IPC_EXPORTS_EVENTS, NULL, &err);
+  hurray_status st =
+      hurray_ipc_producer_offer(p, cid, dev_shared, count, HURRAY_IPC_EXPORTS_EVENTS, NULL, &err);
   ipc_fault_check(st, &err);
   end_calls();
   hurray_ipc_shared_retire(dev_shared[0]);
@@ -358,8 +357,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       d.memory_kind = HURRAY_IPC_MEMORY_HOST_MEMFD;
       d.fd = dup(segment_fd);
       FUZZ_CHECK(hurray_buffer_handle_new(4096, 4096, HURRAY_DEVICE_CPU,
-                                          HURRAY_SYNC_PRODUCER_SYNCED, &d.handle, &err) ==
-                 HURRAY_OK);
+                                          HURRAY_SYNC_PRODUCER_SYNCED, &d.handle,
+                                          &err) == HURRAY_OK);
       d.offset = 4096u * (uint64_t)k;
       d.release = on_release;
       d.release_ctx = &counts[k];
@@ -378,9 +377,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       released unused = {0};
       d.release = on_release;
       d.release_ctx = &unused;
-      FUZZ_CHECK(hurray_buffer_handle_new(4096, 64, HURRAY_DEVICE_CPU,
-                                          HURRAY_SYNC_PRODUCER_SYNCED, &d.handle, &err) ==
-                 HURRAY_OK);
+      FUZZ_CHECK(hurray_buffer_handle_new(4096, 64, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED,
+                                          &d.handle, &err) == HURRAY_OK);
       hurray_ipc_shared *none = NULL;
       FUZZ_CHECK(hurray_ipc_producer_share(p, &d, &none, &err) == HURRAY_ERR_IPC_BAD_SEGMENT);
       FUZZ_CHECK(none == NULL && unused.calls == 0); /* refused: nothing called, fd ours */

@@ -32,8 +32,7 @@ static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1]
 
 /* The spec's reader: whether the message is well formed (IPC-MSG-5..11, -13, -14). */
 static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
-  if (len < 16 || fuzz_read_u32(m) != HURRAY_IPC_MAGIC || le16(m + 4) != 1 ||
-      le16(m + 14) != 0) {
+  if (len < 16 || fuzz_read_u32(m) != HURRAY_IPC_MAGIC || le16(m + 4) != 1 || le16(m + 14) != 0) {
     return false;
   }
   uint32_t type = le16(m + 6);
@@ -45,14 +44,12 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   const uint8_t *b = m + 16;
   switch (type) {
     case HURRAY_IPC_MSG_HELLO:
-      return body == 16 && nfd == 0 && fuzz_read_u32(b + 8) >= 1 &&
-             fuzz_read_u32(b + 8) <= 253 && fuzz_read_u32(b + 12) == 0;
+      return body == 16 && nfd == 0 && fuzz_read_u32(b + 8) >= 1 && fuzz_read_u32(b + 8) <= 253 &&
+             fuzz_read_u32(b + 12) == 0;
     case HURRAY_IPC_MSG_REFUSE:
       return body == 16 && nfd == 0 && fuzz_read_u32(b) != 0 && fuzz_read_u32(b + 4) == 0;
-    case HURRAY_IPC_MSG_RELEASE:
-      return body == 16 && nfd == 0 && fuzz_read_u32(b + 12) == 0;
-    case HURRAY_IPC_MSG_REJECT:
-      return body == 32 && nfd == 0 && fuzz_read_u32(b + 8) != 0;
+    case HURRAY_IPC_MSG_RELEASE: return body == 16 && nfd == 0 && fuzz_read_u32(b + 12) == 0;
+    case HURRAY_IPC_MSG_REJECT: return body == 32 && nfd == 0 && fuzz_read_u32(b + 8) != 0;
     case HURRAY_IPC_MSG_DEVICE: {
       if (body != 128 || fuzz_read_u32(b + 8) >= 253 || fuzz_read_u64(b + 16) == 0 ||
           fuzz_read_u32(b + 28) != 0) {
@@ -63,8 +60,7 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
       if (kind == HURRAY_IPC_DEVICE_FD) {
         return nfd == 1 && handle_size == 0;
       }
-      return kind == HURRAY_IPC_DEVICE_HANDLE && nfd == 0 && handle_size >= 1 &&
-             handle_size <= 64;
+      return kind == HURRAY_IPC_DEVICE_HANDLE && nfd == 0 && handle_size >= 1 && handle_size <= 64;
     }
     case HURRAY_IPC_MSG_EVENT:
       return body == 128 && nfd == 0 && fuzz_read_u32(b + 8) < 253 &&
@@ -157,10 +153,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        * writer zeroes them, so compare only what is (IPC-MSG-13). */
       size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
       FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
-      FUZZ_CHECK(hurray_ipc_encode_device(again, len - 1u, out.offer_id, out.buffer_index,
-                                          out.code, out.value, NULL, NULL,
-                                          m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
-                                          (uint32_t)out.expected) == 0u);
+      FUZZ_CHECK(hurray_ipc_encode_device(
+                     again, len - 1u, out.offer_id, out.buffer_index, out.code, out.value, NULL,
+                     NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET, (uint32_t)out.expected) == 0u);
       return 0;
     }
     case HURRAY_IPC_MSG_EVENT: {
@@ -174,8 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       /* As DEVICE: bytes past handle_size are zero when written (IPC-MSG-14). */
       size_t used = HURRAY_IPC_DEVICE_HANDLE_OFFSET + (size_t)out.expected;
       FUZZ_CHECK(n == len && memcmp(again, m, used) == 0);
-      FUZZ_CHECK(hurray_ipc_encode_event(again, len - 1u, out.offer_id, out.buffer_index,
-                                         out.code, NULL, NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
+      FUZZ_CHECK(hurray_ipc_encode_event(again, len - 1u, out.offer_id, out.buffer_index, out.code,
+                                         NULL, NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
                                          (uint32_t)out.expected) == 0u);
       return 0;
     }
@@ -211,8 +206,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       short_n = hurray_ipc_encode_release(again, len - 1u, out.offer_id, out.buffer_index);
       break;
     case HURRAY_IPC_MSG_REJECT:
-      short_n = hurray_ipc_encode_reject(again, len - 1u, out.offer_id, out.code,
-                                         out.buffer_index, out.value, out.expected);
+      short_n = hurray_ipc_encode_reject(again, len - 1u, out.offer_id, out.code, out.buffer_index,
+                                         out.value, out.expected);
       break;
     default:
       short_n = hurray_ipc_encode_offer(again, len - 1u, out.offer_id, handles, segments,

@@ -32,8 +32,7 @@ static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1]
 
 /* The spec's reader: whether the message is well formed (NET-MSG-4, NET-MSG-5). */
 static bool spec_accepts(const uint8_t *m, size_t len) {
-  if (len < 16 || fuzz_read_u32(m) != HURRAY_NET_MAGIC || le16(m + 4) != 1 ||
-      le16(m + 14) != 0) {
+  if (len < 16 || fuzz_read_u32(m) != HURRAY_NET_MAGIC || le16(m + 4) != 1 || le16(m + 14) != 0) {
     return false;
   }
   uint32_t type = le16(m + 6);
@@ -91,8 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
                out.tensor_id == fuzz_read_u64(b));
     uint8_t table[1 + 16 * HURRAY_BUFFER_TABLE_MAX_HANDLES];
     size_t written = 0;
-    FUZZ_CHECK(hurray_buffer_table_encode(handles, out.buffer_count, table, sizeof table,
-                                          &written, &err) == HURRAY_OK);
+    FUZZ_CHECK(hurray_buffer_table_encode(handles, out.buffer_count, table, sizeof table, &written,
+                                          &err) == HURRAY_OK);
     n = hurray_net_encode_tensor(again, sizeof again, out.tensor_id, table, written);
     hurray_net_message small = HURRAY_NET_MESSAGE_INIT;
     FUZZ_CHECK(hurray_net_message_decode(m, len, &small, handles, out.buffer_count - 1u, &err) ==

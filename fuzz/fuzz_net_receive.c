@@ -370,7 +370,8 @@ static void op_send(record *rec) {
   hurray_net_source sources[5]; /* one more: a source count one above the table's */
   int released[5] = {0, 0, 0, 0, 0};
   /* cpu, or cuda with events (refused: NET-SEND-1) for the whole tensor */
-  hurray_sync_mode sync = (outcomes & 0x40u) != 0u ? HURRAY_SYNC_EVENT : HURRAY_SYNC_PRODUCER_SYNCED;
+  hurray_sync_mode sync = (outcomes & 0x40u) != 0u ? HURRAY_SYNC_EVENT
+                                                   : HURRAY_SYNC_PRODUCER_SYNCED;
   hurray_device_tag tag = sync == HURRAY_SYNC_EVENT ? HURRAY_DEVICE_CUDA : HURRAY_DEVICE_CPU;
   for (size_t i = 0; i < count; i++) {
     uint8_t size = take(rec);
@@ -392,8 +393,8 @@ static void op_send(record *rec) {
   }
   if (refuse_back) {
     uint8_t msg[HURRAY_NET_HEADER_SIZE + HURRAY_NET_REFUSE_BODY_SIZE];
-    size_t n = hurray_net_encode_refuse(msg, sizeof msg, last_sent_id + 1u, HURRAY_ERR_CAPACITY,
-                                        0, 1u << 20, 1u << 10);
+    size_t n = hurray_net_encode_refuse(msg, sizeof msg, last_sent_id + 1u, HURRAY_ERR_CAPACITY, 0,
+                                        1u << 20, 1u << 10);
     fake_ucx_deliver(HURRAY_NET_TAG_CONTROL, msg, n);
     if (!refusal_queued && hurray_net_connection_broken(conn) == HURRAY_FALSE) {
       queued_refusal = (hurray_net_message)HURRAY_NET_MESSAGE_INIT;
@@ -435,10 +436,9 @@ static void op_send_plugin(record *rec) {
   FUZZ_CHECK(hurray_plugin_describe_device(plugin, 0, &info, NULL) == HURRAY_OK);
   for (size_t i = 0; i < count; i++) {
     uint64_t size = 64u * (1u + take(rec) % 8u);
-    FUZZ_CHECK(hurray_buffer_handle_with_memory_class(size, 64, hostile_table_config.device_tag,
-                                                      HURRAY_SYNC_PRODUCER_SYNCED,
-                                                      info.memory_classes[0].memory_class, &h[i],
-                                                      NULL) == HURRAY_OK);
+    FUZZ_CHECK(hurray_buffer_handle_with_memory_class(
+                   size, 64, hostile_table_config.device_tag, HURRAY_SYNC_PRODUCER_SYNCED,
+                   info.memory_classes[0].memory_class, &h[i], NULL) == HURRAY_OK);
     if (take(rec) != 1u) {
       uint64_t have = (take(rec) & 1u) != 0u ? size / 2u : size; /* smaller than its handle */
       FUZZ_CHECK(hurray_plugin_allocate(plugin, 0, have, 64, info.memory_classes[0].memory_class,
@@ -452,8 +452,8 @@ static void op_send_plugin(record *rec) {
              HURRAY_OK);
   uint64_t id = 0;
   poison();
-  hurray_status s = checked(hurray_net_send_plugin_buffers(conn, table, table_len, b, count, 100,
-                                                           &id, &err));
+  hurray_status s =
+      checked(hurray_net_send_plugin_buffers(conn, table, table_len, b, count, 100, &id, &err));
   if (s == HURRAY_OK) {
     FUZZ_CHECK(id > last_sent_id);
     last_sent_id = id;
@@ -504,7 +504,8 @@ static void null_arguments(void) {
   FUZZ_CHECK(hurray_net_send_plugin_buffers(NULL, table, 17, &none, 1, 0, NULL, &err) ==
              HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_net_receive(NULL, 0, &r, &err) == HURRAY_ERR_NULL_ARGUMENT);
-  FUZZ_CHECK(hurray_net_receive(conn, 0, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT && err.index == 2u);
+  FUZZ_CHECK(hurray_net_receive(conn, 0, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 2u);
   FUZZ_CHECK(hurray_net_connection_set_plugins(NULL, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_net_connection_set_reuse_bytes(NULL, 0, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_net_received_release(NULL, 0, &err) == HURRAY_ERR_NULL_ARGUMENT);
@@ -595,7 +596,8 @@ static hurray_net_listener *open_connection(hurray_net_context *ctx, uint8_t set
     return listener;
   }
   if (options.struct_size < 8u || (options.flags & ~(uint32_t)HURRAY_NET_OPTION_SHARED_MEMORY)) {
-    fuzz_oracle_failed("options the receiver must refuse were accepted (NET-LIM-1)", __FILE__, __LINE__);
+    fuzz_oracle_failed("options the receiver must refuse were accepted (NET-LIM-1)", __FILE__,
+                       __LINE__);
   }
   if ((setup & 0x10u) != 0u) {
     memset(&options, 0, sizeof options); /* read up to struct_size: defaults */
@@ -634,9 +636,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   hurray_net_listener *listener = open_connection(ctx, setup);
   if (conn != NULL && (setup & 0x02u) != 0u) {
-    hostile_config_default(&hostile_table_config,
-                           tag < 0x80u ? (hurray_device_tag)(1u + tag % 8u)
-                                       : (hurray_device_tag)(0xF0u + tag % 15u));
+    hostile_config_default(&hostile_table_config, tag < 0x80u
+                                                      ? (hurray_device_tag)(1u + tag % 8u)
+                                                      : (hurray_device_tag)(0xF0u + tag % 15u));
     FUZZ_CHECK(hurray_plugin_registry_create(&registry, NULL) == HURRAY_OK);
     FUZZ_CHECK(hurray_plugin_load_linked(registry, "hostile-linked", hostile_plugin_entry, 0,
                                          &plugin, NULL) == HURRAY_OK);
@@ -655,9 +657,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     record rec = {in.data + in.at, length, 0};
     in.at += length;
     switch (op % 9u) {
-      case 0: case 1: op_tensor(&rec); break;
+      case 0:
+      case 1: op_tensor(&rec); break;
       case 2: op_raw(&rec); break;
-      case 3: fake_ucx_disconnect(); relaxed = true; receive(20, HURRAY_STATUS_COUNT, true); break;
+      case 3:
+        fake_ucx_disconnect();
+        relaxed = true;
+        receive(20, HURRAY_STATUS_COUNT, true);
+        break;
       case 4: receive(1 + take(&rec), HURRAY_ERR_TIMEOUT, false); break;
       case 5: op_release(&rec); break;
       case 6: op_send(&rec); break;

@@ -96,7 +96,6 @@ void check_plugin_failure(hurray_status s, uint32_t answers_before) {
   }
 }
 
-
 /* The queries: the reason (PL-AVAIL-2), the descriptions (PL-DEV-4,
  * PL-VER-5), outstanding (PL-LIFE-2), stream waits. */
 static void op_query(void) {
@@ -197,9 +196,8 @@ static void op_registry(void) {
  * failure, fuzz/hostile_memory.c; the host's is OUT_OF_MEMORY), and the end
  * of the input finds no descriptor or mapping left. */
 static void op_under_fault(uint8_t op) {
-  static const fault_call calls[] = {FAULT_MMAP,  FAULT_MEMFD_CREATE, FAULT_FTRUNCATE,
-                                     FAULT_FCNTL, FAULT_FSTAT,        FAULT_CALLOC,
-                                     FAULT_MALLOC};
+  static const fault_call calls[] = {FAULT_MMAP,  FAULT_MEMFD_CREATE, FAULT_FTRUNCATE, FAULT_FCNTL,
+                                     FAULT_FSTAT, FAULT_CALLOC,       FAULT_MALLOC};
   uint8_t how = hostile_u8(&host_input);
   fault_arm(calls[how % (sizeof calls / sizeof calls[0])], (how >> 4) % 4u,
             (how & 0x08u) != 0u ? ENOMEM : EMFILE);
@@ -280,7 +278,8 @@ static void load(void) {
     size_t readable = declared < sizeof out ? (declared < 8u ? 8u : declared) : sizeof out;
     hurray_error v;
     const hurray_plugin_table *t = hostile_plugin_entry(HURRAY_PLUGIN_ABI_VERSION);
-    hurray_status want = hurray_plugin_table_validate(t, readable, HURRAY_PLUGIN_ABI_VERSION, &out, &v);
+    hurray_status want =
+        hurray_plugin_table_validate(t, readable, HURRAY_PLUGIN_ABI_VERSION, &out, &v);
     if (want == HURRAY_OK) {
       want = hurray_plugin_table_check_strings(&out, &v);
     }
@@ -318,7 +317,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     }
     switch (op % 19u) {
-      case 0: case 1: op_allocate(); break;
+      case 0:
+      case 1: op_allocate(); break;
       case 2: op_import(); break;
       case 3: op_release(); break;
       case 4: op_copy(true); break;

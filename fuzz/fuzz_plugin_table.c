@@ -41,8 +41,8 @@ static const size_t required_entries[] = {
     OFFSET(allocate), OFFSET(free),     OFFSET(copy_to_device), OFFSET(copy_to_host),
 };
 /* PL-TABLE-6: the event entries. */
-static const size_t event_entries[] = {
-    OFFSET(create_event), OFFSET(record_event), OFFSET(wait_event), OFFSET(release_event)};
+static const size_t event_entries[] = {OFFSET(create_event), OFFSET(record_event),
+                                       OFFSET(wait_event), OFFSET(release_event)};
 
 static bool pointer_is_null(const hurray_plugin_table *t, size_t offset) {
   void *p;
@@ -137,7 +137,8 @@ static table_verdict ref_validate(const uint8_t *bytes, size_t len, uint32_t hos
   /* PL-IPC-5: export and import together. */
   if ((normalised->export_memory == NULL) != (normalised->import_memory == NULL)) {
     return verdict(HURRAY_ERR_PLUGIN_INVALID, 0, 0,
-                   normalised->export_memory == NULL ? OFFSET(export_memory) : OFFSET(import_memory),
+                   normalised->export_memory == NULL ? OFFSET(export_memory)
+                                                     : OFFSET(import_memory),
                    MATCH_INDEX);
   }
   /* PL-IPC-10: the three event IPC entries together, and only with events. */
@@ -259,8 +260,8 @@ static void check_device_info(const uint8_t *bytes, size_t len, uint8_t tag) {
   memset(&info, 0, sizeof info);
   memcpy(&info, bytes, len < sizeof info ? len : sizeof info);
   bool ok = memchr(info.name, '\0', sizeof info.name) != NULL &&
-            (info.ipc_capabilities & ~(uint32_t)(HURRAY_IPC_EXPORTS_EVENTS |
-                                                 HURRAY_IPC_EXPORTS_STREAMS)) == 0 &&
+            (info.ipc_capabilities &
+             ~(uint32_t)(HURRAY_IPC_EXPORTS_EVENTS | HURRAY_IPC_EXPORTS_STREAMS)) == 0 &&
             info.reserved == 0 && info.memory_class_count >= 1 &&
             info.memory_class_count <= HURRAY_PLUGIN_MAX_MEMORY_CLASSES;
   for (uint32_t i = 0; ok && i < info.memory_class_count; i++) {

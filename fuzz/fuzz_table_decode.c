@@ -89,8 +89,9 @@ static hurray_status check_decode(const uint8_t *data, size_t size, bool exact) 
   hurray_error err;
   ref_error_poison(&err);
   ref_verdict want = ref_decode_table(data, size, MAX_HANDLES, exact, want_handles, &want_count);
-  hurray_status s = exact ? hurray_buffer_table_decode_exact(data, size, out, MAX_HANDLES, &count, &err)
-                          : hurray_buffer_table_decode(data, size, out, MAX_HANDLES, &count, &err);
+  hurray_status s =
+      exact ? hurray_buffer_table_decode_exact(data, size, out, MAX_HANDLES, &count, &err)
+            : hurray_buffer_table_decode(data, size, out, MAX_HANDLES, &count, &err);
   FUZZ_CHECK(ref_verdict_matches(want, s, &err));
   if (s != HURRAY_OK) {
     /* BP-TABLE-8: a refused table leaves out[] and *count as they were,
@@ -165,7 +166,8 @@ static void check_round_trip(const uint8_t *data, size_t n) {
   written = NOT_WRITTEN;
   poison_encoded(occupied - 1);
   s = hurray_buffer_table_encode(out, n, encoded, occupied - 1, &written, &err);
-  FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, occupied, occupied - 1, 0), s, &err));
+  FUZZ_CHECK(
+      ref_verdict_matches(ref_fail(HURRAY_ERR_CAPACITY, occupied, occupied - 1, 0), s, &err));
   FUZZ_CHECK(written == NOT_WRITTEN && encoded_untouched(occupied - 1));
 }
 
@@ -239,7 +241,8 @@ static void check_flags(const uint8_t *data, size_t size) {
   bool zero_count = size >= 1 && data[0] == 0;
   for (int exact = 0; exact < 2; exact++) {
     size_t plain_count = NOT_WRITTEN;
-    ref_verdict plain = ref_decode_table(data, size, MAX_HANDLES, exact, want_handles, &plain_count);
+    ref_verdict plain =
+        ref_decode_table(data, size, MAX_HANDLES, exact, want_handles, &plain_count);
     for (uint32_t flags = 0; flags <= HURRAY_BUFFER_TABLE_ALLOW_EMPTY; flags++) {
       ref_verdict want = plain;
       size_t want_count = plain.status == HURRAY_OK ? plain_count : NOT_WRITTEN;
@@ -252,11 +255,10 @@ static void check_flags(const uint8_t *data, size_t size) {
       size_t count = NOT_WRITTEN;
       hurray_error err;
       ref_error_poison(&err);
-      hurray_status s =
-          exact ? hurray_buffer_table_decode_exact_flags(data, size, out, MAX_HANDLES, &count,
-                                                         flags, &err)
-                : hurray_buffer_table_decode_flags(data, size, out, MAX_HANDLES, &count, flags,
-                                                   &err);
+      hurray_status s = exact ? hurray_buffer_table_decode_exact_flags(data, size, out, MAX_HANDLES,
+                                                                       &count, flags, &err)
+                              : hurray_buffer_table_decode_flags(data, size, out, MAX_HANDLES,
+                                                                 &count, flags, &err);
       FUZZ_CHECK(ref_verdict_matches(want, s, &err));
       FUZZ_CHECK(count == want_count);
       if (s == HURRAY_OK) {

@@ -126,10 +126,23 @@ hurray_status h_describe(void *state, uint32_t index, hurray_plugin_device_info 
   }
   bool invalid = count == 0u;
   switch (m % 24u) {
-    case 16: info.name[sizeof info.name - 1u] = 'x'; memset(info.name, 'n', sizeof info.name); invalid = true; break;
-    case 17: info.ipc_capabilities |= 4u; invalid = true; break;
-    case 18: info.reserved = 1u; invalid = true; break;
-    case 19: info.memory_class_count = (m & 0x80u) != 0u ? 9u : 0u; invalid = true; break;
+    case 16:
+      info.name[sizeof info.name - 1u] = 'x';
+      memset(info.name, 'n', sizeof info.name);
+      invalid = true;
+      break;
+    case 17:
+      info.ipc_capabilities |= 4u;
+      invalid = true;
+      break;
+    case 18:
+      info.reserved = 1u;
+      invalid = true;
+      break;
+    case 19:
+      info.memory_class_count = (m & 0x80u) != 0u ? 9u : 0u;
+      invalid = true;
+      break;
     case 20:
       if (count > 0u && count < 8u) {
         info.memory_classes[count] = info.memory_classes[0]; /* the same class twice */
@@ -137,15 +150,20 @@ hurray_status h_describe(void *state, uint32_t index, hurray_plugin_device_info 
         invalid = true;
       }
       break;
-    case 21: info.memory_classes[0].max_alignment = (m & 0x80u) != 0u ? 32u : 96u; invalid = true; break;
-    case 22: info.memory_classes[0].memory_class = 0x09u; invalid = true; break; /* reserved class */
+    case 21:
+      info.memory_classes[0].max_alignment = (m & 0x80u) != 0u ? 32u : 96u;
+      invalid = true;
+      break;
+    case 22:
+      info.memory_classes[0].memory_class = 0x09u;
+      invalid = true;
+      break; /* reserved class */
     case 23:
       /* PL-DEV-3: event export claimed; refused without export_event. */
       info.ipc_capabilities |= HURRAY_IPC_EXPORTS_EVENTS;
       invalid = invalid || !hostile_offered(HOSTILE_EXPORT_EVENT);
       break;
-    default:
-      break;
+    default: break;
   }
   if (m % 24u == 15u && count > 0u) {
     /* PL-DEV-5: a host-access claim the class contradicts, where it has one. */
@@ -171,11 +189,15 @@ size_t h_reason(void *state, char *buf, size_t cap) {
   memset(buf, 0, cap);
   switch (b % 4u) {
     case 1: memset(buf, 'r', cap); break; /* unterminated (PL-AVAIL-2) */
-    case 2: /* what init found, as a plugin's copy-out writes it */
+    case 2:                               /* what init found, as a plugin's copy-out writes it */
       (void)hurray_support_copy_reason(buf, cap,
                                        runtime_reason[0] != '\0' ? runtime_reason : "no reason");
       break;
-    case 3: if (cap > 0u) { buf[0] = (char)hostile_u8(hostile_stream); } break;
+    case 3:
+      if (cap > 0u) {
+        buf[0] = (char)hostile_u8(hostile_stream);
+      }
+      break;
     default: break;
   }
   return (size_t)hostile_u64(hostile_stream); /* a length the host must not trust */

@@ -40,9 +40,9 @@ hurray_status h_describe(void *state, uint32_t index, hurray_plugin_device_info 
 size_t h_reason(void *state, char *buf, size_t cap);
 
 /* Memory (fuzz/hostile_memory.c). */
-hurray_status h_allocate(void *state, uint32_t device_index, uint64_t byte_size,
-                         uint32_t alignment, hurray_memory_class memory_class,
-                         uint32_t flags, hurray_plugin_allocation *out, hurray_error *err);
+hurray_status h_allocate(void *state, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+                         hurray_memory_class memory_class, uint32_t flags,
+                         hurray_plugin_allocation *out, hurray_error *err);
 void h_free(void *state, const hurray_plugin_allocation *a);
 hurray_status h_to_device(void *state, const hurray_plugin_allocation *dst, uint64_t offset,
                           const void *src, uint64_t bytes, hurray_error *err);
@@ -51,26 +51,24 @@ hurray_status h_to_host(void *state, void *dst, const hurray_plugin_allocation *
 hurray_status h_export_memory(void *state, const hurray_plugin_allocation *allocation,
                               hurray_plugin_ipc_memory *out, hurray_error *err);
 hurray_status h_import_memory(void *state, uint32_t device_index,
-                              const hurray_plugin_ipc_memory *in,
-                              hurray_plugin_allocation *out, hurray_error *err);
+                              const hurray_plugin_ipc_memory *in, hurray_plugin_allocation *out,
+                              hurray_error *err);
 
 /* Events (fuzz/hostile_events.c). */
-hurray_status h_create_event(void *state, uint32_t device_index, void **out,
-                             hurray_error *err);
-hurray_status h_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
-                                   void **out, hurray_error *err);
+hurray_status h_create_event(void *state, uint32_t device_index, void **out, hurray_error *err);
+hurray_status h_create_event_flags(void *state, uint32_t device_index, uint32_t flags, void **out,
+                                   hurray_error *err);
 hurray_status h_record(void *state, void *event, void *stream, hurray_error *err);
 hurray_status h_wait(void *state, void *event, uint64_t timeout, hurray_error *err);
 void h_release(void *state, void *event);
-hurray_status h_wait_stream(void *state, uint32_t device_index, void *stream,
-                            uint64_t timeout, hurray_error *err);
+hurray_status h_wait_stream(void *state, uint32_t device_index, void *stream, uint64_t timeout,
+                            hurray_error *err);
 hurray_status h_stream_wait(void *state, void *stream, void *event, hurray_error *err);
 hurray_status h_native(void *state, void *event, hurray_plugin_native_event *out,
                        hurray_error *err);
 hurray_status h_export_event(void *state, void *event, hurray_plugin_ipc_event *out,
                              hurray_error *err);
-hurray_status h_import_event(void *state, uint32_t device_index,
-                             const hurray_plugin_ipc_event *in, void **out,
-                             hurray_error *err);
+hurray_status h_import_event(void *state, uint32_t device_index, const hurray_plugin_ipc_event *in,
+                             void **out, hurray_error *err);
 
 #endif /* HURRAY_FUZZ_HOSTILE_ENTRIES_H */

@@ -52,15 +52,14 @@ static hurray_status new_event(uint32_t device_index, void **out, hurray_error *
   return HURRAY_OK;
 }
 
-hurray_status h_create_event(void *state, uint32_t device_index, void **out,
-                             hurray_error *err) {
+hurray_status h_create_event(void *state, uint32_t device_index, void **out, hurray_error *err) {
   FUZZ_CHECK(state == &hostile_state_marker);
   OFFERED(HOSTILE_CREATE_EVENT);
   return new_event(device_index, out, err, "create_event");
 }
 
-hurray_status h_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
-                                   void **out, hurray_error *err) {
+hurray_status h_create_event_flags(void *state, uint32_t device_index, uint32_t flags, void **out,
+                                   hurray_error *err) {
   FUZZ_CHECK(state == &hostile_state_marker);
   OFFERED(HOSTILE_CREATE_EVENT_FLAGS);
   FUZZ_CHECK(flags == HURRAY_PLUGIN_EVENT_EXPORTABLE); /* flags 0 go to create_event */
@@ -96,8 +95,8 @@ void h_release(void *state, void *event) {
   hostile_seen.live_events--;
 }
 
-hurray_status h_wait_stream(void *state, uint32_t device_index, void *stream,
-                            uint64_t timeout, hurray_error *err) {
+hurray_status h_wait_stream(void *state, uint32_t device_index, void *stream, uint64_t timeout,
+                            hurray_error *err) {
   (void)stream;
   (void)timeout;
   FUZZ_CHECK(state == &hostile_state_marker);
@@ -138,7 +137,10 @@ hurray_status h_native(void *state, void *event, hurray_plugin_native_event *out
   switch (m % 6u) {
     case 3: native.native_type = hostile_u32(hostile_stream); break;
     case 4: native.handle = 0u; break;
-    case 5: native.reserved = 0xFFFFFFFFu; native.device_index = 99u; break;
+    case 5:
+      native.reserved = 0xFFFFFFFFu;
+      native.device_index = 99u;
+      break;
     default: break;
   }
   hurray_plugin_copy_out(out, &native, sizeof native);
@@ -158,16 +160,18 @@ hurray_status h_export_event(void *state, void *event, hurray_plugin_ipc_event *
   switch ((m >> 6) % 4u) {
     case 1: record.kind = hostile_u32(hostile_stream); break;
     case 2: record.handle_size = (m & 1u) != 0u ? 0u : 65u; break;
-    case 3: record.device_tag = 0xEEu; record.reserved[1] = 9u; break; /* the host rewrites them */
+    case 3:
+      record.device_tag = 0xEEu;
+      record.reserved[1] = 9u;
+      break; /* the host rewrites them */
     default: break;
   }
   hurray_plugin_copy_out(out, &record, sizeof record);
   return status;
 }
 
-hurray_status h_import_event(void *state, uint32_t device_index,
-                             const hurray_plugin_ipc_event *in, void **out,
-                             hurray_error *err) {
+hurray_status h_import_event(void *state, uint32_t device_index, const hurray_plugin_ipc_event *in,
+                             void **out, hurray_error *err) {
   FUZZ_CHECK(state == &hostile_state_marker);
   OFFERED(HOSTILE_IMPORT_EVENT);
   /* PL-IPC-9: what the host checked before calling. */

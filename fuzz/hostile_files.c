@@ -42,7 +42,9 @@ static void put_file(const char *name, mode_t mode) {
 }
 
 static const char *const made_files[] = {
-    "hurray-plugin-empty.so", "hurray-plugin-writable.so", "hurray-plugin-libm.so",
+    "hurray-plugin-empty.so",
+    "hurray-plugin-writable.so",
+    "hurray-plugin-libm.so",
     "open/hurray-plugin-inside.so",
 };
 /* fuzz/hostile_loader.c's: empty files, but what stat and dlopen say of
@@ -187,8 +189,8 @@ void hostile_files_op(hostile_source *in) {
     }
     case 1: { /* PL-SEARCH-1..3: every candidate of every folder reported */
       uint8_t shape = hostile_u8(in);
-      snprintf(path, sizeof path, "%s%s:%s%s%s", (shape & 1u) != 0u ? "relative/dir:" : "",
-               folder, (shape & 2u) != 0u ? ":" : "", (shape & 4u) != 0u ? folder : "/nonexistent",
+      snprintf(path, sizeof path, "%s%s:%s%s%s", (shape & 1u) != 0u ? "relative/dir:" : "", folder,
+               (shape & 2u) != 0u ? ":" : "", (shape & 4u) != 0u ? folder : "/nonexistent",
                (shape & 8u) != 0u ? "/open" : "");
       setenv(HURRAY_PLUGIN_PATH_ENV, path, 1);
       candidates c = {0, 0};

@@ -172,7 +172,7 @@ static void check_load(hurray_plugin_registry *registry, held before, hurray_sta
 }
 
 typedef struct file_case {
-  const char *name; /* under the folder */
+  const char *name;     /* under the folder */
   hurray_status status; /* without a fault */
   const char *reason;
 } file_case;
@@ -182,21 +182,22 @@ static const file_case file_cases[] = {
     {"linked/" FAULT_FILE_DATA, HURRAY_ERR_PLUGIN_INVALID, "is a data object"},
     {"linked/" FAULT_FILE_BORROWED, HURRAY_ERR_PLUGIN_LOAD_FAILED, "comes from another library"},
     {"hurray-plugin-" FAULT_FOREIGN_MARK ".so", HURRAY_ERR_PLUGIN_UNSAFE_PATH, "owned by uid 4242"},
-    {FAULT_FOREIGN_MARK "-dir/hurray-plugin-inside.so", HURRAY_ERR_PLUGIN_UNSAFE_PATH,
-     "directory"},
+    {FAULT_FOREIGN_MARK "-dir/hurray-plugin-inside.so", HURRAY_ERR_PLUGIN_UNSAFE_PATH, "directory"},
 };
 
 /* The step a fault of each kind stops a load at, as the detail says it. */
 static bool names_step(fault_call call, const char *detail) {
   switch (call) {
     case FAULT_CALLOC:
-      return strstr(detail, "plugin record") != NULL || strstr(detail, "device descriptions") != NULL;
+      return strstr(detail, "plugin record") != NULL ||
+             strstr(detail, "device descriptions") != NULL;
     case FAULT_STAT: return strstr(detail, strerror(EACCES)) != NULL;
     case FAULT_DLOPEN: return strstr(detail, "dlopen: unknown error") != NULL;
     case FAULT_DLSYM: return strstr(detail, "no entry symbol") != NULL;
     case FAULT_DLINFO: return strstr(detail, "dlinfo") != NULL;
     case FAULT_DLADDR1:
-      return strstr(detail, "dladdr cannot place") != NULL || strstr(detail, "cannot be read") != NULL;
+      return strstr(detail, "dladdr cannot place") != NULL ||
+             strstr(detail, "cannot be read") != NULL;
     default: return false;
   }
 }
@@ -241,7 +242,8 @@ static void load_file(hostile_source *in, const char *folder) {
   FUZZ_CHECK((s == HURRAY_OK) == (plugin != NULL));
   if (plugin != NULL) {
     char resolved[PATH_MAX]; /* the path as the loader resolved it (PL-LOAD-1) */
-    FUZZ_CHECK(realpath(path, resolved) != NULL && strcmp(hurray_plugin_path(plugin), resolved) == 0);
+    FUZZ_CHECK(realpath(path, resolved) != NULL &&
+               strcmp(hurray_plugin_path(plugin), resolved) == 0);
     FUZZ_CHECK(hurray_plugin_device_count(plugin) == 1u);
   }
   hurray_plugin_registry_destroy(registry);
@@ -299,11 +301,14 @@ static void load_linked(hostile_source *in) {
   FUZZ_CHECK(hurray_plugin_load_linked(NULL, name, hurray_plugin_entry, 0, NULL, NULL) ==
              HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_plugin_load_linked(registry, NULL, hurray_plugin_entry, 0, NULL, &err) ==
-                 HURRAY_ERR_NULL_ARGUMENT && err.index == 1u);
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 1u);
   FUZZ_CHECK(hurray_plugin_load_linked(registry, name, NULL, 0, NULL, &err) ==
-                 HURRAY_ERR_NULL_ARGUMENT && err.index == 2u);
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 2u);
   FUZZ_CHECK(hurray_plugin_load_linked(registry, name, hurray_plugin_entry, 0x8u, NULL, &err) ==
-                 HURRAY_ERR_INVALID_ARGUMENT && err.index == 3u);
+                 HURRAY_ERR_INVALID_ARGUMENT &&
+             err.index == 3u);
   hurray_plugin_registry_destroy(registry);
   FUZZ_CHECK(quiet.inits == quiet.shutdowns);
 }
@@ -345,7 +350,7 @@ static void discover(hostile_source *in, const char *folder) {
     fault_arm((how & 4u) != 0u ? call : FAULT_NONE, (how >> 3) % 4u, ENOMEM);
     loaded = hurray_plugin_discover(registry, report, &f);
     bool fired = fault_fired();
-  fault_disarm();
+    fault_disarm();
     /* Three candidates; out of memory stops the listing, said once. */
     FUZZ_CHECK(f.out_of_memory == (fired ? 1 : 0));
     FUZZ_CHECK(fired || f.reported == 3);
@@ -393,7 +398,8 @@ void hostile_loader_op(hostile_source *in, uint8_t what, const char *folder) {
     quiet.variant = QUIET_WELL_FORMED; /* the common case, more often */
   }
   switch (what % 4u) {
-    case 0: case 1: load_file(in, folder); break;
+    case 0:
+    case 1: load_file(in, folder); break;
     case 2: load_linked(in); break;
     default: discover(in, folder); break;
   }

@@ -53,9 +53,9 @@ static void write_allocation(hurray_plugin_allocation *out, hostile_block *block
   bool host = host_accessible || tag == HURRAY_DEVICE_CPU || (v & 1u) != 0u;
   a.host_address = host ? block->base : NULL;
   a.device_address = (v & 2u) != 0u ? (uint64_t)(uintptr_t)block->base : 0u;
-  a.alignment_basis = host ? HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST
-                           : a.device_address != 0u ? HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE
-                                                    : HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
+  a.alignment_basis = host                     ? HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST
+                      : a.device_address != 0u ? HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE
+                                               : HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
   a.plugin_data = block;
   a.device_index = device_index;
   a.memory_class = memory_class;
@@ -83,8 +83,8 @@ static void write_allocation(hurray_plugin_allocation *out, hostile_block *block
 
 /* Memory of `size` bytes at `alignment`, or OUT_OF_MEMORY: heap memory,
  * or (shared) a memfd mapped as plugin_support makes it (PL-IPC-1). */
-static hurray_status make_block(uint64_t size, uint32_t alignment, bool shared,
-                                hostile_block **out, hurray_error *err) {
+static hurray_status make_block(uint64_t size, uint32_t alignment, bool shared, hostile_block **out,
+                                hurray_error *err) {
   if (size > HOSTILE_MAX_BYTES || alignment > HOSTILE_MAX_BYTES) {
     (void)hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, size, HOSTILE_MAX_BYTES,
                                     "hostile: %llu bytes at %u: too much for a fuzzer",
@@ -137,9 +137,9 @@ static hostile_block *live_block(const hurray_plugin_allocation *a) {
   return block;
 }
 
-hurray_status h_allocate(void *state, uint32_t device_index, uint64_t byte_size,
-                         uint32_t alignment, hurray_memory_class memory_class,
-                         uint32_t flags, hurray_plugin_allocation *out, hurray_error *err) {
+hurray_status h_allocate(void *state, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
+                         hurray_memory_class memory_class, uint32_t flags,
+                         hurray_plugin_allocation *out, hurray_error *err) {
   FUZZ_CHECK(state == &hostile_state_marker);
   hostile_seen.allocate_calls++;
   /* PL-ALLOC-1, PL-IPC-1: what the host checked before calling. */
@@ -253,8 +253,8 @@ hurray_status h_export_memory(void *state, const hurray_plugin_allocation *alloc
 }
 
 hurray_status h_import_memory(void *state, uint32_t device_index,
-                              const hurray_plugin_ipc_memory *in,
-                              hurray_plugin_allocation *out, hurray_error *err) {
+                              const hurray_plugin_ipc_memory *in, hurray_plugin_allocation *out,
+                              hurray_error *err) {
   FUZZ_CHECK(state == &hostile_state_marker);
   OFFERED(HOSTILE_IMPORT_MEMORY);
   hostile_seen.import_calls++;
@@ -262,7 +262,8 @@ hurray_status h_import_memory(void *state, uint32_t device_index,
   FUZZ_CHECK(device_index < hostile_seen.count_answered);
   FUZZ_CHECK(in->struct_size >= sizeof *in);
   FUZZ_CHECK(in->device_tag == hostile_table_config.device_tag);
-  FUZZ_CHECK(in->kind == HURRAY_PLUGIN_IPC_MEMORY_FD || in->kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE);
+  FUZZ_CHECK(in->kind == HURRAY_PLUGIN_IPC_MEMORY_FD ||
+             in->kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE);
   FUZZ_CHECK(in->reserved[0] == 0u && in->reserved[1] == 0u);
   FUZZ_CHECK(in->byte_size > 0u && in->offset <= in->segment_size &&
              in->byte_size <= in->segment_size - in->offset);

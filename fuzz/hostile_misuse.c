@@ -24,9 +24,9 @@
 FUZZ_ORACLE_BEGIN
 
 /* The call is refused with NULL_ARGUMENT naming argument `position`. */
-#define NULL_IS(call, position)                                                      \
-  do {                                                                              \
-    hurray_status s_ = (call);                                                      \
+#define NULL_IS(call, position)                                                                \
+  do {                                                                                         \
+    hurray_status s_ = (call);                                                                 \
     FUZZ_CHECK(s_ == HURRAY_ERR_NULL_ARGUMENT && err.status == s_ && err.index == (position)); \
   } while (0)
 
@@ -96,7 +96,8 @@ static void null_arguments(hurray_plugin *plugin, hurray_plugin_buffer *buffer,
   FUZZ_CHECK(hurray_plugin_stream_wait(NULL, 0, NULL, 0, NULL) == HURRAY_ERR_NULL_ARGUMENT);
   hurray_plugin_registry *none = NULL;
   NULL_IS(hurray_plugin_registry_create(NULL, &err), 0u);
-  FUZZ_CHECK(hurray_plugin_registry_count(none) == 0u && hurray_plugin_registry_at(none, 0) == NULL);
+  FUZZ_CHECK(hurray_plugin_registry_count(none) == 0u &&
+             hurray_plugin_registry_at(none, 0) == NULL);
   FUZZ_CHECK(hurray_plugin_registry_find(none, 0) == NULL);
   FUZZ_CHECK(hurray_plugin_outstanding(NULL, NULL, NULL) == 0u);
   FUZZ_CHECK(hurray_plugin_buffer_release(NULL, &err) == HURRAY_OK);

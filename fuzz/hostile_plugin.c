@@ -71,18 +71,12 @@ hurray_status hostile_mapped(hurray_status returned) {
 }
 
 static const size_t optional_offsets[HOSTILE_OPTIONAL_COUNT] = {
-    offsetof(hurray_plugin_table, unavailable_reason),
-    offsetof(hurray_plugin_table, create_event),
-    offsetof(hurray_plugin_table, record_event),
-    offsetof(hurray_plugin_table, wait_event),
-    offsetof(hurray_plugin_table, release_event),
-    offsetof(hurray_plugin_table, wait_stream),
-    offsetof(hurray_plugin_table, stream_wait_event),
-    offsetof(hurray_plugin_table, native_event),
-    offsetof(hurray_plugin_table, export_memory),
-    offsetof(hurray_plugin_table, import_memory),
-    offsetof(hurray_plugin_table, create_event_flags),
-    offsetof(hurray_plugin_table, export_event),
+    offsetof(hurray_plugin_table, unavailable_reason), offsetof(hurray_plugin_table, create_event),
+    offsetof(hurray_plugin_table, record_event),       offsetof(hurray_plugin_table, wait_event),
+    offsetof(hurray_plugin_table, release_event),      offsetof(hurray_plugin_table, wait_stream),
+    offsetof(hurray_plugin_table, stream_wait_event),  offsetof(hurray_plugin_table, native_event),
+    offsetof(hurray_plugin_table, export_memory),      offsetof(hurray_plugin_table, import_memory),
+    offsetof(hurray_plugin_table, create_event_flags), offsetof(hurray_plugin_table, export_event),
     offsetof(hurray_plugin_table, import_event),
 };
 
@@ -107,11 +101,11 @@ hurray_status hostile_answer(hurray_error *err, const char *entry) {
           (hurray_status)(1u + hostile_u8(hostile_stream) % ((unsigned)HURRAY_STATUS_COUNT - 1u));
       break;
     case 3:
-      status = (b & 0x80u) != 0u ? (hurray_status)-1
-                                 : (hurray_status)((unsigned)HURRAY_STATUS_COUNT + hostile_u8(hostile_stream));
+      status = (b & 0x80u) != 0u
+                   ? (hurray_status)-1
+                   : (hurray_status)((unsigned)HURRAY_STATUS_COUNT + hostile_u8(hostile_stream));
       break;
-    default:
-      break;
+    default: break;
   }
   unsigned mode = (b >> 2) & 3u;
   if (status != HURRAY_OK) {
@@ -121,9 +115,7 @@ hurray_status hostile_answer(hurray_error *err, const char *entry) {
                                         "hostile: %s: vendorCall: VENDOR_ERROR (%d)", entry,
                                         (int)status);
         break;
-      case 2:
-        memset(err->detail, 'u', sizeof err->detail);
-        break;
+      case 2: memset(err->detail, 'u', sizeof err->detail); break;
       case 3:
         err->status = (hurray_status)hostile_u8(hostile_stream);
         err->value = hostile_u64(hostile_stream);
@@ -131,8 +123,7 @@ hurray_status hostile_answer(hurray_error *err, const char *entry) {
         err->index = hostile_u8(hostile_stream);
         snprintf(err->detail, sizeof err->detail, "%s: reason with values", entry);
         break;
-      default:
-        break;
+      default: break;
     }
   }
   hostile_seen.last_status = status;

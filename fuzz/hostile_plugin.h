@@ -37,8 +37,8 @@ typedef struct hostile_source {
   size_t at;
 } hostile_source;
 
-uint8_t hostile_u8(hostile_source *s);     /* 0 once exhausted */
-uint16_t hostile_u16(hostile_source *s);   /* little-endian */
+uint8_t hostile_u8(hostile_source *s);   /* 0 once exhausted */
+uint16_t hostile_u16(hostile_source *s); /* little-endian */
 uint32_t hostile_u32(hostile_source *s);
 uint64_t hostile_u64(hostile_source *s);
 
@@ -66,33 +66,33 @@ typedef struct hostile_config {
   uint32_t struct_size;
   uint32_t abi_version;
   hurray_device_tag device_tag;
-  uint8_t reserved_byte; /* written into the table's first reserved byte */
-  bool decline;          /* the entry returns NULL (PL-ENTRY-2) */
-  uint32_t optional;     /* bit HOSTILE_*: the entry is set */
+  uint8_t reserved_byte;  /* written into the table's first reserved byte */
+  bool decline;           /* the entry returns NULL (PL-ENTRY-2) */
+  uint32_t optional;      /* bit HOSTILE_*: the entry is set */
   uint32_t required_null; /* bit i: required entry i (init .. copy_to_host) is NULL */
   bool name_null;
   bool version_null;
-  char name[40];    /* NUL-terminated; the plugin keeps it in an exact-size block */
+  char name[40]; /* NUL-terminated; the plugin keeps it in an exact-size block */
   char version[40];
 } hostile_config;
 
 /* What the plugin answered and how often it was called. */
 typedef struct hostile_record {
-  uint32_t inits;     /* successful init calls */
+  uint32_t inits; /* successful init calls */
   uint32_t shutdowns;
   uint32_t live_buffers; /* allocate/import answers OK, minus frees */
   uint32_t live_events;
   uint32_t allocate_calls;
   uint32_t import_calls;
   uint32_t copy_calls;
-  uint32_t event_calls; /* create, create_flags, import */
-  uint32_t answers;     /* entries that returned a status */
-  bool invalid_description; /* a description it wrote breaks PL-DEV-1..5 or PL-DEV-3 */
-  uint32_t count_answered;  /* what count_devices said */
+  uint32_t event_calls;      /* create, create_flags, import */
+  uint32_t answers;          /* entries that returned a status */
+  bool invalid_description;  /* a description it wrote breaks PL-DEV-1..5 or PL-DEV-3 */
+  uint32_t count_answered;   /* what count_devices said */
   hurray_status last_status; /* what the last entry returned */
   bool last_detail_given;    /* ... and whether it wrote a (non-empty) reason */
   hurray_plugin_allocation last_allocation; /* the last OK allocate/import answer */
-  int last_exported_fd;      /* the descriptor export_memory handed out, or -1 */
+  int last_exported_fd;                     /* the descriptor export_memory handed out, or -1 */
 } hostile_record;
 
 /* One plugin, one process: the harnesses are single-threaded. */

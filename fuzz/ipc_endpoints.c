@@ -138,8 +138,7 @@ void ipc_endpoints_round(uint8_t how) {
   hurray_ipc_producer_options small;
   memset(&small, 0, sizeof small);
   small.struct_size = 4;
-  FUZZ_CHECK(hurray_ipc_producer_listen(address, &small, &p, &err) ==
-             HURRAY_ERR_INVALID_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_listen(address, &small, &p, &err) == HURRAY_ERR_INVALID_ARGUMENT);
   small.struct_size = sizeof small;
   small.allowed_uid_count = 2; /* and no list */
   FUZZ_CHECK(hurray_ipc_producer_listen(address, &small, &p, &err) == HURRAY_ERR_NULL_ARGUMENT);

@@ -118,8 +118,9 @@ static void listen_round(uint8_t how) {
   sa.sun_family = AF_UNIX;
   size_t n = strlen(address);
   memcpy(sa.sun_path + 1, address + 1, n - 1u); /* abstract: a NUL, then the name */
-  FUZZ_CHECK(client >= 0 && __real_connect(client, (struct sockaddr *)&sa,
-                                           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) == 0);
+  FUZZ_CHECK(client >= 0 &&
+             __real_connect(client, (struct sockaddr *)&sa,
+                            (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) == 0);
   uint64_t id = 0;
   st = hurray_ipc_producer_next_consumer(p, (how & 1u) != 0u ? 2 : 0, &id, &err); /* bit 0 */
   ipc_fault_check(st, &err);
@@ -293,8 +294,7 @@ static void refused_calls(hurray_ipc_producer *p, uint64_t cid, hurray_ipc_share
   }
   FUZZ_CHECK(hurray_ipc_producer_offer(NULL, cid, list, 1, 0, NULL, &err) ==
              HURRAY_ERR_NULL_ARGUMENT);
-  FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, NULL, 1, 0, NULL, &err) ==
-             HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, NULL, 1, 0, NULL, &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, list, 0, 0, NULL, &err) ==
              HURRAY_ERR_EMPTY_BUFFER_LIST);
   FUZZ_CHECK(hurray_ipc_producer_offer(p, cid, list, HURRAY_IPC_MAX_FDS + 1u, 0, NULL, &err) ==
@@ -323,14 +323,14 @@ static void refused_calls(hurray_ipc_producer *p, uint64_t cid, hurray_ipc_share
   FUZZ_CHECK(hurray_ipc_consumer_connect("", NULL, &c, &err) == HURRAY_ERR_INVALID_ARGUMENT &&
              c == NULL);
   hurray_ipc_shared *none = NULL;
-  FUZZ_CHECK(hurray_ipc_producer_share_device(NULL, NULL, NULL, count_release, NULL, &none,
-                                              &err) == HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device(NULL, NULL, NULL, count_release, NULL, &none, &err) ==
+             HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device(p, NULL, NULL, count_release, NULL, &none, &err) ==
              HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(hurray_ipc_producer_share_device_event(NULL, NULL, NULL, NULL, count_release, NULL,
                                                     &none, &err) == HURRAY_ERR_NULL_ARGUMENT);
-  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, NULL, NULL, NULL, count_release, NULL,
-                                                    &none, &err) == HURRAY_ERR_NULL_ARGUMENT);
+  FUZZ_CHECK(hurray_ipc_producer_share_device_event(p, NULL, NULL, NULL, count_release, NULL, &none,
+                                                    &err) == HURRAY_ERR_NULL_ARGUMENT);
   FUZZ_CHECK(none == NULL);
   hurray_ipc_shared_retire(NULL);
   hurray_ipc_producer_destroy(NULL);

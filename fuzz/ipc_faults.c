@@ -26,8 +26,8 @@
 FUZZ_ORACLE_BEGIN
 
 static _Thread_local int armed;
-static _Thread_local int fired;        /* since armed */
-static _Thread_local int fired_unchecked; /* since the last ipc_fault_check */
+static _Thread_local int fired;             /* since armed */
+static _Thread_local int fired_unchecked;   /* since the last ipc_fault_check */
 static _Thread_local ipc_fault armed_fault; /* as armed */
 static _Thread_local ipc_fault current;     /* its calls left to pass */
 
@@ -35,12 +35,13 @@ static _Thread_local ipc_fault current;     /* its calls left to pass */
  * hurray_internal_ipc_fail_errno): accept4 has none, a failed accept
  * leaves the connection waiting. */
 static const char *const call_names[IPC_FAULT_CALL_COUNT] = {
-    "socket", "bind", "listen", "accept4", "connect", "poll", "getsockopt(SO_PEERCRED)", "sendmsg",
-    "recvmsg", "mmap", "memfd_create", "ftruncate", "fcntl", "mprotect", "fstat", "calloc"};
+    "socket",  "bind",    "listen", "accept4",      "connect",   "poll",  "getsockopt(SO_PEERCRED)",
+    "sendmsg", "recvmsg", "mmap",   "memfd_create", "ftruncate", "fcntl", "mprotect",
+    "fstat",   "calloc"};
 
 /* Errors these calls document, and EINTR, which the library retries. */
-static const int errnos[] = {EAGAIN, EINTR, EIO, ENOMEM, EMFILE, EPIPE, ECONNRESET, EINVAL,
-                             EACCES, ENOBUFS};
+static const int errnos[] = {EAGAIN, EINTR,      EIO,    ENOMEM, EMFILE,
+                             EPIPE,  ECONNRESET, EINVAL, EACCES, ENOBUFS};
 
 ipc_fault ipc_fault_from_bytes(const uint8_t bytes[3]) {
   ipc_fault f;
@@ -185,20 +186,14 @@ int __wrap_fcntl(int fd, int cmd, ...) {
   switch (cmd) {
     case F_GETFD:
     case F_GETFL:
-    case F_GET_SEALS:
-      rc = __real_fcntl(fd, cmd);
-      break;
+    case F_GET_SEALS: rc = __real_fcntl(fd, cmd); break;
     case F_GETLK:
     case F_SETLK:
     case F_SETLKW:
     case F_OFD_GETLK:
     case F_OFD_SETLK:
-    case F_OFD_SETLKW:
-      rc = __real_fcntl(fd, cmd, va_arg(ap, void *));
-      break;
-    default:
-      rc = __real_fcntl(fd, cmd, va_arg(ap, int));
-      break;
+    case F_OFD_SETLKW: rc = __real_fcntl(fd, cmd, va_arg(ap, void *)); break;
+    default: rc = __real_fcntl(fd, cmd, va_arg(ap, int)); break;
   }
   va_end(ap);
   return rc;

@@ -67,10 +67,10 @@ static bool answer_acceptable(const hurray_plugin_allocation *a, uint32_t device
       measured((uintptr_t)a->address) < a->alignment) {
     return false; /* HO-CHECK-3: the pointer the handoff carries */
   }
-  bool basis = (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST && a->host_address) ||
-               (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE &&
-                a->device_address != 0u) ||
-               a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
+  bool basis =
+      (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_HOST && a->host_address) ||
+      (a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_MEASURED_DEVICE && a->device_address != 0u) ||
+      a->alignment_basis == HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE;
   return basis && !(host_class && a->host_address == NULL);
 }
 
@@ -97,8 +97,8 @@ static void check_answer(hurray_status s, hurray_plugin_buffer *got, uint32_t an
     FUZZ_CHECK(got == NULL && hostile_seen.live_buffers == live_before);
     return;
   }
-  bool ok = answer_acceptable(&hostile_seen.last_allocation, device, size, alignment, c,
-                              host_class);
+  bool ok =
+      answer_acceptable(&hostile_seen.last_allocation, device, size, alignment, c, host_class);
   if (!ok) {
     FUZZ_CHECK(s == HURRAY_ERR_PLUGIN_INVALID && got == NULL);
     FUZZ_CHECK(hostile_seen.live_buffers == live_before); /* freed through the plugin */
@@ -200,7 +200,10 @@ void op_import(void) {
     case 3: mem.kind = 9u; break;
     case 4: mem.reserved[1] = 1u; break;
     case 5: mem.offset = mem.segment_size; break;
-    case 6: mem.byte_size = UINT64_MAX; mem.offset = 8u; break;
+    case 6:
+      mem.byte_size = UINT64_MAX;
+      mem.offset = 8u;
+      break;
     case 7: mem.byte_size = 0u; break;
     case 8: mem.alignment = 96u; break;
     case 9: mem.alignment = 32u; break;
@@ -228,14 +231,18 @@ void op_import(void) {
   hurray_status allowed[8];
   size_t n = 0;
   if (mem.struct_size < sizeof mem) allowed[n++] = HURRAY_ERR_INVALID_ARGUMENT;
-  if (mem.device_tag != hostile_table_config.device_tag) allowed[n++] = HURRAY_ERR_DEVICE_TAG_MISMATCH;
-  if (mem.kind > 2u || mem.kind == 0u || mem.reserved[1] != 0u) allowed[n++] = HURRAY_ERR_INVALID_ARGUMENT;
+  if (mem.device_tag != hostile_table_config.device_tag)
+    allowed[n++] = HURRAY_ERR_DEVICE_TAG_MISMATCH;
+  if (mem.kind > 2u || mem.kind == 0u || mem.reserved[1] != 0u)
+    allowed[n++] = HURRAY_ERR_INVALID_ARGUMENT;
   if (mem.offset > mem.segment_size || mem.byte_size > mem.segment_size - mem.offset)
     allowed[n++] = HURRAY_ERR_IPC_BAD_SEGMENT;
   if (!hostile_offered(HOSTILE_IMPORT_MEMORY)) allowed[n++] = HURRAY_ERR_UNSUPPORTED;
   if (device >= count || mem.byte_size == 0u) allowed[n++] = HURRAY_ERR_INVALID_ARGUMENT;
-  if (!power_of_two(mem.alignment)) allowed[n++] = HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO;
-  else if (mem.alignment < 64u) allowed[n++] = HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM;
+  if (!power_of_two(mem.alignment))
+    allowed[n++] = HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO;
+  else if (mem.alignment < 64u)
+    allowed[n++] = HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM;
   if (ci == NULL) allowed[n++] = HURRAY_ERR_UNSUPPORTED;
   uint32_t calls = hostile_seen.import_calls;
   uint32_t answers = hostile_seen.answers;
@@ -349,7 +356,7 @@ void op_export(void) {
   }
   check_plugin_failure(s, answers);
   if (s != HURRAY_OK) {
-    FUZZ_CHECK(!fd_open(given)); /* no descriptor left open */
+    FUZZ_CHECK(!fd_open(given));                           /* no descriptor left open */
     FUZZ_CHECK(memcmp(&out, &untouched, sizeof out) == 0); /* nothing written */
     return;
   }

@@ -198,13 +198,20 @@ void op_event_import(void) {
     default: break;
   }
   hurray_status want = HURRAY_OK;
-  if (record.struct_size < sizeof record) want = HURRAY_ERR_INVALID_ARGUMENT;
-  else if (record.device_tag != hostile_table_config.device_tag) want = HURRAY_ERR_DEVICE_TAG_MISMATCH;
-  else if (record.kind != HURRAY_PLUGIN_IPC_EVENT_HANDLE) want = HURRAY_ERR_INVALID_ARGUMENT;
-  else if (record.handle_size == 0u || record.handle_size > 64u) want = HURRAY_ERR_INVALID_ARGUMENT;
-  else if (record.reserved[0] | record.reserved[1] | record.reserved[2]) want = HURRAY_ERR_INVALID_ARGUMENT;
-  else if (!hostile_offered(HOSTILE_IMPORT_EVENT)) want = HURRAY_ERR_UNSUPPORTED;
-  else if (device >= count) want = HURRAY_ERR_INVALID_ARGUMENT;
+  if (record.struct_size < sizeof record)
+    want = HURRAY_ERR_INVALID_ARGUMENT;
+  else if (record.device_tag != hostile_table_config.device_tag)
+    want = HURRAY_ERR_DEVICE_TAG_MISMATCH;
+  else if (record.kind != HURRAY_PLUGIN_IPC_EVENT_HANDLE)
+    want = HURRAY_ERR_INVALID_ARGUMENT;
+  else if (record.handle_size == 0u || record.handle_size > 64u)
+    want = HURRAY_ERR_INVALID_ARGUMENT;
+  else if (record.reserved[0] | record.reserved[1] | record.reserved[2])
+    want = HURRAY_ERR_INVALID_ARGUMENT;
+  else if (!hostile_offered(HOSTILE_IMPORT_EVENT))
+    want = HURRAY_ERR_UNSUPPORTED;
+  else if (device >= count)
+    want = HURRAY_ERR_INVALID_ARGUMENT;
   uint32_t calls = hostile_seen.event_calls;
   uint32_t answers = hostile_seen.answers;
   hurray_plugin_event *e = NULL;

@@ -89,8 +89,8 @@ ref_kind ref_sync_mode_kind(uint8_t byte) {
   return kind_in(&sync_mode_lookup, sync_mode_ranges, COUNT_OF(sync_mode_ranges), byte);
 }
 
-static const char *const device_names[] = {"cpu",     "cuda",    "rocm",       "metal", "vulkan",
-                                           "webgpu",  "hexagon", "level_zero", "opencl"};
+static const char *const device_names[] = {"cpu",    "cuda",    "rocm",       "metal", "vulkan",
+                                           "webgpu", "hexagon", "level_zero", "opencl"};
 static const char *const memory_class_names[] = {"standard", "host_pinned", "unified", "peer"};
 static const char *const sync_mode_names[] = {"producer_synced", "event", "consumer_stream"};
 static const char *const kind_names[] = {"", "reserved", "private", "invalid"};
@@ -194,7 +194,7 @@ static ref_verdict rule_pair(const ref_fields *f) {
 }
 
 static const field_rule order_steps_2_to_8[] = {
-    rule_device_tag,         rule_sync_mode_defined, rule_memory_class, rule_alignment_power_of_two,
+    rule_device_tag,        rule_sync_mode_defined, rule_memory_class, rule_alignment_power_of_two,
     rule_alignment_minimum, rule_cpu_sync,          rule_pair,
 };
 
@@ -248,8 +248,8 @@ ref_verdict ref_colocation(const ref_fields *handles, size_t n) {
   return ref_ok();
 }
 
-ref_verdict ref_decode_table(const uint8_t *in, size_t len, size_t cap, bool exact,
-                             ref_fields *out, size_t *count) {
+ref_verdict ref_decode_table(const uint8_t *in, size_t len, size_t cap, bool exact, ref_fields *out,
+                             size_t *count) {
   if (len == 0) { /* BP-TABLE-2 */
     return ref_fail(HURRAY_ERR_TRUNCATED, 0, 1, 0);
   }

@@ -60,8 +60,8 @@ ref_verdict ref_decode_handle(const uint8_t *in, size_t index, ref_fields *out);
 ref_verdict ref_colocation(const ref_fields *handles, size_t n);
 
 /* BP-TABLE-1..6: `exact` applies BP-TABLE-6. out needs room for 255. */
-ref_verdict ref_decode_table(const uint8_t *in, size_t len, size_t cap, bool exact,
-                             ref_fields *out, size_t *count);
+ref_verdict ref_decode_table(const uint8_t *in, size_t len, size_t cap, bool exact, ref_fields *out,
+                             size_t *count);
 
 /* BP-DLPACK-1: 0 when the pair has no DLPack value. */
 int32_t ref_dlpack_export(uint8_t device_tag, uint8_t memory_class);

@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-hurray_status hurray_internal_ipc_fail(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
-                       size_t index) {
+hurray_status hurray_internal_ipc_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                       uint64_t expected, size_t index) {
   return hurray_support_fail(err, status, value, expected, index, NULL);
 }
 
@@ -95,8 +95,8 @@ void hurray_internal_ipc_close_fds(int *fds, size_t nfds) {
   }
 }
 
-hurray_status hurray_internal_ipc_recv(int fd, int flags, uint8_t *buf, size_t *len, int *fds, size_t *nfds,
-                       hurray_error *err) {
+hurray_status hurray_internal_ipc_recv(int fd, int flags, uint8_t *buf, size_t *len, int *fds,
+                                       size_t *nfds, hurray_error *err) {
   struct iovec iov = {buf, IPC_RECV_CAP};
   union {
     struct cmsghdr align;
@@ -144,7 +144,8 @@ hurray_status hurray_internal_ipc_recv(int fd, int flags, uint8_t *buf, size_t *
   if ((mh.msg_flags & MSG_TRUNC) != 0 || (size_t)n > HURRAY_IPC_MAX_MESSAGE_SIZE) {
     hurray_internal_ipc_close_fds(fds, *nfds);
     *nfds = 0;
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_CAPACITY, (uint64_t)n, HURRAY_IPC_MAX_MESSAGE_SIZE, 8);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_CAPACITY, (uint64_t)n,
+                                    HURRAY_IPC_MAX_MESSAGE_SIZE, 8);
   }
   /* *len 0 with no descriptor is the end of the stream (hung up); 0 bytes
    * with descriptors is a (malformed) message the decoder reports. */
@@ -180,8 +181,8 @@ int hurray_internal_ipc_uid_allowed(uint32_t uid, const uint32_t *list, size_t c
   return 0;
 }
 
-hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_un *sa, unsigned *sa_len,
-                          hurray_error *err) {
+hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_un *sa,
+                                          unsigned *sa_len, hurray_error *err) {
   if (address == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
@@ -189,7 +190,8 @@ hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_u
   sa->sun_family = AF_UNIX;
   size_t n = strlen(address);
   if (n == 0u || n >= sizeof sa->sun_path) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, n, sizeof sa->sun_path - 1u, 0);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, n, sizeof sa->sun_path - 1u,
+                                    0);
   }
   memcpy(sa->sun_path, address, n);
   if (address[0] == '@') {

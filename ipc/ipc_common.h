@@ -12,14 +12,14 @@
 #include "hurray/ipc.h"
 
 /* Fills err (when given) and returns status. */
-hurray_status hurray_internal_ipc_fail(hurray_error *err, hurray_status status, uint64_t value, uint64_t expected,
-                       size_t index);
+hurray_status hurray_internal_ipc_fail(hurray_error *err, hurray_status status, uint64_t value,
+                                       uint64_t expected, size_t index);
 /* IO with errno and the call's name in detail. */
 hurray_status hurray_internal_ipc_fail_errno(hurray_error *err, int errnum, const char *call);
 
 /* Sends one message with nfds descriptors (MSG_NOSIGNAL). */
-hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds, size_t nfds,
-                       hurray_error *err);
+hurray_status hurray_internal_ipc_send(int fd, const uint8_t *msg, size_t len, const int *fds,
+                                       size_t nfds, hurray_error *err);
 /* The same without waiting: TIMEOUT (value 0) when the peer's socket takes
  * no more now, and then nothing was sent. What a producer sends to its
  * consumers goes this way, so that none of them can stall it (IPC-FLOW-1). */
@@ -39,8 +39,8 @@ hurray_status hurray_internal_ipc_send_now(int fd, const uint8_t *msg, size_t le
  * CAPACITY (value: bytes or descriptors, expected: the limit). EAGAIN is
  * TIMEOUT (value 0).
  */
-hurray_status hurray_internal_ipc_recv(int fd, int flags, uint8_t *buf, size_t *len, int *fds, size_t *nfds,
-                       hurray_error *err);
+hurray_status hurray_internal_ipc_recv(int fd, int flags, uint8_t *buf, size_t *len, int *fds,
+                                       size_t *nfds, hurray_error *err);
 
 /* Waits until fd is readable (or hung up); TIMEOUT otherwise. */
 hurray_status hurray_internal_ipc_wait_readable(int fd, int timeout_ms, hurray_error *err);
@@ -52,7 +52,7 @@ int hurray_internal_ipc_uid_allowed(uint32_t uid, const uint32_t *list, size_t c
 
 /* Parses "@name" or a path into a sockaddr_un; INVALID_ARGUMENT when too long. */
 struct sockaddr_un;
-hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_un *sa, unsigned *sa_len,
-                          hurray_error *err);
+hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_un *sa,
+                                          unsigned *sa_len, hurray_error *err);
 
 #endif /* HURRAY_IPC_COMMON_H */

@@ -122,7 +122,7 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
     if (opts->struct_size < offsetof(hurray_ipc_consumer_options, reserved)) {
       close(fd);
       return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, opts->struct_size,
-                      sizeof(hurray_ipc_consumer_options), 1);
+                                      sizeof(hurray_ipc_consumer_options), 1);
     }
     if (opts->connect_timeout_ms != 0) {
       timeout = opts->connect_timeout_ms;
@@ -179,7 +179,7 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
   if (st == HURRAY_OK && !hurray_internal_ipc_uid_allowed((uint32_t)cred.uid, uids, uid_count)) {
     send_refuse(fd, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED, (uint32_t)cred.uid);
     st = hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED,
-                  (uint32_t)cred.uid, 0);
+                                  (uint32_t)cred.uid, 0);
   }
   if (st != HURRAY_OK) {
     hurray_ipc_consumer_destroy(&c);
@@ -251,13 +251,13 @@ static void clear_pending(hurray_ipc_consumer *c) {
 static hurray_status keep_pending(hurray_ipc_consumer *c, const hurray_ipc_message *m,
                                   const uint8_t *bytes, int fd, hurray_error *err) {
   if (c->pending_count > 0u && m->offer_id != c->pending_offer) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
-                                    c->pending_offer, m->buffer_index);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id, c->pending_offer,
+                                    m->buffer_index);
   }
   for (size_t i = 0; i < c->pending_count; i++) {
     if (c->pending[i].type == m->type && c->pending[i].index == m->buffer_index) {
-      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id,
-                                      m->offer_id, m->buffer_index);
+      return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, m->offer_id, m->offer_id,
+                                      m->buffer_index);
     }
   }
   /* Indices are below 253 (IPC-MSG-13, -14) and distinct per type, so
@@ -278,8 +278,7 @@ static hurray_status keep_pending(hurray_ipc_consumer *c, const hurray_ipc_messa
 }
 
 /* The kept message of `type` for buffer `index`, or NULL. */
-static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t type,
-                                      size_t index) {
+static const ipc_pending *pending_for(const hurray_ipc_consumer *c, uint32_t type, size_t index) {
   for (size_t i = 0; i < c->pending_count; i++) {
     if (c->pending[i].type == type && c->pending[i].index == index) {
       return &c->pending[i];
@@ -384,8 +383,7 @@ static hurray_status import_event(const hurray_ipc_consumer *c, const ipc_pendin
 }
 
 hurray_status hurray_ipc_consumer_set_plugins(hurray_ipc_consumer *consumer,
-                                              hurray_plugin_registry *plugins,
-                                              hurray_error *err) {
+                                              hurray_plugin_registry *plugins, hurray_error *err) {
   if (consumer == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
@@ -428,7 +426,7 @@ static hurray_status check_segment(int fd, const hurray_buffer_handle *h, uint64
   uint64_t end = offset + h->byte_size;
   if (end < offset || sb.st_size < 0 || (uint64_t)sb.st_size < end) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)sb.st_size,
-                    end < offset ? UINT64_MAX : end, index);
+                                    end < offset ? UINT64_MAX : end, index);
   }
   return HURRAY_OK;
 }
@@ -581,8 +579,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
     d.struct_size = (uint32_t)sizeof d;
     d.handle = *h;
     d.ipc_capabilities = hurray_device_default_ipc_capabilities(h->device_tag);
-    st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode, d.ipc_capabilities,
-                                          e);
+    st =
+        hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, h->sync_mode, d.ipc_capabilities, e);
     if (st != HURRAY_OK) {
       e->index = i;
       break;
@@ -603,8 +601,8 @@ hurray_status hurray_ipc_consumer_receive(hurray_ipc_consumer *consumer, int tim
       }
       d.data = hurray_plugin_buffer_allocation(d.plugin_buffer)->address;
       if (h->sync_mode == HURRAY_SYNC_EVENT) {
-        st = import_event(consumer, pending_for(consumer, HURRAY_IPC_MSG_EVENT, i), h,
-                          device_index, i, &d.event, e);
+        st = import_event(consumer, pending_for(consumer, HURRAY_IPC_MSG_EVENT, i), h, device_index,
+                          i, &d.event, e);
         if (st != HURRAY_OK) {
           hurray_plugin_buffer_free(d.plugin_buffer); /* not staged: still ours */
           break;

@@ -142,10 +142,10 @@ static void put_opaque(uint8_t *out, const uint8_t *device_uuid, const uint8_t *
   }
 }
 
-size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id,
-                                uint32_t buffer_index, uint32_t kind, uint64_t segment_size,
-                                const uint8_t *device_uuid, const uint8_t *driver_uuid,
-                                const uint8_t *handle, uint32_t handle_size) {
+size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id, uint32_t buffer_index,
+                                uint32_t kind, uint64_t segment_size, const uint8_t *device_uuid,
+                                const uint8_t *driver_uuid, const uint8_t *handle,
+                                uint32_t handle_size) {
   if (handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE || (handle_size > 0u && handle == NULL)) {
     return 0;
   }
@@ -164,8 +164,8 @@ size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id,
   return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_DEVICE_BODY_SIZE;
 }
 
-size_t hurray_ipc_encode_event(uint8_t *out, size_t cap, uint64_t offer_id,
-                               uint32_t buffer_index, uint32_t kind, const uint8_t *device_uuid,
+size_t hurray_ipc_encode_event(uint8_t *out, size_t cap, uint64_t offer_id, uint32_t buffer_index,
+                               uint32_t kind, const uint8_t *device_uuid,
                                const uint8_t *driver_uuid, const uint8_t *handle,
                                uint32_t handle_size) {
   if (handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE || (handle_size > 0u && handle == NULL)) {

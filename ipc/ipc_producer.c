@@ -140,18 +140,15 @@ typedef enum {
   HOLD_OF_BUFFER,    /* one buffer of one offer: RELEASE (IPC-REL-1) */
 } hold_scope;
 
-static int hold_in_scope(const ipc_hold *h, const ipc_conn *c, hold_scope scope,
-                         uint64_t offer_id, uint32_t index) {
+static int hold_in_scope(const ipc_hold *h, const ipc_conn *c, hold_scope scope, uint64_t offer_id,
+                         uint32_t index) {
   if (h->consumer_id != c->id) {
     return 0;
   }
   switch (scope) {
-  case HOLDS_OF_CONSUMER:
-    return 1;
-  case HOLDS_OF_OFFER:
-    return h->offer_id == offer_id;
-  case HOLD_OF_BUFFER:
-    return h->offer_id == offer_id && h->buffer_index == index;
+    case HOLDS_OF_CONSUMER: return 1;
+    case HOLDS_OF_OFFER: return h->offer_id == offer_id;
+    case HOLD_OF_BUFFER: return h->offer_id == offer_id && h->buffer_index == index;
   }
   return 0;
 }
@@ -232,7 +229,7 @@ static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurra
     emit(p, HURRAY_IPC_EVENT_REFUSED, &probe, 0, 0, HURRAY_ERR_IPC_REFUSED,
          HURRAY_IPC_REFUSE_UID_NOT_ALLOWED, (uint32_t)cred.uid, 0);
     return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED,
-                    (uint32_t)cred.uid, 0);
+                                    (uint32_t)cred.uid, 0);
   }
   if (p->conn_count >= p->max_consumers) {
     send_refuse(fd, HURRAY_IPC_REFUSE_CONSUMER_LIMIT, p->max_consumers);
@@ -240,7 +237,7 @@ static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurra
     emit(p, HURRAY_IPC_EVENT_REFUSED, &probe, 0, 0, HURRAY_ERR_IPC_REFUSED,
          HURRAY_IPC_REFUSE_CONSUMER_LIMIT, p->max_consumers, 0);
     return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_REFUSED, HURRAY_IPC_REFUSE_CONSUMER_LIMIT,
-                    (uint32_t)cred.uid, 0);
+                                    (uint32_t)cred.uid, 0);
   }
   ipc_conn *c = calloc(1, sizeof *c);
   if (c == NULL) {
@@ -250,8 +247,8 @@ static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurra
   *c = probe;
   c->id = ++p->next_consumer_id;
   uint8_t hello[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_HELLO_BODY_SIZE];
-  size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(),
-                                     (uint32_t)geteuid(), HURRAY_IPC_MAX_FDS);
+  size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), (uint32_t)geteuid(),
+                                     HURRAY_IPC_MAX_FDS);
   hurray_status st = hurray_internal_ipc_send_now(fd, hello, n, NULL, 0, err);
   if (st != HURRAY_OK) {
     close(fd);
@@ -280,7 +277,7 @@ static hurray_status producer_new(const hurray_ipc_producer_options *opts,
     if (opts->struct_size < offsetof(hurray_ipc_producer_options, reserved)) {
       free(p);
       return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, opts->struct_size,
-                      sizeof(hurray_ipc_producer_options), 1);
+                                      sizeof(hurray_ipc_producer_options), 1);
     }
     if (opts->allowed_uid_count > 0u) {
       if (opts->allowed_uids == NULL) {
@@ -290,7 +287,8 @@ static hurray_status producer_new(const hurray_ipc_producer_options *opts,
       p->allowed_uids = calloc(opts->allowed_uid_count, sizeof(uint32_t));
       if (p->allowed_uids == NULL) {
         free(p);
-        return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, opts->allowed_uid_count * 4u, 0, 0);
+        return hurray_internal_ipc_fail(err, HURRAY_ERR_OUT_OF_MEMORY, opts->allowed_uid_count * 4u,
+                                        0, 0);
       }
       memcpy(p->allowed_uids, opts->allowed_uids, opts->allowed_uid_count * sizeof(uint32_t));
       p->allowed_uid_count = opts->allowed_uid_count;
@@ -343,8 +341,8 @@ hurray_status hurray_ipc_producer_listen(const char *address,
 }
 
 hurray_status hurray_ipc_producer_from_socket(int fd, const hurray_ipc_producer_options *opts,
-                                              hurray_ipc_producer **out,
-                                              uint64_t *out_consumer_id, hurray_error *err) {
+                                              hurray_ipc_producer **out, uint64_t *out_consumer_id,
+                                              hurray_error *err) {
   if (out == NULL) {
     if (fd >= 0) {
       close(fd);
@@ -395,8 +393,8 @@ static void handle_message(hurray_ipc_producer *p, ipc_conn *c, const uint8_t *b
       emit(p, HURRAY_IPC_EVENT_PROTOCOL_ERROR, c, m.offer_id, m.buffer_index,
            HURRAY_ERR_ALREADY_RELEASED, m.offer_id, 0, m.buffer_index);
     } else {
-      emit(p, HURRAY_IPC_EVENT_REJECTED, c, m.offer_id, m.buffer_index, m.code, m.value,
-           m.expected, m.buffer_index);
+      emit(p, HURRAY_IPC_EVENT_REJECTED, c, m.offer_id, m.buffer_index, m.code, m.value, m.expected,
+           m.buffer_index);
     }
     return;
   }
@@ -430,8 +428,7 @@ static void drain(hurray_ipc_producer *p, ipc_conn *c) {
       return; /* nothing more for now */
     }
     if (st != HURRAY_OK) {
-      emit(p, HURRAY_IPC_EVENT_PROTOCOL_ERROR, c, 0, 0, (uint32_t)st, e.value, e.expected,
-           e.index);
+      emit(p, HURRAY_IPC_EVENT_PROTOCOL_ERROR, c, 0, 0, (uint32_t)st, e.value, e.expected, e.index);
       send_refuse(c->fd, HURRAY_IPC_REFUSE_PROTOCOL_ERROR, (uint64_t)st);
       conn_gone(p, c);
       return;
@@ -524,7 +521,8 @@ hurray_status hurray_ipc_producer_next_consumer(hurray_ipc_producer *producer, i
       clock_gettime(CLOCK_MONOTONIC, &t1);
       long spent = (long)(t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
       if (spent >= timeout_ms) {
-        return hurray_internal_ipc_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u, 0, 0);
+        return hurray_internal_ipc_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u, 0,
+                                        0);
       }
       wait = (int)(timeout_ms - spent);
     }
@@ -536,8 +534,8 @@ hurray_status hurray_ipc_producer_next_consumer(hurray_ipc_producer *producer, i
 }
 
 hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
-                                        const hurray_ipc_buffer_desc *desc,
-                                        hurray_ipc_shared **out, hurray_error *err) {
+                                        const hurray_ipc_buffer_desc *desc, hurray_ipc_shared **out,
+                                        hurray_error *err) {
   if (producer == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
@@ -549,28 +547,30 @@ hurray_status hurray_ipc_producer_share(hurray_ipc_producer *producer,
   }
   if (desc->struct_size < sizeof(hurray_ipc_buffer_desc)) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, desc->struct_size,
-                    sizeof(hurray_ipc_buffer_desc), 1);
+                                    sizeof(hurray_ipc_buffer_desc), 1);
   }
   if (desc->release == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1);
   }
   if (desc->memory_kind != HURRAY_IPC_MEMORY_HOST_MEMFD) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, desc->memory_kind, HURRAY_IPC_MEMORY_HOST_MEMFD,
-                    0);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, desc->memory_kind,
+                                    HURRAY_IPC_MEMORY_HOST_MEMFD, 0);
   }
   hurray_status st = hurray_buffer_handle_validate(&desc->handle, err);
   if (st != HURRAY_OK) {
     return st;
   }
   if (desc->handle.device_tag != HURRAY_DEVICE_CPU) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, desc->handle.device_tag, HURRAY_DEVICE_CPU, 0);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_UNSUPPORTED, desc->handle.device_tag,
+                                    HURRAY_DEVICE_CPU, 0);
   }
   struct stat sb;
   if (fstat(desc->fd, &sb) != 0) {
     return hurray_internal_ipc_fail_errno(err, errno, "fstat");
   }
   if (!S_ISREG(sb.st_mode)) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(sb.st_mode & S_IFMT), S_IFREG, 0);
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT,
+                                    (uint64_t)(sb.st_mode & S_IFMT), S_IFREG, 0);
   }
   int seals = fcntl(desc->fd, F_GET_SEALS);
   uint32_t need = hurray_ipc_required_seals();
@@ -611,9 +611,9 @@ _Static_assert(HURRAY_IPC_EVENT_HANDLE == HURRAY_PLUGIN_IPC_EVENT_HANDLE,
 
 /* IPC-OFF-3, IPC-OFF-4: a device buffer, with its event or without
  * (event NULL), exported here once; nothing kept on failure. */
-static hurray_status share_device(hurray_ipc_producer *producer,
-                                  const hurray_plugin_buffer *buffer, hurray_plugin_event *event,
-                                  void *data, hurray_buffer_release_fn release, void *release_ctx,
+static hurray_status share_device(hurray_ipc_producer *producer, const hurray_plugin_buffer *buffer,
+                                  hurray_plugin_event *event, void *data,
+                                  hurray_buffer_release_fn release, void *release_ctx,
                                   hurray_ipc_shared **out, hurray_error *err) {
   const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(buffer);
   if (handle == NULL) {
@@ -629,8 +629,7 @@ static hurray_status share_device(hurray_ipc_producer *producer,
     const hurray_plugin *event_plugin = hurray_plugin_event_plugin(event);
     return hurray_internal_ipc_fail(
         err, HURRAY_ERR_DEVICE_TAG_MISMATCH,
-        event_plugin == NULL ? 0u : hurray_plugin_device_tag(event_plugin), handle->device_tag,
-        2);
+        event_plugin == NULL ? 0u : hurray_plugin_device_tag(event_plugin), handle->device_tag, 2);
   }
   struct hurray_ipc_shared *s = calloc(1, sizeof *s);
   if (s == NULL) {
@@ -675,9 +674,8 @@ static hurray_status share_device(hurray_ipc_producer *producer,
 
 hurray_status hurray_ipc_producer_share_device(hurray_ipc_producer *producer,
                                                const hurray_plugin_buffer *buffer, void *data,
-                                               hurray_buffer_release_fn release,
-                                               void *release_ctx, hurray_ipc_shared **out,
-                                               hurray_error *err) {
+                                               hurray_buffer_release_fn release, void *release_ctx,
+                                               hurray_ipc_shared **out, hurray_error *err) {
   if (producer == NULL) {
     return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
   }
@@ -764,9 +762,8 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
     }
     handles[i] = buffers[i]->handle;
     /* BP-XPORT-3 for IPC with the device's capabilities (IPC-OFF-1). */
-    hurray_status st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC,
-                                                        handles[i].sync_mode, ipc_capabilities,
-                                                        err);
+    hurray_status st = hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, handles[i].sync_mode,
+                                                        ipc_capabilities, err);
     if (st != HURRAY_OK) {
       if (err != NULL) {
         err->index = i;
@@ -810,19 +807,17 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
       continue;
     }
     uint8_t dmsg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_DEVICE_BODY_SIZE];
-    size_t dlen = hurray_ipc_encode_device(dmsg, sizeof dmsg, id, (uint32_t)i, b->device.kind,
-                                           b->device.segment_size, b->device.device_uuid,
-                                           b->device.driver_uuid, b->device.handle,
-                                           b->device.kind == HURRAY_IPC_DEVICE_HANDLE
-                                               ? b->device.handle_size
-                                               : 0u);
+    size_t dlen = hurray_ipc_encode_device(
+        dmsg, sizeof dmsg, id, (uint32_t)i, b->device.kind, b->device.segment_size,
+        b->device.device_uuid, b->device.driver_uuid, b->device.handle,
+        b->device.kind == HURRAY_IPC_DEVICE_HANDLE ? b->device.handle_size : 0u);
     if (dlen == 0u) {
       st = hurray_internal_ipc_fail(err, HURRAY_ERR_PLUGIN_INVALID, b->device.handle_size,
                                     HURRAY_IPC_DEVICE_HANDLE_SIZE, i);
       break;
     }
     st = hurray_internal_ipc_send_now(c->fd, dmsg, dlen, b->fd >= 0 ? &b->fd : NULL,
-                                  b->fd >= 0 ? 1u : 0u, err);
+                                      b->fd >= 0 ? 1u : 0u, err);
     sent += st == HURRAY_OK;
     if (st != HURRAY_OK || b->event == NULL) {
       continue;
@@ -830,10 +825,9 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
     /* IPC-OFF-4: the event after its memory. The export's handle_size was
      * checked by the host (1..64, PL-IPC-8), so the encoder takes it. */
     uint8_t emsg[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_EVENT_BODY_SIZE];
-    size_t elen = hurray_ipc_encode_event(emsg, sizeof emsg, id, (uint32_t)i,
-                                          b->event_export.kind, b->event_export.device_uuid,
-                                          b->event_export.driver_uuid, b->event_export.handle,
-                                          b->event_export.handle_size);
+    size_t elen = hurray_ipc_encode_event(emsg, sizeof emsg, id, (uint32_t)i, b->event_export.kind,
+                                          b->event_export.device_uuid, b->event_export.driver_uuid,
+                                          b->event_export.handle, b->event_export.handle_size);
     st = hurray_internal_ipc_send_now(c->fd, emsg, elen, NULL, 0, err);
   }
   if (st == HURRAY_OK) {
@@ -858,8 +852,7 @@ hurray_status hurray_ipc_producer_offer(hurray_ipc_producer *producer, uint64_t 
       return hurray_support_fail(err, HURRAY_ERR_TIMEOUT, 0, 0, 1,
                                  "consumer %llu (pid %d) is not reading: its socket takes no "
                                  "more messages now; offer %llu not sent",
-                                 (unsigned long long)c->id, (int)c->pid,
-                                 (unsigned long long)id);
+                                 (unsigned long long)c->id, (int)c->pid, (unsigned long long)id);
     }
     if (st == HURRAY_ERR_IPC_PEER_GONE) {
       if (err != NULL) {

@@ -109,8 +109,7 @@ void *hurray_internal_landing_take(hurray_internal_landing_pool *pool, uint64_t 
   return memory;
 }
 
-void hurray_internal_landing_give(hurray_internal_landing_pool *pool, void *memory,
-                                  uint64_t size) {
+void hurray_internal_landing_give(hurray_internal_landing_pool *pool, void *memory, uint64_t size) {
   if (memory == NULL) {
     return;
   }

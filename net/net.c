@@ -74,9 +74,8 @@ static hurray_status worker_create(hurray_net_context *ctx, ucp_worker_h *out, h
   return s == UCS_OK ? HURRAY_OK : hurray_internal_net_fail_ucs(err, s, "ucp_worker_create");
 }
 
-static hurray_status parse_address(const char *address, uint16_t port,
-                                   struct sockaddr_storage *ss, socklen_t *len,
-                                   hurray_error *err) {
+static hurray_status parse_address(const char *address, uint16_t port, struct sockaddr_storage *ss,
+                                   socklen_t *len, hurray_error *err) {
   memset(ss, 0, sizeof *ss);
   struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
   struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -99,7 +98,6 @@ static hurray_status parse_address(const char *address, uint16_t port,
 /* ------------------------------------------------------------------------ */
 /* Connections                                                              */
 /* ------------------------------------------------------------------------ */
-
 
 static void ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status) {
   (void)ep;
@@ -406,15 +404,14 @@ uint16_t hurray_net_listener_port(const hurray_net_listener *listener) {
 hurray_status hurray_net_accept(hurray_net_listener *l, const hurray_net_options *opts,
                                 int timeout_ms, hurray_net_connection **out, hurray_error *err) {
   if (l == NULL || out == NULL) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, l == NULL ? 0u : 3u,
-                                    NULL);
+    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, l == NULL ? 0u : 3u, NULL);
   }
   int64_t deadline = hurray_internal_net_deadline(timeout_ms);
   unsigned idle = 0;
   while (l->pending_count == 0u) {
     if (hurray_internal_net_expired(deadline)) {
-      return hurray_internal_net_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u,
-                                      0, 0, "no connection request");
+      return hurray_internal_net_fail(err, HURRAY_ERR_TIMEOUT, (uint64_t)timeout_ms * 1000000u, 0,
+                                      0, "no connection request");
     }
     hurray_internal_net_progress(l->worker, &idle);
   }
@@ -490,14 +487,12 @@ hurray_status hurray_internal_net_check_handles(const hurray_buffer_handle *h, s
   for (size_t i = 0; receiving && i < n; i++) {
     if (h[i].device_tag != HURRAY_DEVICE_CPU &&
         hurray_internal_net_placing_plugin(plugins, h[i].device_tag) == NULL) {
-      return hurray_internal_net_fail(err, HURRAY_ERR_DEVICE_UNAVAILABLE, h[i].device_tag,
-                                      HURRAY_DEVICE_CPU, i,
-                                      "handle %zu: device %s (tag 0x%02x) is not available "
-                                      "here (%s); the buffer is not placed elsewhere",
-                                      i, hurray_device_tag_name(h[i].device_tag),
-                                      (unsigned)h[i].device_tag,
-                                      plugins == NULL ? "no plugin registry given"
-                                                      : "no plugin with a device serves it");
+      return hurray_internal_net_fail(
+          err, HURRAY_ERR_DEVICE_UNAVAILABLE, h[i].device_tag, HURRAY_DEVICE_CPU, i,
+          "handle %zu: device %s (tag 0x%02x) is not available "
+          "here (%s); the buffer is not placed elsewhere",
+          i, hurray_device_tag_name(h[i].device_tag), (unsigned)h[i].device_tag,
+          plugins == NULL ? "no plugin registry given" : "no plugin with a device serves it");
     }
   }
   return HURRAY_OK;

@@ -27,8 +27,7 @@ void *hurray_internal_landing_take(hurray_internal_landing_pool *pool, uint64_t 
 /* Keeps memory taken from the pool (its size as taken) or frees it: freed
  * after the close and when it alone exceeds the budget; the oldest kept
  * buffers are freed to make room. NULL is nothing. */
-void hurray_internal_landing_give(hurray_internal_landing_pool *pool, void *memory,
-                                  uint64_t size);
+void hurray_internal_landing_give(hurray_internal_landing_pool *pool, void *memory, uint64_t size);
 /* One more reference, for a buffer handed out. */
 void hurray_internal_landing_hold(hurray_internal_landing_pool *pool);
 /* A handed-out buffer's release: gives its memory, then drops its reference. */

@@ -61,13 +61,12 @@ static hurray_status element_bytes(hurray_dl_data_type dtype, size_t index, cons
   return HURRAY_OK;
 }
 
-static hurray_status check_ndim(int32_t ndim, const int64_t *shape, size_t index,
-                                const char *what, hurray_error *err) {
+static hurray_status check_ndim(int32_t ndim, const int64_t *shape, size_t index, const char *what,
+                                hurray_error *err) {
   if (ndim < 0 || ndim > HURRAY_DLPACK_MAX_NDIM) {
     return fail_detail(err, HURRAY_ERR_INVALID_ARGUMENT, as_u64(ndim),
                        (uint64_t)HURRAY_DLPACK_MAX_NDIM, index,
-                       "%s ndim is %" PRId32 ", must be 0..%d", what, ndim,
-                       HURRAY_DLPACK_MAX_NDIM);
+                       "%s ndim is %" PRId32 ", must be 0..%d", what, ndim, HURRAY_DLPACK_MAX_NDIM);
   }
   if (ndim > 0 && shape == NULL) {
     return fail_detail(err, HURRAY_ERR_INVALID_ARGUMENT, 0, 0, index,
@@ -98,8 +97,7 @@ static hurray_status element_count(int32_t ndim, const int64_t *shape, size_t in
     const uint64_t extent = (uint64_t)shape[i];
     if (count > UINT64_MAX / extent) {
       return fail_detail(err, HURRAY_ERR_INVALID_ARGUMENT, extent, 0, index,
-                         "%s shape[%" PRId32 "] = %" PRId64
-                         ": the element count overflows 64 bits",
+                         "%s shape[%" PRId32 "] = %" PRId64 ": the element count overflows 64 bits",
                          what, i, shape[i]);
     }
     count *= extent;
@@ -303,8 +301,8 @@ static hurray_status build_export(const handoff_owned_buffer *owned,
     hurray_device_tag_display(owned->handle.device_tag, tag, sizeof tag);
     hurray_memory_class_display(owned->handle.memory_class, memory_class, sizeof memory_class);
     return fail_detail(err, status, owned->handle.memory_class, owned->handle.device_tag, 0,
-                       "dlpack export: DLPack has no device type for %s memory on %s",
-                       memory_class, tag);
+                       "dlpack export: DLPack has no device type for %s memory on %s", memory_class,
+                       tag);
   }
   resolved_layout resolved;
   status = resolve_layout(layout, owned->handle.byte_size, layout_index, &resolved, err);
@@ -492,13 +490,10 @@ hurray_status hurray_dlpack_export_buffer(const hurray_buffer_handle *handle, vo
   return status;
 }
 
-hurray_status hurray_dlpack_export_buffer_versioned(const hurray_buffer_handle *handle,
-                                                    void *data, hurray_buffer_release_fn release,
-                                                    void *release_ctx,
-                                                    const hurray_dlpack_layout *layout,
-                                                    uint64_t flags,
-                                                    hurray_dl_managed_tensor_versioned **out,
-                                                    hurray_error *err) {
+hurray_status hurray_dlpack_export_buffer_versioned(
+    const hurray_buffer_handle *handle, void *data, hurray_buffer_release_fn release,
+    void *release_ctx, const hurray_dlpack_layout *layout, uint64_t flags,
+    hurray_dl_managed_tensor_versioned **out, hurray_error *err) {
   handoff_owned_buffer owned;
   hurray_status status = check_owned_buffer(handle, data, release, release_ctx, &owned, err);
   if (status != HURRAY_OK) {
@@ -557,12 +552,12 @@ static hurray_status handle_of_tensor(const hurray_dl_tensor *t, hurray_buffer_h
   hurray_status status = hurray_dlpack_device_type_to_pair(device_type, &tag, &memory_class, err);
   if (status != HURRAY_OK) {
     return fail_detail(err, status, as_u64(device_type), 0, 0,
-                       "%s DLPack device type %" PRId32 " has no Hurray device", what,
-                       device_type);
+                       "%s DLPack device type %" PRId32 " has no Hurray device", what, device_type);
   }
   if (data_is_object_handle(device_type)) {
     return fail_detail(err, HURRAY_ERR_UNSUPPORTED, as_u64(device_type), 0, 0,
-                       "%s DLPack device type %" PRId32 " (%s) carries an object handle, not an "
+                       "%s DLPack device type %" PRId32
+                       " (%s) carries an object handle, not an "
                        "address: its alignment cannot be measured",
                        what, device_type, hurray_device_tag_name(tag));
   }
@@ -582,8 +577,8 @@ static hurray_status handle_of_tensor(const hurray_dl_tensor *t, hurray_buffer_h
   }
   if (count > UINT64_MAX / elem) {
     return fail_detail(err, HURRAY_ERR_INVALID_ARGUMENT, count, 0, 1,
-                       "%s %" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits", what,
-                       count, elem);
+                       "%s %" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits", what, count,
+                       elem);
   }
   const uint64_t byte_size = count * elem;
   if (t->strides != NULL && count != 0u) {
@@ -592,7 +587,8 @@ static hurray_status handle_of_tensor(const hurray_dl_tensor *t, hurray_buffer_h
       const uint64_t extent = (uint64_t)t->shape[i];
       if (extent > 1u && (t->strides[i] < 0 || (uint64_t)t->strides[i] != compact)) {
         return fail_detail(err, HURRAY_ERR_INVALID_ARGUMENT, as_u64(t->strides[i]), compact, 1,
-                           "%s strides[%" PRId32 "] is %" PRId64 ", a compact row-major tensor "
+                           "%s strides[%" PRId32 "] is %" PRId64
+                           ", a compact row-major tensor "
                            "has %" PRIu64 " there: dimension %" PRId32
                            " is not contiguous (copy the tensor first)",
                            what, i, t->strides[i], compact, i);
@@ -619,9 +615,8 @@ static hurray_status handle_of_tensor(const hurray_dl_tensor *t, hurray_buffer_h
                        "-byte aligned; copy it to 64-byte aligned memory first",
                        what, first, alignment);
   }
-  status = hurray_buffer_handle_with_memory_class(byte_size, alignment, tag,
-                                                  HURRAY_SYNC_PRODUCER_SYNCED, memory_class,
-                                                  out_handle, err);
+  status = hurray_buffer_handle_with_memory_class(
+      byte_size, alignment, tag, HURRAY_SYNC_PRODUCER_SYNCED, memory_class, out_handle, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -638,7 +633,8 @@ static hurray_status offer_tensor(hurray_handoff *handoff, const hurray_dl_tenso
   if (status != HURRAY_OK) {
     return status;
   }
-  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, release, tensor, hurray_sync_payload_none());
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(data, release, tensor, hurray_sync_payload_none());
   /* The last step and the only one that takes the tensor (BP-DLPACK-13). */
   status = hurray_handoff_offer(handoff, &handle, &offer, err);
   if (status != HURRAY_OK) {

@@ -34,16 +34,14 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
   uint8_t v8 = (uint8_t)e->value;
   uint8_t x8 = (uint8_t)e->expected;
   switch (e->status) {
-    case HURRAY_OK:
-      return snprintf(buf, cap, "ok");
+    case HURRAY_OK: return snprintf(buf, cap, "ok");
     case HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO:
-      return snprintf(buf, cap, "handle %zu: alignment %" PRIu64 " is not a power of two",
-                      e->index, e->value);
+      return snprintf(buf, cap, "handle %zu: alignment %" PRIu64 " is not a power of two", e->index,
+                      e->value);
     case HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM:
       return snprintf(buf, cap,
                       "handle %zu: alignment %" PRIu64 " (%" PRIu64
-                      "-byte aligned) is below the %" PRIu64
-                      "-byte minimum for a non-empty buffer",
+                      "-byte aligned) is below the %" PRIu64 "-byte minimum for a non-empty buffer",
                       e->index, e->value, e->value, e->expected);
     case HURRAY_ERR_INVALID_SYNC_MODE:
       if (e->value <= HURRAY_SYNC_CONSUMER_STREAM) {
@@ -52,9 +50,8 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
                         "must be producer_synced (0x%02X)",
                         e->index, v8, hurray_sync_mode_name(v8), x8);
       }
-      return snprintf(buf, cap,
-                      "handle %zu: sync_mode 0x%02X is not defined (valid: 0x00..0x02)", e->index,
-                      v8);
+      return snprintf(buf, cap, "handle %zu: sync_mode 0x%02X is not defined (valid: 0x00..0x02)",
+                      e->index, v8);
     case HURRAY_ERR_RESERVED_DEVICE_TAG:
       return snprintf(buf, cap,
                       "handle %zu: device_tag 0x%02X is reserved for future versions "
@@ -67,8 +64,8 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is reserved (0x04..0xEF)",
                       e->index, v8);
     case HURRAY_ERR_INVALID_MEMORY_CLASS:
-      return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is permanently invalid",
-                      e->index, v8);
+      return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is permanently invalid", e->index,
+                      v8);
     case HURRAY_ERR_INVALID_PAIR:
       hurray_memory_class_display(v8, a, sizeof a);
       hurray_device_tag_display(x8, b, sizeof b);
@@ -117,13 +114,11 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
                       hurray_sync_mode_name(v8), transport_name(e->expected));
     case HURRAY_ERR_UNSUPPORTED:
       if ((int64_t)e->value < 0) { /* a negative DLDeviceType (BP-DLPACK-2) */
-        return snprintf(buf, cap, "unsupported: no mapping for value %" PRId64,
-                        (int64_t)e->value);
+        return snprintf(buf, cap, "unsupported: no mapping for value %" PRId64, (int64_t)e->value);
       }
       return snprintf(buf, cap, "unsupported: no mapping for value %" PRIu64 " (with %" PRIu64 ")",
                       e->value, e->expected);
-    case HURRAY_ERR_NULL_ARGUMENT:
-      return snprintf(buf, cap, "argument %zu is NULL", e->index);
+    case HURRAY_ERR_NULL_ARGUMENT: return snprintf(buf, cap, "argument %zu is NULL", e->index);
     case HURRAY_ERR_SYNC_MODE_MISMATCH: /* specs/handoff.md HO-PAY-5 */
       if (e->expected == HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG ||
           e->expected == HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG) {
@@ -153,31 +148,26 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
                       op_name(e->value), state_name(e->expected));
     case HURRAY_ERR_USE_AFTER_DESTROY:
       if (e->value < HURRAY_HANDOFF_OP_COUNT) {
-        return snprintf(buf, cap, "handoff operation %s on a destroyed handoff",
-                        op_name(e->value));
+        return snprintf(buf, cap, "handoff operation %s on a destroyed handoff", op_name(e->value));
       }
       return snprintf(buf, cap, "object used after it was destroyed");
-    case HURRAY_ERR_PLUGIN_LOAD_FAILED:
-      return snprintf(buf, cap, "plugin could not be loaded");
+    case HURRAY_ERR_PLUGIN_LOAD_FAILED: return snprintf(buf, cap, "plugin could not be loaded");
     case HURRAY_ERR_PLUGIN_ABI_MISMATCH:
       return snprintf(buf, cap, "plugin ABI version 0x%08" PRIX64 ", host speaks 0x%08" PRIX64,
                       e->value, e->expected);
-    case HURRAY_ERR_PLUGIN_INVALID:
-      return snprintf(buf, cap, "plugin table is invalid");
+    case HURRAY_ERR_PLUGIN_INVALID: return snprintf(buf, cap, "plugin table is invalid");
     case HURRAY_ERR_PLUGIN_UNSAFE_PATH:
       return snprintf(buf, cap, "plugin path is not safe to load");
     case HURRAY_ERR_PLUGIN_DUPLICATE_TAG:
       return snprintf(buf, cap, "device_tag 0x%02X is already served by another plugin", v8);
-    case HURRAY_ERR_DEVICE_UNAVAILABLE:
-      return snprintf(buf, cap, "device unavailable");
+    case HURRAY_ERR_DEVICE_UNAVAILABLE: return snprintf(buf, cap, "device unavailable");
     case HURRAY_ERR_OUT_OF_MEMORY:
       return snprintf(buf, cap, "out of memory allocating %" PRIu64 " bytes", e->value);
     case HURRAY_ERR_DEVICE_ERROR:
       return snprintf(buf, cap, "device call failed with error %" PRId64, (int64_t)e->value);
     case HURRAY_ERR_INVALID_ARGUMENT:
       return snprintf(buf, cap, "argument %zu has invalid value %" PRIu64, e->index, e->value);
-    case HURRAY_ERR_TIMEOUT:
-      return snprintf(buf, cap, "timed out after %" PRIu64 " ns", e->value);
+    case HURRAY_ERR_TIMEOUT: return snprintf(buf, cap, "timed out after %" PRIu64 " ns", e->value);
     case HURRAY_ERR_REFUSED: /* RX-ST-1, -2 */
       return snprintf(buf, cap, "refused by the peer, reason %" PRIu64 " (uid %" PRIu64 ")",
                       e->value, e->expected);
@@ -188,8 +178,7 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
        * and expected 0 (IPC-FLT-2). */
       if (e->expected != 0u) {
         return snprintf(buf, cap,
-                        "the peer is gone mid-transfer: %" PRIu64 " of %" PRIu64
-                        " buffers arrived",
+                        "the peer is gone mid-transfer: %" PRIu64 " of %" PRIu64 " buffers arrived",
                         e->value, e->expected);
       }
       if (e->value == 0u) {

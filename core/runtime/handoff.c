@@ -196,8 +196,8 @@ static hurray_status check_payload(const hurray_buffer_handle *handle,
 static hurray_status check_offer_sizes(const hurray_buffer_offer *offer, size_t index,
                                        hurray_error *err) {
   if (offer->struct_size < HURRAY_BUFFER_OFFER_MIN_SIZE) {
-    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->struct_size,
-                HURRAY_BUFFER_OFFER_MIN_SIZE, index,
+    return fail(err, HURRAY_ERR_INVALID_ARGUMENT, offer->struct_size, HURRAY_BUFFER_OFFER_MIN_SIZE,
+                index,
                 "offer->struct_size is below HURRAY_BUFFER_OFFER_MIN_SIZE: build the offer "
                 "with hurray_buffer_offer_make()");
   }
@@ -386,10 +386,10 @@ static inline hurray_status apply_from(handoff_impl *impl, uint32_t word, hurray
     if (step.status != HURRAY_OK) {
       return step_error(err, step, op, state);
     }
-    const handoff_callback callback = step.effect == HURRAY_HANDOFF_EFFECT_NONE
-                                          ? (handoff_callback){HURRAY_HANDOFF_EFFECT_NONE, NULL,
-                                                               NULL, NULL}
-                                          : callback_for(impl, step.effect);
+    const handoff_callback callback =
+        step.effect == HURRAY_HANDOFF_EFFECT_NONE
+            ? (handoff_callback){HURRAY_HANDOFF_EFFECT_NONE, NULL, NULL, NULL}
+            : callback_for(impl, step.effect);
     if ((uint32_t)step.next == state) {
       *fire = callback;
       return HURRAY_OK;
@@ -413,8 +413,8 @@ static inline hurray_status apply_from(handoff_impl *impl, uint32_t word, hurray
 }
 
 /* apply_from the word the object holds now. */
-static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op,
-                                  handoff_callback *fire, hurray_error *err) {
+static inline hurray_status apply(handoff_impl *impl, hurray_handoff_op op, handoff_callback *fire,
+                                  hurray_error *err) {
   return apply_from(impl, load_word(impl), op, fire, err);
 }
 
@@ -604,10 +604,10 @@ hurray_status hurray_handoff_accept(hurray_handoff *handoff, hurray_transport tr
    * of its threads may release, destroy and reuse the storage (HO-THR-5). */
   void *const data = impl->offer.data;
   void *const event = handle.sync_mode == HURRAY_SYNC_EVENT ? impl->offer.sync.event : NULL;
-  void *const stream =
-      handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream : NULL;
-  const hurray_event_kind event_kind =
-      event != NULL ? impl->offer.sync.event_kind : HURRAY_EVENT_KIND_NONE;
+  void *const stream = handle.sync_mode == HURRAY_SYNC_CONSUMER_STREAM ? impl->offer.sync.stream
+                                                                       : NULL;
+  const hurray_event_kind event_kind = event != NULL ? impl->offer.sync.event_kind
+                                                     : HURRAY_EVENT_KIND_NONE;
   /* From the word loaded above: if another thread stepped since, the
    * compare-and-swap fails and the step is judged again from its state. */
   handoff_callback none;
@@ -663,8 +663,8 @@ hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *s
    * that wrote the stream was published before this load (HO-THR-4). */
   const bool other_stream = sync_class_of_word(word) == HURRAY_SYNC_CONSUMER_STREAM &&
                             stream != impl->offer.sync.stream;
-  const hurray_handoff_op op =
-      other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM : HURRAY_HANDOFF_OP_ACCESS;
+  const hurray_handoff_op op = other_stream ? HURRAY_HANDOFF_OP_ACCESS_OTHER_STREAM
+                                            : HURRAY_HANDOFF_OP_ACCESS;
   const hurray_handoff_step step = step_of(state, op);
   if (step.status != HURRAY_OK) {
     return step_error(err, step, op, state);

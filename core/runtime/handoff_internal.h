@@ -22,8 +22,8 @@ typedef struct handoff_owned_buffer {
 /* Checks that the handoff could be transferred now (the table's answer for
  * HURRAY_HANDOFF_OP_TRANSFER in its current state) and fills *out; changes
  * nothing. */
-hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff, handoff_owned_buffer *out,
-                                    hurray_error *err);
+hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff,
+                                                    handoff_owned_buffer *out, hurray_error *err);
 
 /* Takes the transfer step (one atomic step, like a release). Fails, changing
  * nothing, when another thread released or transferred it first. */

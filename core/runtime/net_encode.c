@@ -39,8 +39,8 @@ size_t hurray_net_encode_header(uint8_t *out, size_t cap, uint32_t type, uint32_
   return HURRAY_NET_HEADER_SIZE;
 }
 
-size_t hurray_net_encode_tensor(uint8_t *out, size_t cap, uint64_t tensor_id,
-                                const uint8_t *table, size_t table_len) {
+size_t hurray_net_encode_tensor(uint8_t *out, size_t cap, uint64_t tensor_id, const uint8_t *table,
+                                size_t table_len) {
   if (table == NULL || table_len > HURRAY_NET_MAX_MESSAGE_SIZE) {
     return 0;
   }

@@ -67,10 +67,10 @@ hurray_status hurray_plugin_buffer_write(hurray_plugin_buffer *buffer, uint64_t 
   hurray_plugin *plugin = body->plugin;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
-  return hurray_plugin_call_result(plugin->table.name, "copy_to_device",
-                                   plugin->table.copy_to_device(plugin->state, &body->allocation,
-                                                                offset, src, bytes, &call_err),
-                                   &call_err, err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "copy_to_device",
+      plugin->table.copy_to_device(plugin->state, &body->allocation, offset, src, bytes, &call_err),
+      &call_err, err);
 }
 
 hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint64_t offset,
@@ -88,10 +88,8 @@ hurray_status hurray_plugin_buffer_read(const hurray_plugin_buffer *buffer, uint
   hurray_plugin *plugin = body->plugin;
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
-  return hurray_plugin_call_result(plugin->table.name, "copy_to_host",
-                                   plugin->table.copy_to_host(plugin->state, dst,
-                                                              &body->allocation, offset, bytes,
-                                                              &call_err),
-                                   &call_err, err);
+  return hurray_plugin_call_result(
+      plugin->table.name, "copy_to_host",
+      plugin->table.copy_to_host(plugin->state, dst, &body->allocation, offset, bytes, &call_err),
+      &call_err, err);
 }
-

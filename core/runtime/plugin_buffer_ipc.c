@@ -36,14 +36,13 @@ static hurray_status check_export(const hurray_plugin *plugin, const hurray_plug
     if (memory->kind == HURRAY_PLUGIN_IPC_MEMORY_FD && memory->fd >= 0) {
       close(memory->fd);
     }
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, memory->kind, 0, 0,
-                              "%s: export_memory wrote kind %u, fd %d, handle_size %u, segment "
-                              "of %llu bytes at offset %llu for a %llu-byte buffer",
-                              name, (unsigned)memory->kind, (int)memory->fd,
-                              (unsigned)memory->handle_size,
-                              (unsigned long long)memory->segment_size,
-                              (unsigned long long)memory->offset,
-                              (unsigned long long)body->handle.byte_size);
+    return hurray_plugin_fail(
+        err, HURRAY_ERR_PLUGIN_INVALID, memory->kind, 0, 0,
+        "%s: export_memory wrote kind %u, fd %d, handle_size %u, segment "
+        "of %llu bytes at offset %llu for a %llu-byte buffer",
+        name, (unsigned)memory->kind, (int)memory->fd, (unsigned)memory->handle_size,
+        (unsigned long long)memory->segment_size, (unsigned long long)memory->offset,
+        (unsigned long long)body->handle.byte_size);
   }
   /* What the host knows better than the plugin: the handle's own fields. */
   memory->struct_size = sizeof *memory;
@@ -82,8 +81,7 @@ hurray_status hurray_plugin_buffer_export(const hurray_plugin_buffer *buffer,
    * on any cuMemAlloc), so the host decides, not the plugin. An import is
    * not re-exported either. */
   if ((body->flags & HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) == 0u) {
-    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, body->flags, plugin->table.device_tag,
-                              0,
+    return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, body->flags, plugin->table.device_tag, 0,
                               "%s buffer was not allocated exportable: allocate it with "
                               "HURRAY_PLUGIN_ALLOCATE_EXPORTABLE (PL-IPC-1)",
                               plugin->table.name);
@@ -122,12 +120,11 @@ static hurray_status check_import(const hurray_plugin *plugin, const hurray_plug
                               (unsigned)in->struct_size, sizeof *in);
   }
   if (in->device_tag != plugin->table.device_tag) {
-    return hurray_plugin_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, in->device_tag,
-                              plugin->table.device_tag, 2,
-                              "hurray_plugin_import: memory of device tag 0x%02X offered to %s "
-                              "(tag 0x%02X)",
-                              (unsigned)in->device_tag, plugin->table.name,
-                              (unsigned)plugin->table.device_tag);
+    return hurray_plugin_fail(
+        err, HURRAY_ERR_DEVICE_TAG_MISMATCH, in->device_tag, plugin->table.device_tag, 2,
+        "hurray_plugin_import: memory of device tag 0x%02X offered to %s "
+        "(tag 0x%02X)",
+        (unsigned)in->device_tag, plugin->table.name, (unsigned)plugin->table.device_tag);
   }
   if (!ipc_kind_known(in->kind) || in->reserved[0] != 0u || in->reserved[1] != 0u) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind, 0, 2,

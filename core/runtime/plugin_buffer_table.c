@@ -212,8 +212,8 @@ static hurray_plugin_buffer *slot_take(hurray_plugin_buffer **token) {
     }
   }
   buffer_slot *slot = slot_at(cache->index[--cache->count]);
-  uint32_t cycle = slot_cycle(
-      atomic_load_explicit(&slot->generation, memory_order_relaxed) + (1u << SLOT_CYCLE_SHIFT));
+  uint32_t cycle = slot_cycle(atomic_load_explicit(&slot->generation, memory_order_relaxed) +
+                              (1u << SLOT_CYCLE_SHIFT));
   *token = (hurray_plugin_buffer *)(((uintptr_t)cycle << TOKEN_INDEX_BITS) |
                                     ((uintptr_t)slot->index + 1u));
   return &slot->body;
@@ -227,8 +227,8 @@ static hurray_plugin_buffer *slot_take(hurray_plugin_buffer **token) {
 hurray_plugin_buffer *hurray_buffer_record_take(hurray_plugin_buffer **token, hurray_error *err) {
   hurray_plugin_buffer *buffer = slot_take(token);
   if (buffer == NULL) {
-    (void)hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY,
-                             SLOT_CHUNK_SIZE * sizeof(buffer_slot), 0, 0, "buffer record table");
+    (void)hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, SLOT_CHUNK_SIZE * sizeof(buffer_slot),
+                             0, 0, "buffer record table");
     return NULL;
   }
   memset(&buffer->allocation, 0, sizeof buffer->allocation);
@@ -283,8 +283,8 @@ const hurray_plugin_buffer *hurray_buffer_record_live(const hurray_plugin_buffer
 static hurray_status slot_misuse(const hurray_plugin_buffer *buffer, const buffer_slot *slot,
                                  const char *who, hurray_error *err) {
   if (slot == NULL || atomic_load_explicit(&slot->generation, memory_order_relaxed) == 0u) {
-    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(uintptr_t)buffer, 0,
-                              0, "%s: buffer %p was not made by hurray_plugin_allocate (PL-LIFE-3)",
+    return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(uintptr_t)buffer, 0, 0,
+                              "%s: buffer %p was not made by hurray_plugin_allocate (PL-LIFE-3)",
                               who, (const void *)buffer);
   }
   return hurray_plugin_fail(err, HURRAY_ERR_USE_AFTER_DESTROY, (uint64_t)(uintptr_t)buffer, 0, 0,
@@ -293,7 +293,7 @@ static hurray_status slot_misuse(const hurray_plugin_buffer *buffer, const buffe
 }
 
 hurray_status hurray_buffer_record_find(const hurray_plugin_buffer *buffer, const char *who,
-                                       const hurray_plugin_buffer **body, hurray_error *err) {
+                                        const hurray_plugin_buffer **body, hurray_error *err) {
   *body = hurray_buffer_record_live(buffer);
   if (*body == NULL) { /* PL-LIFE-3 */
     return slot_misuse(buffer, slot_of(buffer), who, err);
@@ -306,8 +306,8 @@ hurray_status hurray_buffer_record_find(const hurray_plugin_buffer *buffer, cons
  * was orphaned; every other one gets NULL, *status set to the PL-LIFE-3
  * error, and changes nothing. */
 hurray_plugin_buffer *hurray_buffer_record_retire(const hurray_plugin_buffer *buffer,
-                                                 const char *who, bool *orphan,
-                                                 hurray_status *status, hurray_error *err) {
+                                                  const char *who, bool *orphan,
+                                                  hurray_status *status, hurray_error *err) {
   buffer_slot *slot = slot_of(buffer);
   if (slot == NULL) {
     *status = slot_misuse(buffer, NULL, who, err);
@@ -389,8 +389,7 @@ size_t hurray_plugin_live_buffers(const hurray_plugin *plugin) {
     buffer_slot *slot = slot_at(i);
     uint32_t state = atomic_load_explicit(&slot->generation, memory_order_acquire) &
                      SLOT_STATE_MASK;
-    if (state != SLOT_FREE &&
-        atomic_load_explicit(&slot->owner, memory_order_relaxed) == plugin) {
+    if (state != SLOT_FREE && atomic_load_explicit(&slot->owner, memory_order_relaxed) == plugin) {
       live++;
     }
   }

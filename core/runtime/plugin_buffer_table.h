@@ -28,14 +28,14 @@ const hurray_plugin_buffer *hurray_buffer_record_live(const hurray_plugin_buffer
 /* Like hurray_buffer_record_live, failing with the PL-LIFE-3 error (`who`
  * names the caller) when the token names no live buffer. */
 hurray_status hurray_buffer_record_find(const hurray_plugin_buffer *buffer, const char *who,
-                                       const hurray_plugin_buffer **body, hurray_error *err);
+                                        const hurray_plugin_buffer **body, hurray_error *err);
 
 /* Ends the buffer's life: exactly one caller of all that race with the
  * same token gets the record (now retiring) and learns whether it was
  * orphaned; every other one gets NULL, *status set to the PL-LIFE-3 error. */
 hurray_plugin_buffer *hurray_buffer_record_retire(const hurray_plugin_buffer *buffer,
-                                                 const char *who, bool *orphan,
-                                                 hurray_status *status, hurray_error *err);
+                                                  const char *who, bool *orphan,
+                                                  hurray_status *status, hurray_error *err);
 
 /* The plugin's free of a retired record has returned: the record is free
  * again (an unload waiting on it sees the free complete) and goes back to

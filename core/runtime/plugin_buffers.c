@@ -103,11 +103,11 @@ static hurray_status check_allocation(const hurray_plugin *plugin,
  * class of a request, checked before the plugin sees it. `who` names the
  * caller in the detail. */
 static HOT_PATH hurray_status check_request(const hurray_plugin *plugin, uint32_t device_index,
-                                   uint64_t byte_size, uint32_t alignment,
-                                   hurray_memory_class memory_class, bool import,
-                                   const char *who,
-                                   const hurray_plugin_memory_class_info **out_class,
-                                   hurray_error *err) {
+                                            uint64_t byte_size, uint32_t alignment,
+                                            hurray_memory_class memory_class, bool import,
+                                            const char *who,
+                                            const hurray_plugin_memory_class_info **out_class,
+                                            hurray_error *err) {
   hurray_status status = hurray_plugin_check_device(plugin, device_index, err);
   if (status != HURRAY_OK) {
     return status;
@@ -125,10 +125,9 @@ static HOT_PATH hurray_status check_request(const hurray_plugin *plugin, uint32_
                               "%s: alignment %u requested", who, (unsigned)alignment);
   }
   if (alignment < HURRAY_MIN_BUFFER_ALIGNMENT) {
-    return hurray_plugin_fail(err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, alignment,
-                              HURRAY_MIN_BUFFER_ALIGNMENT, 0,
-                              "%s: alignment %u requested, below 64 (BP-ALIGN-2)", who,
-                              (unsigned)alignment);
+    return hurray_plugin_fail(
+        err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, alignment, HURRAY_MIN_BUFFER_ALIGNMENT, 0,
+        "%s: alignment %u requested, below 64 (BP-ALIGN-2)", who, (unsigned)alignment);
   }
   const hurray_plugin_device_info *device = &plugin->devices[device_index];
   const hurray_plugin_memory_class_info *class_info = find_class(device, memory_class);
@@ -156,9 +155,10 @@ static HOT_PATH hurray_status check_request(const hurray_plugin *plugin, uint32_
  * frees what the plugin made and returns the unpublished record. */
 static HOT_PATH hurray_status keep_or_return(const hurray_plugin *plugin,
                                              hurray_plugin_buffer *buffer, hurray_status status,
-                                    const hurray_plugin_memory_class_info *class_info,
-                                    uint32_t device_index, uint64_t byte_size, uint32_t alignment,
-                                    hurray_memory_class memory_class, hurray_error *err) {
+                                             const hurray_plugin_memory_class_info *class_info,
+                                             uint32_t device_index, uint64_t byte_size,
+                                             uint32_t alignment, hurray_memory_class memory_class,
+                                             hurray_error *err) {
   hurray_plugin_allocation *allocation = &buffer->allocation;
   if (status == HURRAY_OK) {
     allocation->struct_size = sizeof *allocation;
@@ -180,8 +180,8 @@ static HOT_PATH hurray_status keep_or_return(const hurray_plugin *plugin,
  * power of two >= the requested one, itself >= 64, and producer_synced,
  * which suits every device (BP-SYNC-2). */
 static HOT_PATH void publish_buffer(hurray_plugin *plugin, hurray_plugin_buffer *buffer,
-                           uint64_t byte_size, uint32_t alignment,
-                           hurray_memory_class memory_class, uint32_t flags) {
+                                    uint64_t byte_size, uint32_t alignment,
+                                    hurray_memory_class memory_class, uint32_t flags) {
   /* PL-LIFE-1: no count here; an unload finds this buffer in the table. */
   buffer->plugin = plugin;
   buffer->flags = flags;
@@ -206,11 +206,9 @@ static HOT_PATH hurray_status make_buffer(hurray_plugin *plugin, uint32_t device
                                           const hurray_plugin_ipc_memory *memory,
                                           hurray_plugin_buffer **out, hurray_error *err) {
   const hurray_plugin_memory_class_info *class_info = NULL;
-  hurray_status status = check_request(plugin, device_index, byte_size, alignment, memory_class,
-                                       memory != NULL,
-                                       memory == NULL ? "hurray_plugin_allocate"
-                                                      : "hurray_plugin_import",
-                                       &class_info, err);
+  hurray_status status = check_request(
+      plugin, device_index, byte_size, alignment, memory_class, memory != NULL,
+      memory == NULL ? "hurray_plugin_allocate" : "hurray_plugin_import", &class_info, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -228,11 +226,11 @@ static HOT_PATH hurray_status make_buffer(hurray_plugin *plugin, uint32_t device
                                flags, &buffer->allocation, &call_err),
         &call_err, err);
   } else {
-    status = hurray_plugin_call_result(
-        plugin->table.name, "import_memory",
-        plugin->table.import_memory(plugin->state, device_index, memory, &buffer->allocation,
-                                    &call_err),
-        &call_err, err);
+    status =
+        hurray_plugin_call_result(plugin->table.name, "import_memory",
+                                  plugin->table.import_memory(plugin->state, device_index, memory,
+                                                              &buffer->allocation, &call_err),
+                                  &call_err, err);
   }
   /* PL-IPC-3: an importer's mapping must show the declared alignment. */
   status = keep_or_return(plugin, buffer, status, class_info, device_index, byte_size, alignment,
@@ -365,4 +363,3 @@ hurray_plugin *hurray_plugin_buffer_plugin(const hurray_plugin_buffer *buffer) {
   const hurray_plugin_buffer *body = hurray_buffer_record_live(buffer);
   return body == NULL ? NULL : body->plugin;
 }
-

@@ -141,8 +141,7 @@ hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size,
 }
 
 hurray_status hurray_plugin_check_query(const void *subject, const void *out, size_t library_size,
-                                        const char *type_name, const char *who,
-                                        hurray_error *err) {
+                                        const char *type_name, const char *who, hurray_error *err) {
   if (subject == NULL || out == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, subject == NULL ? 0u : 1u,
                               "%s: NULL argument", who);

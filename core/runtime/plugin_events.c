@@ -98,11 +98,11 @@ hurray_status hurray_plugin_event_create_flags(hurray_plugin *plugin, uint32_t d
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   if (exportable) {
-    status = hurray_plugin_call_result(
-        plugin->table.name, "create_event_flags",
-        plugin->table.create_event_flags(plugin->state, device_index, flags, &event->native,
-                                         &call_err),
-        &call_err, err);
+    status = hurray_plugin_call_result(plugin->table.name, "create_event_flags",
+                                       plugin->table.create_event_flags(plugin->state, device_index,
+                                                                        flags, &event->native,
+                                                                        &call_err),
+                                       &call_err, err);
   } else {
     status = hurray_plugin_call_result(
         plugin->table.name, "create_event",
@@ -206,19 +206,14 @@ hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *event) {
  * another type would make the consumer misread the handle. */
 static bool native_type_fits(hurray_device_tag tag, uint32_t type) {
   switch (tag) {
-    case HURRAY_DEVICE_CUDA:
-      return type == HURRAY_NATIVE_EVENT_CU_EVENT;
-    case HURRAY_DEVICE_ROCM:
-      return type == HURRAY_NATIVE_EVENT_HIP_EVENT;
-    case HURRAY_DEVICE_METAL:
-      return type == HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
+    case HURRAY_DEVICE_CUDA: return type == HURRAY_NATIVE_EVENT_CU_EVENT;
+    case HURRAY_DEVICE_ROCM: return type == HURRAY_NATIVE_EVENT_HIP_EVENT;
+    case HURRAY_DEVICE_METAL: return type == HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
     case HURRAY_DEVICE_VULKAN:
       return type == HURRAY_NATIVE_EVENT_VK_TIMELINE_SEMAPHORE ||
              type == HURRAY_NATIVE_EVENT_VK_FENCE;
-    case HURRAY_DEVICE_LEVEL_ZERO:
-      return type == HURRAY_NATIVE_EVENT_ZE_EVENT;
-    case HURRAY_DEVICE_OPENCL:
-      return type == HURRAY_NATIVE_EVENT_CL_EVENT;
+    case HURRAY_DEVICE_LEVEL_ZERO: return type == HURRAY_NATIVE_EVENT_ZE_EVENT;
+    case HURRAY_DEVICE_OPENCL: return type == HURRAY_NATIVE_EVENT_CL_EVENT;
     default:
       return tag >= HURRAY_DEVICE_PRIVATE_FIRST && tag <= HURRAY_DEVICE_PRIVATE_LAST &&
              type >= HURRAY_NATIVE_EVENT_PRIVATE_FIRST;
@@ -311,18 +306,16 @@ hurray_status hurray_plugin_event_export(const hurray_plugin_event *event,
   hurray_plugin_call_prepare(&call_err);
   status = hurray_plugin_call_result(
       plugin->table.name, "export_event",
-      plugin->table.export_event(plugin->state, event->native, &record, &call_err), &call_err,
-      err);
+      plugin->table.export_event(plugin->state, event->native, &record, &call_err), &call_err, err);
   if (status != HURRAY_OK) {
     return status;
   }
   if (record.kind != HURRAY_PLUGIN_IPC_EVENT_HANDLE || record.handle_size == 0u ||
       record.handle_size > HURRAY_PLUGIN_IPC_HANDLE_SIZE) {
-    return hurray_plugin_fail(err, HURRAY_ERR_PLUGIN_INVALID, record.kind,
-                              HURRAY_PLUGIN_IPC_EVENT_HANDLE, 0,
-                              "%s: export_event wrote kind %u with a %u-byte handle (PL-IPC-8)",
-                              plugin->table.name, (unsigned)record.kind,
-                              (unsigned)record.handle_size);
+    return hurray_plugin_fail(
+        err, HURRAY_ERR_PLUGIN_INVALID, record.kind, HURRAY_PLUGIN_IPC_EVENT_HANDLE, 0,
+        "%s: export_event wrote kind %u with a %u-byte handle (PL-IPC-8)", plugin->table.name,
+        (unsigned)record.kind, (unsigned)record.handle_size);
   }
   /* What the host knows better than the plugin. */
   record.struct_size = sizeof record;
@@ -342,12 +335,11 @@ static hurray_status check_event_record(const hurray_plugin *plugin,
                               (unsigned)in->struct_size, sizeof *in);
   }
   if (in->device_tag != plugin->table.device_tag) {
-    return hurray_plugin_fail(err, HURRAY_ERR_DEVICE_TAG_MISMATCH, in->device_tag,
-                              plugin->table.device_tag, 2,
-                              "hurray_plugin_event_import: event of device tag 0x%02X offered to "
-                              "%s (tag 0x%02X)",
-                              (unsigned)in->device_tag, plugin->table.name,
-                              (unsigned)plugin->table.device_tag);
+    return hurray_plugin_fail(
+        err, HURRAY_ERR_DEVICE_TAG_MISMATCH, in->device_tag, plugin->table.device_tag, 2,
+        "hurray_plugin_event_import: event of device tag 0x%02X offered to "
+        "%s (tag 0x%02X)",
+        (unsigned)in->device_tag, plugin->table.name, (unsigned)plugin->table.device_tag);
   }
   if (in->kind != HURRAY_PLUGIN_IPC_EVENT_HANDLE) {
     return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->kind,
@@ -365,8 +357,8 @@ static hurray_status check_event_record(const hurray_plugin *plugin,
   for (size_t i = 0; i < sizeof in->reserved; i++) {
     if (in->reserved[i] != 0u) {
       return hurray_plugin_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->reserved[i], 0, 2,
-                                "hurray_plugin_event_import: reserved byte %zu is 0x%02X, not 0",
-                                i, (unsigned)in->reserved[i]);
+                                "hurray_plugin_event_import: reserved byte %zu is 0x%02X, not 0", i,
+                                (unsigned)in->reserved[i]);
     }
   }
   if (plugin->table.import_event == NULL) {

@@ -82,15 +82,13 @@ hurray_status hurray_plugin_check_out_size(const void *out, size_t library_size,
  * `out` is argument 1): NULL_ARGUMENT ("`who`: NULL argument") when either
  * is NULL, else hurray_plugin_check_out_size (PL-VER-5). */
 hurray_status hurray_plugin_check_query(const void *subject, const void *out, size_t library_size,
-                                        const char *type_name, const char *who,
-                                        hurray_error *err);
+                                        const char *type_name, const char *who, hurray_error *err);
 
 /* Like hurray_plugin_fail, then names `path` in front of the reason,
  * shortening the path (never the reason) to fit (PL-LOAD-6). */
 hurray_status hurray_plugin_fail_at(hurray_error *err, hurray_status status, uint64_t value,
                                     uint64_t expected, size_t index, const char *path,
-                                    const char *format, ...)
-    __attribute__((format(printf, 7, 8)));
+                                    const char *format, ...) __attribute__((format(printf, 7, 8)));
 
 /* Puts `path` in front of err->detail unless the detail already names it,
  * shortening the path, never the reason (PL-LOAD-6). */

@@ -98,7 +98,8 @@ static hurray_status check_path(const char *path, char resolved[PATH_MAX], hurra
     }
     if (!trusted_owner(&st)) {
       return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_UNSAFE_PATH, st.st_uid, geteuid(), 0,
-                                   resolved, "directory %s is owned by uid %u, neither root nor "
+                                   resolved,
+                                   "directory %s is owned by uid %u, neither root nor "
                                    "this user",
                                    dir, (unsigned)st.st_uid);
     }
@@ -180,8 +181,8 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
   hurray_status status = hurray_plugin_call_result(
-      NULL, "count_devices", plugin->table.count_devices(plugin->state, &count, &call_err), &call_err,
-      err);
+      NULL, "count_devices", plugin->table.count_devices(plugin->state, &count, &call_err),
+      &call_err, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -236,15 +237,14 @@ static hurray_status read_devices(hurray_plugin *plugin, hurray_error *err) {
  * tag (PL-REG-1), init and the devices (PL-DEV), then the registry. On
  * failure the caller closes what `plugin` holds (PL-LOAD-6). */
 static hurray_status adopt_entry(hurray_plugin_registry *registry, hurray_plugin *plugin,
-                                 hurray_plugin_entry_fn entry, uint32_t flags,
-                                 hurray_plugin **out, hurray_error *err) {
+                                 hurray_plugin_entry_fn entry, uint32_t flags, hurray_plugin **out,
+                                 hurray_error *err) {
   hurray_status status;
   const hurray_plugin_table *table = entry(HURRAY_PLUGIN_ABI_VERSION);
   if (table == NULL) {
-    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0,
-                                 HURRAY_PLUGIN_ABI_VERSION, 0, plugin->path,
-                                 "the entry declined host ABI %u.%u", HURRAY_PLUGIN_ABI_MAJOR,
-                                 HURRAY_PLUGIN_ABI_MINOR);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_ABI_MISMATCH, 0, HURRAY_PLUGIN_ABI_VERSION,
+                                 0, plugin->path, "the entry declined host ABI %u.%u",
+                                 HURRAY_PLUGIN_ABI_MAJOR, HURRAY_PLUGIN_ABI_MINOR);
   }
   /* PL-NEG-4: read no more than the plugin declares, nor more than we know. */
   uint32_t declared;
@@ -270,9 +270,9 @@ static hurray_status adopt_entry(hurray_plugin_registry *registry, hurray_plugin
   if (server != NULL && (flags & HURRAY_PLUGIN_LOAD_REPLACE_TAG) == 0u) {
     char tag[24];
     hurray_device_tag_display(plugin->table.device_tag, tag, sizeof tag);
-    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag,
-                                 0, 0, plugin->path, "tag %s already served by plugin %s (%s)",
-                                 tag, server->table.name, server->path);
+    return hurray_plugin_fail_at(err, HURRAY_ERR_PLUGIN_DUPLICATE_TAG, plugin->table.device_tag, 0,
+                                 0, plugin->path, "tag %s already served by plugin %s (%s)", tag,
+                                 server->table.name, server->path);
   }
 
   /* PL-CALL-3: the plugin fills an error of ours, never the caller's. */
@@ -374,7 +374,6 @@ close:
   return status;
 }
 
-
 hurray_status hurray_plugin_load_linked(hurray_plugin_registry *registry, const char *name,
                                         hurray_plugin_entry_fn entry, uint32_t flags,
                                         hurray_plugin **out, hurray_error *err) {
@@ -393,8 +392,7 @@ hurray_status hurray_plugin_load_linked(hurray_plugin_registry *registry, const 
   }
   hurray_plugin *plugin = calloc(1, sizeof *plugin);
   if (plugin == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *plugin, 0, 0,
-                              "plugin record");
+    return hurray_plugin_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *plugin, 0, 0, "plugin record");
   }
   (void)snprintf(plugin->path, sizeof plugin->path, "%s", name);
   pthread_mutex_lock(&registry->lock);

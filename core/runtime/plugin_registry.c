@@ -215,8 +215,8 @@ hurray_status hurray_plugin_describe_device(const hurray_plugin *plugin, uint32_
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, plugin == NULL ? 0u : 2u,
                               "hurray_plugin_describe_device: NULL argument");
   }
-  hurray_status status = hurray_plugin_check_out_size(out, sizeof *out, 2,
-                                                      "hurray_plugin_device_info", err);
+  hurray_status status =
+      hurray_plugin_check_out_size(out, sizeof *out, 2, "hurray_plugin_device_info", err);
   if (status != HURRAY_OK) {
     return status;
   }

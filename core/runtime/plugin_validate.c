@@ -37,9 +37,9 @@ static const required_field event_fields[] = {
  * PL-IPC-10), in table order: the ones a struct_size may end before or
  * inside (PL-NEG-3 makes it cover every required entry). */
 static const required_field optional_fields[] = {
-    REQUIRED(unavailable_reason), REQUIRED(create_event),      REQUIRED(record_event),
-    REQUIRED(wait_event),         REQUIRED(release_event),     REQUIRED(wait_stream),
-    REQUIRED(stream_wait_event),  REQUIRED(native_event),      REQUIRED(export_memory),
+    REQUIRED(unavailable_reason), REQUIRED(create_event),       REQUIRED(record_event),
+    REQUIRED(wait_event),         REQUIRED(release_event),      REQUIRED(wait_stream),
+    REQUIRED(stream_wait_event),  REQUIRED(native_event),       REQUIRED(export_memory),
     REQUIRED(import_memory),      REQUIRED(create_event_flags), REQUIRED(export_event),
     REQUIRED(import_event),
 };
@@ -51,7 +51,7 @@ static const required_field optional_fields[] = {
 _Static_assert(offsetof(hurray_plugin_table, unavailable_reason) == HURRAY_PLUGIN_TABLE_MIN_SIZE,
                "the optional entries start where the required ones end");
 _Static_assert(sizeof optional_fields / sizeof optional_fields[0] ==
-                   (sizeof(hurray_plugin_table) - HURRAY_PLUGIN_TABLE_MIN_SIZE) / ENTRY_SIZE &&
+                       (sizeof(hurray_plugin_table) - HURRAY_PLUGIN_TABLE_MIN_SIZE) / ENTRY_SIZE &&
                    (sizeof(hurray_plugin_table) - HURRAY_PLUGIN_TABLE_MIN_SIZE) % ENTRY_SIZE == 0u,
                "optional_fields must list every entry past the required ones");
 #undef REQUIRED
@@ -111,8 +111,8 @@ hurray_status hurray_plugin_table_validate(const void *bytes, size_t len, uint32
                               (unsigned)struct_size, (unsigned)HURRAY_PLUGIN_TABLE_MIN_SIZE);
   }
   /* PL-NEG-4: the host reads only what both sides know. */
-  size_t known =
-      struct_size < sizeof(hurray_plugin_table) ? struct_size : sizeof(hurray_plugin_table);
+  size_t known = struct_size < sizeof(hurray_plugin_table) ? struct_size
+                                                           : sizeof(hurray_plugin_table);
   if (len < known) {
     return hurray_plugin_fail(err, HURRAY_ERR_TRUNCATED, len, known, 0,
                               "plugin table bytes end before its struct_size");

@@ -18,8 +18,8 @@ static hurray_status refuse(hurray_error *err, size_t index, uint32_t got, uint3
   /* The numbers are at most 10 digits each, well inside the detail. */
   return hurray_support_fail(
       err, HURRAY_ERR_UNSUPPORTED, got, have, index,
-      "compiled against libhurray %u.%u (C ABI %u), running with %u.%u (C ABI %u)",
-      (unsigned)major, (unsigned)minor, (unsigned)c_abi_version, (unsigned)HURRAY_VERSION_MAJOR,
+      "compiled against libhurray %u.%u (C ABI %u), running with %u.%u (C ABI %u)", (unsigned)major,
+      (unsigned)minor, (unsigned)c_abi_version, (unsigned)HURRAY_VERSION_MAJOR,
       (unsigned)HURRAY_VERSION_MINOR, (unsigned)HURRAY_C_ABI_VERSION);
 }
 

@@ -277,7 +277,7 @@ HURRAY_API size_t hurray_sync_mode_display(hurray_sync_mode mode, char *buf, siz
 
 /** The validity table (BP-PAIR-1..3): HURRAY_TRUE when the pair may appear in a handle. */
 HURRAY_API hurray_bool32 hurray_pair_is_valid(hurray_device_tag device_tag,
-                                     hurray_memory_class memory_class);
+                                              hurray_memory_class memory_class);
 
 /* ------------------------------------------------------------------------ */
 /* The buffer handle                                                        */
@@ -326,13 +326,13 @@ HURRAY_API uint64_t hurray_buffer_handle_byte_size(const hurray_buffer_handle *h
 HURRAY_API uint32_t hurray_buffer_handle_alignment(const hurray_buffer_handle *handle);
 HURRAY_API hurray_device_tag hurray_buffer_handle_device_tag(const hurray_buffer_handle *handle);
 HURRAY_API hurray_sync_mode hurray_buffer_handle_sync_mode(const hurray_buffer_handle *handle);
-HURRAY_API hurray_memory_class hurray_buffer_handle_memory_class(
-    const hurray_buffer_handle *handle);
+HURRAY_API hurray_memory_class
+hurray_buffer_handle_memory_class(const hurray_buffer_handle *handle);
 /** HURRAY_TRUE when byte_size == 0 (else HURRAY_FALSE): the buffer's pointer must not be dereferenced (BP-ALIGN-3). */
 HURRAY_API hurray_bool32 hurray_buffer_handle_is_empty(const hurray_buffer_handle *handle);
 /** HURRAY_TRUE when every field but `reserved` is equal, else HURRAY_FALSE. */
 HURRAY_API hurray_bool32 hurray_buffer_handle_equal(const hurray_buffer_handle *a,
-                                           const hurray_buffer_handle *b);
+                                                    const hurray_buffer_handle *b);
 
 /**
  * The largest power of two (at most 2^31) that divides the address; 2^31 for

@@ -181,8 +181,8 @@ static inline hurray_dlpack_layout hurray_dlpack_layout_of(hurray_dl_data_type d
                                                            const int64_t *shape,
                                                            const int64_t *strides,
                                                            int32_t device_id) {
-  hurray_dlpack_layout layout = {(uint32_t)sizeof(hurray_dlpack_layout), dtype, ndim, device_id,
-                                 shape, strides};
+  hurray_dlpack_layout layout = {
+      (uint32_t)sizeof(hurray_dlpack_layout), dtype, ndim, device_id, shape, strides};
   return layout;
 }
 

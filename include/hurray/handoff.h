@@ -268,8 +268,8 @@ static inline hurray_buffer_offer hurray_buffer_offer_make(void *data,
                                                            hurray_buffer_release_fn release,
                                                            void *release_ctx,
                                                            hurray_sync_payload sync) {
-  hurray_buffer_offer offer = {(uint32_t)sizeof(hurray_buffer_offer), 0u, data, release,
-                               release_ctx, sync};
+  hurray_buffer_offer offer = {
+      (uint32_t)sizeof(hurray_buffer_offer), 0u, data, release, release_ctx, sync};
   return offer;
 }
 
@@ -453,7 +453,8 @@ typedef struct hurray_accepted_buffer {
 #define HURRAY_ACCEPTED_BUFFER_MIN_SIZE 48u
 
 /** An initialiser for the struct accept fills: its struct_size set, the rest zero. */
-#define HURRAY_ACCEPTED_BUFFER_INIT {.struct_size = (uint32_t)sizeof(hurray_accepted_buffer)}
+#define HURRAY_ACCEPTED_BUFFER_INIT \
+  { .struct_size = (uint32_t)sizeof(hurray_accepted_buffer) }
 
 /**
  * Initialises `handoff` in state EMPTY. Also re-initialises a destroyed

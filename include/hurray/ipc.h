@@ -224,10 +224,10 @@ hurray_ipc_producer_share(hurray_ipc_producer *producer, const hurray_ipc_buffer
  * exportable (expected: the tag), and every error of the export. Nothing
  * is kept open on failure.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_producer_share_device(
-    hurray_ipc_producer *producer, const hurray_plugin_buffer *buffer, void *data,
-    hurray_buffer_release_fn release, void *release_ctx, hurray_ipc_shared **out,
-    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_ipc_producer_share_device(hurray_ipc_producer *producer, const hurray_plugin_buffer *buffer,
+                                 void *data, hurray_buffer_release_fn release, void *release_ctx,
+                                 hurray_ipc_shared **out, hurray_error *err);
 
 /**
  * Shares a device buffer with the event a consumer must wait on before
@@ -425,8 +425,7 @@ HURRAY_API size_t hurray_ipc_received_count(const hurray_ipc_received *received)
  */
 HURRAY_API const hurray_accepted_buffer *hurray_ipc_received_buffer(
     const hurray_ipc_received *received, size_t index);
-HURRAY_API hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *received,
-                                                       size_t index);
+HURRAY_API hurray_handoff *hurray_ipc_received_handoff(hurray_ipc_received *received, size_t index);
 
 /**
  * Releases buffer `index` exactly once, like hurray_handoff_release on its

@@ -141,11 +141,9 @@ typedef struct hurray_ipc_segment {
  * argument; handles and segments may be NULL when cap is 0.
  * Pure: reads in[0 .. len) only, allocates nothing (IPC-MSG-12).
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_message_decode(const uint8_t *in, size_t len,
-                                                   size_t received_fds, hurray_ipc_message *out,
-                                                   hurray_buffer_handle *handles,
-                                                   hurray_ipc_segment *segments, size_t cap,
-                                                   hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_ipc_message_decode(
+    const uint8_t *in, size_t len, size_t received_fds, hurray_ipc_message *out,
+    hurray_buffer_handle *handles, hurray_ipc_segment *segments, size_t cap, hurray_error *err);
 
 /**
  * Writers (ipc/ipc_encode.c). Each writes one complete message into

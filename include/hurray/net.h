@@ -81,7 +81,7 @@ typedef struct hurray_net_received hurray_net_received;
  * negated ucs_status_t, detail: UCX's message) on failure.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_context_create(hurray_net_context **out,
-                                                                   hurray_error *err);
+                                                                    hurray_error *err);
 
 /**
  * Frees the context and writes NULL. Every listener and connection made
@@ -125,9 +125,9 @@ typedef struct hurray_net_options {
  * literal; IO (value: the negated ucs_status_t) when UCX cannot listen.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_listen(hurray_net_context *ctx,
-                                                           const char *address, uint16_t port,
-                                                           hurray_net_listener **out,
-                                                           hurray_error *err);
+                                                            const char *address, uint16_t port,
+                                                            hurray_net_listener **out,
+                                                            hurray_error *err);
 
 /** The port the listener is bound to (NET-CONN-1). */
 HURRAY_API uint16_t hurray_net_listener_port(const hurray_net_listener *listener);
@@ -138,10 +138,10 @@ HURRAY_API uint16_t hurray_net_listener_port(const hurray_net_listener *listener
  * (value: the timeout in ns) when none came; IO when UCX fails.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_accept(hurray_net_listener *listener,
-                                                           const hurray_net_options *opts,
-                                                           int timeout_ms,
-                                                           hurray_net_connection **out,
-                                                           hurray_error *err);
+                                                            const hurray_net_options *opts,
+                                                            int timeout_ms,
+                                                            hurray_net_connection **out,
+                                                            hurray_error *err);
 
 /**
  * Stops listening, refuses the requests not accepted, frees the listener
@@ -156,10 +156,10 @@ HURRAY_API void hurray_net_listener_destroy(hurray_net_listener **listener);
  * the first send or receive.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_connect(hurray_net_context *ctx,
-                                                            const char *address, uint16_t port,
-                                                            const hurray_net_options *opts,
-                                                            hurray_net_connection **out,
-                                                            hurray_error *err);
+                                                             const char *address, uint16_t port,
+                                                             const hurray_net_options *opts,
+                                                             hurray_net_connection **out,
+                                                             hurray_error *err);
 
 /** HURRAY_TRUE once the peer hung up, failed, or the connection ended after a fault. */
 HURRAY_API hurray_bool32 hurray_net_connection_broken(const hurray_net_connection *conn);
@@ -224,10 +224,10 @@ typedef struct hurray_net_source {
  * every failure, after UCX has finished with the bytes.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection *conn,
-                                                         const uint8_t *table, size_t table_len,
-                                                         const hurray_net_source *sources,
-                                                         size_t source_count, int timeout_ms,
-                                                         uint64_t *tensor_id, hurray_error *err);
+                                                          const uint8_t *table, size_t table_len,
+                                                          const hurray_net_source *sources,
+                                                          size_t source_count, int timeout_ms,
+                                                          uint64_t *tensor_id, hurray_error *err);
 
 /**
  * Sends one tensor whose bytes are in plugin buffers (NET-SEND-5): as
@@ -246,10 +246,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send(hurray_net_connection 
  * value: the bytes asked, expected: the buffer's size, for a buffer
  * smaller than its handle; index: the buffer) or OUT_OF_MEMORY for the copy.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send_plugin_buffers(
-    hurray_net_connection *conn, const uint8_t *table, size_t table_len,
-    hurray_plugin_buffer *const *buffers, size_t buffer_count, int timeout_ms,
-    uint64_t *tensor_id, hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_net_send_plugin_buffers(hurray_net_connection *conn, const uint8_t *table, size_t table_len,
+                               hurray_plugin_buffer *const *buffers, size_t buffer_count,
+                               int timeout_ms, uint64_t *tensor_id, hurray_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Receiving (NET-RECV-*)                                                   */
@@ -276,9 +276,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_send_plugin_buffers(
  * stays); PEER_GONE when the peer hung up, also mid-transfer.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_receive(hurray_net_connection *conn,
-                                                            int timeout_ms,
-                                                            hurray_net_received **out,
-                                                            hurray_error *err);
+                                                             int timeout_ms,
+                                                             hurray_net_received **out,
+                                                             hurray_error *err);
 
 /**
  * The tensor as the transport-neutral received tensor (the same object, not
@@ -300,8 +300,7 @@ HURRAY_API size_t hurray_net_received_count(const hurray_net_received *received)
  */
 HURRAY_API const hurray_accepted_buffer *hurray_net_received_buffer(
     const hurray_net_received *received, size_t index);
-HURRAY_API hurray_handoff *hurray_net_received_handoff(hurray_net_received *received,
-                                                       size_t index);
+HURRAY_API hurray_handoff *hurray_net_received_handoff(hurray_net_received *received, size_t index);
 
 /**
  * Releases buffer `index` exactly once (as hurray_handoff_release on its
@@ -309,8 +308,8 @@ HURRAY_API hurray_handoff *hurray_net_received_handoff(hurray_net_received *rece
  * index, expected: count) past the end.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_received_release(hurray_net_received *received,
-                                                                     size_t index,
-                                                                     hurray_error *err);
+                                                                      size_t index,
+                                                                      hurray_error *err);
 
 /**
  * Releases every buffer still held, exactly once, whatever state it

@@ -50,8 +50,7 @@ extern "C" {
 
 /** The tag of buffer `index` of tensor `tensor_id` (NET-TAG-1). */
 static inline uint64_t hurray_net_data_tag(uint64_t tensor_id, uint32_t index) {
-  return HURRAY_NET_TAG_DATA | ((uint64_t)(index & 0xFFu) << 48) |
-         (tensor_id & 0xFFFFFFFFFFFFull);
+  return HURRAY_NET_TAG_DATA | ((uint64_t)(index & 0xFFu) << 48) | (tensor_id & 0xFFFFFFFFFFFFull);
 }
 
 /**
@@ -83,7 +82,8 @@ typedef struct hurray_net_message {
 #define HURRAY_NET_MESSAGE_MIN_SIZE 56u
 
 /** An initialiser for the struct the decoder fills: its struct_size set, the rest zero. */
-#define HURRAY_NET_MESSAGE_INIT {.struct_size = (uint32_t)sizeof(hurray_net_message)}
+#define HURRAY_NET_MESSAGE_INIT \
+  { .struct_size = (uint32_t)sizeof(hurray_net_message) }
 
 /**
  * Decodes and checks one control message of `len` bytes in the order of
@@ -104,9 +104,9 @@ typedef struct hurray_net_message {
  * (core/proven/net_message.c); its contract is in hurray/contracts.h.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_net_message_decode(const uint8_t *in, size_t len,
-                                                                   hurray_net_message *out,
-                                                                   hurray_buffer_handle *handles,
-                                                                   size_t cap, hurray_error *err);
+                                                                    hurray_net_message *out,
+                                                                    hurray_buffer_handle *handles,
+                                                                    size_t cap, hurray_error *err);
 
 /**
  * Writers. Each writes one complete message into out[0 .. cap) and returns

@@ -340,10 +340,10 @@ HURRAY_API hurray_plugin *hurray_plugin_event_plugin(const hurray_plugin_event *
  * export: UNSUPPORTED (value: the flags, expected: the tag). The other
  * errors are hurray_plugin_allocate's.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_allocate_flags(
-    hurray_plugin *plugin, uint32_t device_index, uint64_t byte_size, uint32_t alignment,
-    hurray_memory_class memory_class, uint32_t flags, hurray_plugin_buffer **out,
-    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_allocate_flags(hurray_plugin *plugin, uint32_t device_index, uint64_t byte_size,
+                             uint32_t alignment, hurray_memory_class memory_class, uint32_t flags,
+                             hurray_plugin_buffer **out, hurray_error *err);
 
 /**
  * Describes a live exportable buffer for another process (PL-IPC-2). The
@@ -418,9 +418,9 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_native(
  * error of the plugin's call. *out is written only on success; release the
  * event with hurray_plugin_event_release.
  */
-HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_event_create_flags(
-    hurray_plugin *plugin, uint32_t device_index, uint32_t flags, hurray_plugin_event **out,
-    hurray_error *err);
+HURRAY_API HURRAY_NODISCARD hurray_status
+hurray_plugin_event_create_flags(hurray_plugin *plugin, uint32_t device_index, uint32_t flags,
+                                 hurray_plugin_event **out, hurray_error *err);
 
 /**
  * Describes a live exportable event for another process (PL-IPC-8): the
@@ -472,7 +472,6 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_plugin_stream_wait(hurray_plugi
                                                                     void *stream,
                                                                     uint64_t timeout_ns,
                                                                     hurray_error *err);
-
 
 #ifdef __cplusplus
 }

@@ -110,8 +110,7 @@ void *hurray_support_open_runtime(const char *override_env, const char *const *d
  * closing it is the caller's choice. */
 hurray_bool32 hurray_support_resolve_symbols(void *library, const char *library_name,
                                              const hurray_support_symbol *symbols,
-                                             size_t symbol_count, char *reason,
-                                             size_t reason_size);
+                                             size_t symbol_count, char *reason, size_t reason_size);
 
 /* HURRAY_OK when device_index < device_count; otherwise
  * HURRAY_ERR_INVALID_ARGUMENT (value: the index, expected: the count) with

@@ -46,8 +46,8 @@ HURRAY_API uint32_t hurray_version_number(void);
  * times. `err` may be NULL.
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_version_check(uint32_t major, uint32_t minor,
-                                                              uint32_t c_abi_version,
-                                                              hurray_error *err);
+                                                               uint32_t c_abi_version,
+                                                               hurray_error *err);
 
 /**
  * The version check a consumer makes once, before any other libhurray call

@@ -18,8 +18,8 @@ void plugin_gpu_exported_event(const void *handle, size_t handle_size,
 }
 
 hurray_status plugin_gpu_check_event_import(const char *plugin_name, const char *handle_type,
-                                            const hurray_plugin_ipc_event *in,
-                                            size_t handle_size, hurray_error *err) {
+                                            const hurray_plugin_ipc_event *in, size_t handle_size,
+                                            hurray_error *err) {
   if (in->handle_size != handle_size) {
     return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, in->handle_size, handle_size,
                                      "%s: a %u-byte event handle, %s is %zu bytes", plugin_name,

@@ -21,7 +21,7 @@ void plugin_gpu_exported_event(const void *handle, size_t handle_size,
 /* PL-IPC-9: an import must be a `handle_size`-byte handle, the size of the
  * runtime's `handle_type`; INVALID_ARGUMENT otherwise. */
 hurray_status plugin_gpu_check_event_import(const char *plugin_name, const char *handle_type,
-                                            const hurray_plugin_ipc_event *in,
-                                            size_t handle_size, hurray_error *err);
+                                            const hurray_plugin_ipc_event *in, size_t handle_size,
+                                            hurray_error *err);
 
 #endif

@@ -17,16 +17,11 @@ uint64_t plugin_gpu_base_of(const hurray_plugin_allocation *allocation) {
 
 bool plugin_gpu_offers(plugin_gpu_device_traits traits, hurray_memory_class memory_class) {
   switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-      return true;
-    case HURRAY_MEMORY_HOST_PINNED:
-      return traits.host_pinned;
-    case HURRAY_MEMORY_UNIFIED:
-      return traits.managed;
-    case HURRAY_MEMORY_PEER:
-      return traits.has_peer;
-    default:
-      return false;
+    case HURRAY_MEMORY_STANDARD: return true;
+    case HURRAY_MEMORY_HOST_PINNED: return traits.host_pinned;
+    case HURRAY_MEMORY_UNIFIED: return traits.managed;
+    case HURRAY_MEMORY_PEER: return traits.has_peer;
+    default: return false;
   }
 }
 
@@ -55,8 +50,7 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
                                         plugin_gpu_device_traits traits, uint32_t device_index,
                                         uint64_t byte_size, uint32_t alignment,
                                         hurray_memory_class memory_class, uint32_t flags,
-                                        uint32_t max_alignment, uint64_t slack,
-                                        hurray_error *err) {
+                                        uint32_t max_alignment, uint64_t slack, hurray_error *err) {
   if (!plugin_gpu_offers(traits, memory_class)) {
     return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, memory_class, device_tag,
                                      "%s: memory class 0x%02X is not offered by device %u",
@@ -89,10 +83,10 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
   return HURRAY_OK;
 }
 
-void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class,
-                           uint64_t base, uint64_t byte_size, uint32_t alignment,
-                           uint32_t max_alignment, bool host_memory_device_mapped,
-                           void *plugin_data, hurray_plugin_allocation *out) {
+void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class, uint64_t base,
+                           uint64_t byte_size, uint32_t alignment, uint32_t max_alignment,
+                           bool host_memory_device_mapped, void *plugin_data,
+                           hurray_plugin_allocation *out) {
   uint64_t address = (base + alignment - 1u) & ~((uint64_t)alignment - 1u);
   hurray_plugin_allocation a;
   plugin_allocation_init(&a, byte_size, device_index, memory_class);

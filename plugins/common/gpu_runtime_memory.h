@@ -52,17 +52,16 @@ hurray_status plugin_gpu_check_allocate(const char *plugin_name, hurray_device_t
                                         plugin_gpu_device_traits traits, uint32_t device_index,
                                         uint64_t byte_size, uint32_t alignment,
                                         hurray_memory_class memory_class, uint32_t flags,
-                                        uint32_t max_alignment, uint64_t slack,
-                                        hurray_error *err);
+                                        uint32_t max_alignment, uint64_t slack, hurray_error *err);
 
 /* The record of `byte_size` bytes at the runtime allocation `base`, aligned
  * up to `alignment`, with the plugin's `plugin_data` for free(). Host-visible
  * classes carry the address as host address, and as device address when
  * `host_memory_device_mapped` (the runtime maps them at the same address). */
-void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class,
-                           uint64_t base, uint64_t byte_size, uint32_t alignment,
-                           uint32_t max_alignment, bool host_memory_device_mapped,
-                           void *plugin_data, hurray_plugin_allocation *out);
+void plugin_gpu_allocation(uint32_t device_index, hurray_memory_class memory_class, uint64_t base,
+                           uint64_t byte_size, uint32_t alignment, uint32_t max_alignment,
+                           bool host_memory_device_mapped, void *plugin_data,
+                           hurray_plugin_allocation *out);
 
 /* PL-IPC-2: only standard (device) memory has an IPC handle; UNSUPPORTED
  * for any other class. */

@@ -16,8 +16,7 @@
 #include "hurray/plugin_vendor.h"
 
 static inline void plugin_allocation_init(hurray_plugin_allocation *a, uint64_t byte_size,
-                                          uint32_t device_index,
-                                          hurray_memory_class memory_class) {
+                                          uint32_t device_index, hurray_memory_class memory_class) {
   memset(a, 0, sizeof *a);
   a->struct_size = sizeof *a;
   a->byte_size = byte_size;

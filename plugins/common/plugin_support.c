@@ -221,9 +221,9 @@ hurray_status hurray_support_shared_import(const char *plugin_name,
   size_t length = whole_pages(in->byte_size);
   int fd = fcntl(in->fd, F_DUPFD_CLOEXEC, 0);
   void *address = NULL;
-  if (fd < 0 || (address = map_fd_aligned(fd, in->offset, length, in->alignment,
-                                           read_only ? PROT_READ : PROT_READ | PROT_WRITE)) ==
-                    NULL) {
+  if (fd < 0 ||
+      (address = map_fd_aligned(fd, in->offset, length, in->alignment,
+                                read_only ? PROT_READ : PROT_READ | PROT_WRITE)) == NULL) {
     int e = errno;
     if (fd >= 0) {
       close(fd);

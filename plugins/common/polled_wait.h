@@ -28,7 +28,7 @@ plugin_polled_wait plugin_polled_wait_start(uint64_t timeout_ns, uint64_t first_
 /* After an ask that found the work not done: true after sleeping, to ask
  * again; false once the deadline has passed, with err TIMEOUT (value: the
  * timeout) and the detail "<pending, formatted> after <timeout> ns". */
-bool plugin_polled_wait_again(plugin_polled_wait *wait, hurray_error *err, const char *pending,
-                              ...) __attribute__((format(printf, 3, 4)));
+bool plugin_polled_wait_again(plugin_polled_wait *wait, hurray_error *err, const char *pending, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

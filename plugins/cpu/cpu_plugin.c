@@ -286,9 +286,7 @@ static void cpu_free(void *opaque, const hurray_plugin_allocation *allocation) {
     case HURRAY_MEMORY_UNIFIED:
       munmap(allocation->address, round_up(size, state->page_size));
       break;
-    default:
-      free(allocation->address);
-      break;
+    default: free(allocation->address); break;
   }
 }
 

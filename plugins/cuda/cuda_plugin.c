@@ -58,45 +58,45 @@
  * types)), expanded into the struct of pointers and into the dlsym list. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
-#define CUDA_SYMBOLS(X)                                                    \
-  X(CUresult, cuInit, (unsigned int))                                      \
-  X(CUresult, cuGetErrorName, (CUresult, const char **))                   \
-  X(CUresult, cuDeviceGetCount, (int *))                                   \
-  X(CUresult, cuDeviceGet, (CUdevice *, int))                              \
-  X(CUresult, cuDeviceGetName, (char *, int, CUdevice))                    \
-  X(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice)) \
-  X(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                   \
-  X(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))          \
-  X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))           \
-  X(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                    \
-  X(CUresult, cuCtxPushCurrent_v2, (CUcontext))                            \
-  X(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                           \
-  X(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))            \
-  X(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                      \
-  X(CUresult, cuMemFree_v2, (CUdeviceptr))                                 \
-  X(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))             \
-  X(CUresult, cuMemFreeHost, (void *))                                     \
-  X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))    \
-  X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))        \
-  X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))              \
-  X(CUresult, cuIpcGetMemHandle, (CUipcMemHandle *, CUdeviceptr))         \
+#define CUDA_SYMBOLS(X)                                                             \
+  X(CUresult, cuInit, (unsigned int))                                               \
+  X(CUresult, cuGetErrorName, (CUresult, const char **))                            \
+  X(CUresult, cuDeviceGetCount, (int *))                                            \
+  X(CUresult, cuDeviceGet, (CUdevice *, int))                                       \
+  X(CUresult, cuDeviceGetName, (char *, int, CUdevice))                             \
+  X(CUresult, cuDeviceGetAttribute, (int *, CUdevice_attribute, CUdevice))          \
+  X(CUresult, cuDeviceTotalMem_v2, (size_t *, CUdevice))                            \
+  X(CUresult, cuDeviceCanAccessPeer, (int *, CUdevice, CUdevice))                   \
+  X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                    \
+  X(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice))                             \
+  X(CUresult, cuCtxPushCurrent_v2, (CUcontext))                                     \
+  X(CUresult, cuCtxPopCurrent_v2, (CUcontext *))                                    \
+  X(CUresult, cuCtxEnablePeerAccess, (CUcontext, unsigned int))                     \
+  X(CUresult, cuMemAlloc_v2, (CUdeviceptr *, size_t))                               \
+  X(CUresult, cuMemFree_v2, (CUdeviceptr))                                          \
+  X(CUresult, cuMemHostAlloc, (void **, size_t, unsigned int))                      \
+  X(CUresult, cuMemFreeHost, (void *))                                              \
+  X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned int))             \
+  X(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr, const void *, size_t))                 \
+  X(CUresult, cuMemcpyDtoH_v2, (void *, CUdeviceptr, size_t))                       \
+  X(CUresult, cuIpcGetMemHandle, (CUipcMemHandle *, CUdeviceptr))                   \
   X(CUresult, cuIpcOpenMemHandle_v2, (CUdeviceptr *, CUipcMemHandle, unsigned int)) \
-  X(CUresult, cuIpcCloseMemHandle, (CUdeviceptr))                          \
-  X(CUresult, cuEventCreate, (CUevent *, unsigned int))                    \
-  X(CUresult, cuEventRecord, (CUevent, CUstream))                          \
-  X(CUresult, cuEventQuery, (CUevent))                                     \
-  X(CUresult, cuEventSynchronize, (CUevent))                               \
-  X(CUresult, cuEventDestroy_v2, (CUevent))                                \
-  X(CUresult, cuStreamCreate, (CUstream *, unsigned int))                  \
-  X(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))        \
-  X(CUresult, cuStreamQuery, (CUstream))                                   \
-  X(CUresult, cuStreamSynchronize, (CUstream))                             \
+  X(CUresult, cuIpcCloseMemHandle, (CUdeviceptr))                                   \
+  X(CUresult, cuEventCreate, (CUevent *, unsigned int))                             \
+  X(CUresult, cuEventRecord, (CUevent, CUstream))                                   \
+  X(CUresult, cuEventQuery, (CUevent))                                              \
+  X(CUresult, cuEventSynchronize, (CUevent))                                        \
+  X(CUresult, cuEventDestroy_v2, (CUevent))                                         \
+  X(CUresult, cuStreamCreate, (CUstream *, unsigned int))                           \
+  X(CUresult, cuStreamWaitEvent, (CUstream, CUevent, unsigned int))                 \
+  X(CUresult, cuStreamQuery, (CUstream))                                            \
+  X(CUresult, cuStreamSynchronize, (CUstream))                                      \
   X(CUresult, cuStreamDestroy_v2, (CUstream))
 
 /* Driver functions the plugin can do without: a driver that lacks them
  * leaves the pointer NULL and the feature off (PL-IPC-11), never a crash. */
-#define CUDA_OPTIONAL_SYMBOLS(X)                                          \
-  X(CUresult, cuIpcGetEventHandle, (CUipcEventHandle *, CUevent))         \
+#define CUDA_OPTIONAL_SYMBOLS(X)                                  \
+  X(CUresult, cuIpcGetEventHandle, (CUipcEventHandle *, CUevent)) \
   X(CUresult, cuIpcOpenEventHandle, (CUevent *, CUipcEventHandle))
 
 typedef struct cuda_symbols {
@@ -624,8 +624,8 @@ static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
   const char *call = is_event ? "cuEventQuery" : "cuStreamQuery";
   plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 1000u);
   for (;;) {
-    CUresult r =
-        is_event ? s->cu.cuEventQuery((CUevent)object) : s->cu.cuStreamQuery((CUstream)object);
+    CUresult r = is_event ? s->cu.cuEventQuery((CUevent)object)
+                          : s->cu.cuStreamQuery((CUstream)object);
     if (r != CUDA_ERROR_NOT_READY) {
       return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, call, r, 0);
     }

@@ -90,9 +90,9 @@ typedef struct example_state {
 static void example_vendor_open(example_state *state) {
   static const char *const default_libraries[] = {EXAMPLE_DEFAULT_LIBRARY};
   const char *library = NULL;
-  void *handle =
-      hurray_support_open_runtime(EXAMPLE_LIBRARY_ENV, default_libraries, 1u, 0, &library,
-                                  state->unavailable_reason, sizeof state->unavailable_reason);
+  void *handle = hurray_support_open_runtime(EXAMPLE_LIBRARY_ENV, default_libraries, 1u, 0,
+                                             &library, state->unavailable_reason,
+                                             sizeof state->unavailable_reason);
   if (handle == NULL) {
     return;
   }

@@ -189,17 +189,12 @@ static size_t hexagon_unavailable_reason(void *state, char *buf, size_t cap) {
 /* The rpcmem flags of each class (see the header comment). */
 static bool hexagon_class_flags(hurray_memory_class memory_class, uint32_t *flags) {
   switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-      *flags = RPCMEM_DEFAULT_FLAGS;
-      return true;
+    case HURRAY_MEMORY_STANDARD: *flags = RPCMEM_DEFAULT_FLAGS; return true;
     case HURRAY_MEMORY_HOST_PINNED:
       *flags = RPCMEM_DEFAULT_FLAGS | RPCMEM_TRY_MAP_STATIC;
       return true;
-    case HURRAY_MEMORY_UNIFIED:
-      *flags = RPCMEM_FLAG_UNCACHED;
-      return true;
-    default:
-      return false;
+    case HURRAY_MEMORY_UNIFIED: *flags = RPCMEM_FLAG_UNCACHED; return true;
+    default: return false;
   }
 }
 

@@ -42,7 +42,7 @@
 
 #include "hurray/plugin_vendor.h"
 #include "hurray/plugin_support.h" /* plugins/common: what every plugin does alike */
-#include "gpu_runtime_memory.h" /* plugins/common, in-tree only: shared by GPU runtime plugins */
+#include "gpu_runtime_memory.h"    /* plugins/common, in-tree only: shared by GPU runtime plugins */
 #include "runtime_loader.h"
 
 /* ------------------------------------------------------------------------ */
@@ -79,9 +79,9 @@
     (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, const ze_host_mem_alloc_desc_t *,   \
      size_t, size_t, ze_device_handle_t, void **))                                                \
   X(ze_result_t, zeMemFree, (ze_context_handle_t, void *))                                        \
-  X(ze_result_t, zeMemGetIpcHandle, (ze_context_handle_t, const void *, ze_ipc_mem_handle_t *))    \
+  X(ze_result_t, zeMemGetIpcHandle, (ze_context_handle_t, const void *, ze_ipc_mem_handle_t *))   \
   X(ze_result_t, zeMemOpenIpcHandle,                                                              \
-    (ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t,     \
+    (ze_context_handle_t, ze_device_handle_t, ze_ipc_mem_handle_t, ze_ipc_memory_flags_t,         \
      void **))                                                                                    \
   X(ze_result_t, zeMemCloseIpcHandle, (ze_context_handle_t, const void *))                        \
   X(ze_result_t, zeCommandListCreateImmediate,                                                    \
@@ -144,34 +144,20 @@ typedef struct ze_plugin_event {
 /* The names of the results this plugin can meet; the hex code otherwise. */
 static const char *ze_result_name(ze_result_t r) {
   switch (r) {
-    case ZE_RESULT_SUCCESS:
-      return "ZE_RESULT_SUCCESS";
-    case ZE_RESULT_NOT_READY:
-      return "ZE_RESULT_NOT_READY";
-    case ZE_RESULT_ERROR_UNINITIALIZED:
-      return "ZE_RESULT_ERROR_UNINITIALIZED";
-    case ZE_RESULT_ERROR_DEVICE_LOST:
-      return "ZE_RESULT_ERROR_DEVICE_LOST";
-    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
-      return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
-    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY:
-      return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
-    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE:
-      return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
-    case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT:
-      return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
-    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE:
-      return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
-    case ZE_RESULT_ERROR_INVALID_ARGUMENT:
-      return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
-    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
-      return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
-    case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
-      return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
-    case ZE_RESULT_ERROR_UNKNOWN:
-      return "ZE_RESULT_ERROR_UNKNOWN";
-    default:
-      return "ze_result_t";
+    case ZE_RESULT_SUCCESS: return "ZE_RESULT_SUCCESS";
+    case ZE_RESULT_NOT_READY: return "ZE_RESULT_NOT_READY";
+    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
+    case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
+    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
+    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
+    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
+    case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
+    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE: return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
+    case ZE_RESULT_ERROR_INVALID_ARGUMENT: return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
+    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE: return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
+    case ZE_RESULT_ERROR_INVALID_NULL_POINTER: return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
+    case ZE_RESULT_ERROR_UNKNOWN: return "ZE_RESULT_ERROR_UNKNOWN";
+    default: return "ze_result_t";
   }
 }
 
@@ -486,8 +472,8 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
   }
   memcpy(handle.data, in->handle, sizeof handle.data);
   void *base = NULL;
-  ze_result_t r = s->ze.zeMemOpenIpcHandle(s->context, s->devices[device_index].device, handle, 0,
-                                           &base);
+  ze_result_t r =
+      s->ze.zeMemOpenIpcHandle(s->context, s->devices[device_index].device, handle, 0, &base);
   if (r != ZE_RESULT_SUCCESS) {
     return ze_vendor_fail(err, "zeMemOpenIpcHandle", r, 0);
   }

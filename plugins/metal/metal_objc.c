@@ -76,8 +76,8 @@ static void objc_release(void *object) { MSG(void (*)(objc_id, objc_sel))(object
 
 static void objc_device_name(void *device, char *buf, size_t cap) {
   objc_id name = MSG(objc_id(*)(objc_id, objc_sel))(device, sel("name"));
-  const char *utf8 =
-      name != NULL ? MSG(const char *(*)(objc_id, objc_sel))(name, sel("UTF8String")) : NULL;
+  const char *utf8 = name != NULL ? MSG(const char *(*)(objc_id, objc_sel))(name, sel("UTF8String"))
+                                  : NULL;
   snprintf(buf, cap, "%s", utf8 != NULL ? utf8 : "Metal device");
 }
 

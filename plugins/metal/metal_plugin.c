@@ -149,17 +149,10 @@ static size_t metal_unavailable_reason(void *state, char *buf, size_t cap) {
 static bool metal_storage_of(const metal_state *s, hurray_memory_class memory_class,
                              uint64_t *options) {
   switch (memory_class) {
-    case HURRAY_MEMORY_STANDARD:
-      *options = METAL_STORAGE_PRIVATE;
-      return true;
-    case HURRAY_MEMORY_HOST_PINNED:
-      *options = METAL_STORAGE_MANAGED;
-      return !s->unified_memory;
-    case HURRAY_MEMORY_UNIFIED:
-      *options = METAL_STORAGE_SHARED;
-      return s->unified_memory;
-    default:
-      return false;
+    case HURRAY_MEMORY_STANDARD: *options = METAL_STORAGE_PRIVATE; return true;
+    case HURRAY_MEMORY_HOST_PINNED: *options = METAL_STORAGE_MANAGED; return !s->unified_memory;
+    case HURRAY_MEMORY_UNIFIED: *options = METAL_STORAGE_SHARED; return s->unified_memory;
+    default: return false;
   }
 }
 

@@ -30,10 +30,10 @@ static hurray_status wrap_shared(const opencl_state *state, uint32_t device_inde
                                  hurray_plugin_allocation *result, hurray_error *err) {
   const opencl_device *d = &state->devices[device_index];
   cl_int rc = CL_SUCCESS;
-  cl_mem_flags access =
-      shared->memory.read_only == HURRAY_TRUE ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
-  cl_mem mem = state->cl.clCreateBuffer(d->context, access | CL_MEM_USE_HOST_PTR,
-                                        (size_t)byte_size, shared->memory.address, &rc);
+  cl_mem_flags access = shared->memory.read_only == HURRAY_TRUE ? CL_MEM_READ_ONLY
+                                                                : CL_MEM_READ_WRITE;
+  cl_mem mem = state->cl.clCreateBuffer(d->context, access | CL_MEM_USE_HOST_PTR, (size_t)byte_size,
+                                        shared->memory.address, &rc);
   if (mem == NULL) {
     return fail_cl(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)", rc);
   }
@@ -45,13 +45,11 @@ static hurray_status wrap_shared(const opencl_state *state, uint32_t device_inde
 }
 
 hurray_status opencl_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
-                              uint32_t alignment, hurray_memory_class memory_class,
-                              uint32_t flags, hurray_plugin_allocation *out,
-                              hurray_error *err) {
+                              uint32_t alignment, hurray_memory_class memory_class, uint32_t flags,
+                              hurray_plugin_allocation *out, hurray_error *err) {
   const opencl_state *state = opaque;
   const opencl_api *cl = &state->cl;
-  if (device_index >= state->device_count ||
-      (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
+  if (device_index >= state->device_count || (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
     return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
                                      state->device_count, "opencl: device %u / flags 0x%X",
                                      (unsigned)device_index, (unsigned)flags);
@@ -292,9 +290,8 @@ hurray_status opencl_copy_to_device(void *opaque, const hurray_plugin_allocation
   }
 }
 
-hurray_status opencl_copy_to_host(void *opaque, void *dst,
-                                  const hurray_plugin_allocation *src, uint64_t src_offset,
-                                  uint64_t bytes, hurray_error *err) {
+hurray_status opencl_copy_to_host(void *opaque, void *dst, const hurray_plugin_allocation *src,
+                                  uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   const opencl_state *state = opaque;
   const opencl_device *d = &state->devices[src->device_index];
   cl_int rc;
@@ -313,4 +310,3 @@ hurray_status opencl_copy_to_host(void *opaque, void *dst,
       return rc == CL_SUCCESS ? HURRAY_OK : fail_cl(err, "clEnqueueReadBuffer", rc);
   }
 }
-

@@ -44,8 +44,7 @@
 static const char *cl_error_name(cl_int code) {
   switch (code) {
 #define NAME(c) \
-  case c:       \
-    return #c;
+  case c: return #c;
     NAME(CL_SUCCESS)
     NAME(CL_DEVICE_NOT_FOUND)
     NAME(CL_DEVICE_NOT_AVAILABLE)
@@ -67,10 +66,8 @@ static const char *cl_error_name(cl_int code) {
     NAME(CL_INVALID_BUFFER_SIZE)
     NAME(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
 #undef NAME
-    case OPENCL_PLATFORM_NOT_FOUND_KHR:
-      return "CL_PLATFORM_NOT_FOUND_KHR";
-    default:
-      return "unknown OpenCL error";
+    case OPENCL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "unknown OpenCL error";
   }
 }
 
@@ -93,10 +90,9 @@ static bool opencl_open(opencl_state *state) {
   /* RTLD_NODELETE: ICD loaders (ocl-icd) build their vendor table once and
    * never free it; unmapping the loader would turn that table into a leak
    * and a second init would build another one. Kept resident, it is reused. */
-  state->library =
-      plugin_load_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE, symbols,
-                          sizeof symbols / sizeof symbols[0], &library, state->unavailable_reason,
-                          sizeof state->unavailable_reason);
+  state->library = plugin_load_runtime(OPENCL_LIBRARY_ENV, default_libraries, 1u, RTLD_NODELETE,
+                                       symbols, sizeof symbols / sizeof symbols[0], &library,
+                                       state->unavailable_reason, sizeof state->unavailable_reason);
   return state->library != NULL;
 }
 

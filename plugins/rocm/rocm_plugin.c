@@ -62,39 +62,39 @@
  * types)), expanded into the struct of pointers and into the dlsym list. The
  * _v2 names are the driver's real exports behind cuda.h's macros. */
 
-#define ROCM_SYMBOLS(X)                                                      \
-  X(hipError_t, hipInit, (unsigned int))                                     \
-  X(const char *, hipGetErrorName, (hipError_t))                             \
-  X(hipError_t, hipGetDeviceCount, (int *))                                  \
-  X(hipError_t, hipDeviceGet, (hipDevice_t *, int))                          \
-  X(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                \
-  X(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))   \
-  X(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                  \
-  X(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                   \
-  X(hipError_t, hipSetDevice, (int))                                         \
-  X(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))              \
-  X(hipError_t, hipMalloc, (void **, size_t))                                \
-  X(hipError_t, hipFree, (void *))                                           \
-  X(hipError_t, hipHostMalloc, (void **, size_t, unsigned int))              \
-  X(hipError_t, hipHostFree, (void *))                                       \
-  X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))           \
-  X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))    \
-  X(hipError_t, hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))           \
+#define ROCM_SYMBOLS(X)                                                          \
+  X(hipError_t, hipInit, (unsigned int))                                         \
+  X(const char *, hipGetErrorName, (hipError_t))                                 \
+  X(hipError_t, hipGetDeviceCount, (int *))                                      \
+  X(hipError_t, hipDeviceGet, (hipDevice_t *, int))                              \
+  X(hipError_t, hipDeviceGetName, (char *, int, hipDevice_t))                    \
+  X(hipError_t, hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))       \
+  X(hipError_t, hipDeviceTotalMem, (size_t *, hipDevice_t))                      \
+  X(hipError_t, hipDeviceCanAccessPeer, (int *, int, int))                       \
+  X(hipError_t, hipSetDevice, (int))                                             \
+  X(hipError_t, hipDeviceEnablePeerAccess, (int, unsigned int))                  \
+  X(hipError_t, hipMalloc, (void **, size_t))                                    \
+  X(hipError_t, hipFree, (void *))                                               \
+  X(hipError_t, hipHostMalloc, (void **, size_t, unsigned int))                  \
+  X(hipError_t, hipHostFree, (void *))                                           \
+  X(hipError_t, hipMallocManaged, (void **, size_t, unsigned int))               \
+  X(hipError_t, hipMemcpy, (void *, const void *, size_t, hipMemcpyKind))        \
+  X(hipError_t, hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))               \
   X(hipError_t, hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned int)) \
-  X(hipError_t, hipIpcCloseMemHandle, (void *))                              \
-  X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))           \
-  X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                   \
-  X(hipError_t, hipEventQuery, (hipEvent_t))                                 \
-  X(hipError_t, hipEventDestroy, (hipEvent_t))                               \
-  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))     \
-  X(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int)) \
-  X(hipError_t, hipStreamQuery, (hipStream_t))                               \
+  X(hipError_t, hipIpcCloseMemHandle, (void *))                                  \
+  X(hipError_t, hipEventCreateWithFlags, (hipEvent_t *, unsigned))               \
+  X(hipError_t, hipEventRecord, (hipEvent_t, hipStream_t))                       \
+  X(hipError_t, hipEventQuery, (hipEvent_t))                                     \
+  X(hipError_t, hipEventDestroy, (hipEvent_t))                                   \
+  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t *, unsigned int))         \
+  X(hipError_t, hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned int))     \
+  X(hipError_t, hipStreamQuery, (hipStream_t))                                   \
   X(hipError_t, hipStreamDestroy, (hipStream_t))
 
 /* Runtime functions the plugin can do without: a runtime that lacks them
  * leaves the pointer NULL and the feature off (PL-IPC-11), never a crash. */
-#define ROCM_OPTIONAL_SYMBOLS(X)                                             \
-  X(hipError_t, hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))   \
+#define ROCM_OPTIONAL_SYMBOLS(X)                                           \
+  X(hipError_t, hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t)) \
   X(hipError_t, hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))
 
 typedef struct rocm_symbols {
@@ -204,8 +204,8 @@ static bool rocm_open_device(rocm_state *s, int ordinal, rocm_device *d) {
    * (the device is current from above). */
   hipEvent_t probe = NULL;
   d->ipc_events = s->hip.hipIpcGetEventHandle != NULL && s->hip.hipIpcOpenEventHandle != NULL &&
-                  s->hip.hipEventCreateWithFlags(
-                      &probe, hipEventInterprocess | hipEventDisableTiming) == hipSuccess;
+                  s->hip.hipEventCreateWithFlags(&probe, hipEventInterprocess |
+                                                             hipEventDisableTiming) == hipSuccess;
   if (d->ipc_events) {
     (void)s->hip.hipEventDestroy(probe);
   }
@@ -426,7 +426,7 @@ static hurray_status rocm_export_memory(void *state, const hurray_plugin_allocat
   hipIpcMemHandle_t handle;
   memset(&handle, 0, sizeof handle);
   hipError_t r = s->hip.hipIpcGetMemHandle(&handle, (void *)(uintptr_t)base);
-  
+
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcGetMemHandle", r, 0);
   }
@@ -456,9 +456,9 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
   if (status != HURRAY_OK) {
     return status;
   }
-  void * mapped = 0;
+  void *mapped = 0;
   hipError_t r = s->hip.hipIpcOpenMemHandle(&mapped, handle, hipIpcMemLazyEnablePeerAccess);
-  
+
   if (r != hipSuccess) {
     return rocm_vendor_fail(s, err, "hipIpcOpenMemHandle", r, 0);
   }
@@ -516,9 +516,9 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 /* One hipEvent_t of the device: made with the runtime's creation flags
  * `hip_flags`, or opened from another process's `handle` when given
  * (PL-IPC-9). */
-static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
-                                    unsigned hip_flags, const hipIpcEventHandle_t *handle,
-                                    void **out_event, hurray_error *err) {
+static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index, unsigned hip_flags,
+                                    const hipIpcEventHandle_t *handle, void **out_event,
+                                    hurray_error *err) {
   hurray_status status =
       hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
   if (status != HURRAY_OK) {
@@ -535,12 +535,11 @@ static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index,
     return status;
   }
   hipError_t r = handle != NULL ? s->hip.hipIpcOpenEventHandle(&e->event, *handle)
-                                 : s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
+                                : s->hip.hipEventCreateWithFlags(&e->event, hip_flags);
   if (r != hipSuccess) {
     free(e);
-    return rocm_vendor_fail(s, err,
-                            handle != NULL ? "hipIpcOpenEventHandle" : "hipEventCreateWithFlags", r,
-                            0);
+    return rocm_vendor_fail(
+        s, err, handle != NULL ? "hipIpcOpenEventHandle" : "hipEventCreateWithFlags", r, 0);
   }
   e->device_index = device_index;
   *out_event = e;
@@ -704,8 +703,8 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
     return status;
   }
   hipIpcEventHandle_t handle;
-  status = plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in,
-                                         sizeof handle.reserved, err);
+  status =
+      plugin_gpu_check_event_import("rocm", "hipIpcEventHandle_t", in, sizeof handle.reserved, err);
   if (status != HURRAY_OK) {
     return status;
   }

@@ -109,9 +109,8 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
           VK_SUCCESS &&
       extension_count > 0u) {
     VkExtensionProperties *extensions = calloc(extension_count, sizeof *extensions);
-    if (extensions != NULL &&
-        vk->vkEnumerateDeviceExtensionProperties(physical, NULL, &extension_count, extensions) ==
-            VK_SUCCESS) {
+    if (extensions != NULL && vk->vkEnumerateDeviceExtensionProperties(
+                                  physical, NULL, &extension_count, extensions) == VK_SUCCESS) {
       for (uint32_t i = 0; i < extension_count; i++) {
         external_fd = external_fd || strcmp(extensions[i].extensionName,
                                             VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) == 0;
@@ -180,8 +179,8 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
 
   vk->vkGetPhysicalDeviceMemoryProperties(physical, &d->memory);
   const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  const VkMemoryPropertyFlags visible =
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   d->memory_type[CLASS_STANDARD] = pick_memory_type(&d->memory, local, visible);
   d->memory_type[CLASS_HOST_PINNED] = pick_memory_type(&d->memory, visible, local);
   d->memory_type[CLASS_UNIFIED] = pick_memory_type(&d->memory, local | visible, 0);

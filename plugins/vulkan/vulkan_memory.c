@@ -68,8 +68,8 @@ static uint64_t device_address_of(const vulkan_api *vk, const vulkan_device *d, 
  * `alignment`, and a buffer bound where its address (device address when
  * known, else the mapped pointer) is aligned. */
 hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device *d, uint32_t type,
-                               bool map, bool exportable, VkDeviceSize size,
-                               uint32_t alignment, vulkan_memory *out, hurray_error *err) {
+                               bool map, bool exportable, VkDeviceSize size, uint32_t alignment,
+                               vulkan_memory *out, hurray_error *err) {
   VkBuffer probe = VK_NULL_HANDLE;
   VkResult r = create_buffer_for(vk, d, size, exportable, &probe);
   if (r != VK_SUCCESS) {
@@ -229,13 +229,11 @@ static hurray_status describe_memory(const vulkan_api *vk, const vulkan_device *
 }
 
 hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64_t byte_size,
-                              uint32_t alignment, hurray_memory_class memory_class,
-                              uint32_t flags, hurray_plugin_allocation *out,
-                              hurray_error *err) {
+                              uint32_t alignment, hurray_memory_class memory_class, uint32_t flags,
+                              hurray_plugin_allocation *out, hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
-  if (device_index >= state->device_count ||
-      (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
+  if (device_index >= state->device_count || (flags & ~HURRAY_PLUGIN_ALLOCATE_EXPORTABLE) != 0u) {
     return hurray_support_entry_fail(err, HURRAY_ERR_INVALID_ARGUMENT, device_index,
                                      state->device_count, "vulkan: device %u / flags 0x%X",
                                      (unsigned)device_index, (unsigned)flags);
@@ -270,8 +268,7 @@ hurray_status vulkan_allocate(void *opaque, uint32_t device_index, uint64_t byte
     free(memory);
     return status;
   }
-  return describe_memory(vk, d, device_index, memory, byte_size, alignment, memory_class, out,
-                         err);
+  return describe_memory(vk, d, device_index, memory, byte_size, alignment, memory_class, out, err);
 }
 
 /* PL-IPC-2: an OPAQUE_FD of the allocation's VkDeviceMemory, the buffer's
@@ -410,4 +407,3 @@ void vulkan_free(void *opaque, const hurray_plugin_allocation *allocation) {
   const vulkan_state *state = opaque;
   release_memory(&state->vk, &state->devices[allocation->device_index], allocation->plugin_data);
 }
-

@@ -51,8 +51,7 @@
 const char *vk_result_name(VkResult r) {
   switch (r) {
 #define NAME(c) \
-  case c:       \
-    return #c;
+  case c: return #c;
     NAME(VK_SUCCESS)
     NAME(VK_NOT_READY)
     NAME(VK_TIMEOUT)
@@ -68,8 +67,7 @@ const char *vk_result_name(VkResult r) {
     NAME(VK_ERROR_INCOMPATIBLE_DRIVER)
     NAME(VK_ERROR_TOO_MANY_OBJECTS)
 #undef NAME
-    default:
-      return "unknown VkResult";
+    default: return "unknown VkResult";
   }
 }
 

@@ -86,7 +86,7 @@
   X(VkResult, vkCreateSemaphore,                                                                  \
     (VkDevice, const VkSemaphoreCreateInfo *, const VkAllocationCallbacks *, VkSemaphore *))      \
   X(void, vkDestroySemaphore, (VkDevice, VkSemaphore, const VkAllocationCallbacks *))             \
-  X(VkResult, vkWaitSemaphores, (VkDevice, const VkSemaphoreWaitInfo *, uint64_t))             \
+  X(VkResult, vkWaitSemaphores, (VkDevice, const VkSemaphoreWaitInfo *, uint64_t))                \
   X(VkResult, vkEnumerateDeviceExtensionProperties,                                               \
     (VkPhysicalDevice, const char *, uint32_t *, VkExtensionProperties *))                        \
   X(void, vkGetPhysicalDeviceProperties2, (VkPhysicalDevice, VkPhysicalDeviceProperties2 *))      \
@@ -179,7 +179,7 @@ hurray_status vulkan_wait_stream(void *opaque, uint32_t device_index, void *stre
                                  uint64_t timeout_ns, hurray_error *err);
 hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *opaque_event,
                                        hurray_error *err);
-hurray_status vulkan_native_event(void *opaque, void *opaque_event,
-                                  hurray_plugin_native_event *out, hurray_error *err);
+hurray_status vulkan_native_event(void *opaque, void *opaque_event, hurray_plugin_native_event *out,
+                                  hurray_error *err);
 
 #endif

@@ -130,9 +130,8 @@ hurray_status vulkan_copy_to_device(void *opaque, const hurray_plugin_allocation
   return staged_copy(opaque, dst, dst_offset, source, bytes, true, err);
 }
 
-hurray_status vulkan_copy_to_host(void *opaque, void *dst,
-                                  const hurray_plugin_allocation *src, uint64_t src_offset,
-                                  uint64_t bytes, hurray_error *err) {
+hurray_status vulkan_copy_to_host(void *opaque, void *dst, const hurray_plugin_allocation *src,
+                                  uint64_t src_offset, uint64_t bytes, hurray_error *err) {
   if (src->host_address != NULL) {
     memcpy(dst, (const unsigned char *)src->host_address + src_offset, (size_t)bytes);
     return HURRAY_OK;
@@ -373,8 +372,8 @@ hurray_status vulkan_stream_wait_event(void *opaque, void *stream, void *opaque_
 /* PL-EVENT-5: the timeline semaphore and the value its last record signals
  * (0 before the first: already reached), or the fence once submitted (an
  * unsubmitted fence never signals, so a vkWaitForFences would hang). */
-hurray_status vulkan_native_event(void *opaque, void *opaque_event,
-                                  hurray_plugin_native_event *out, hurray_error *err) {
+hurray_status vulkan_native_event(void *opaque, void *opaque_event, hurray_plugin_native_event *out,
+                                  hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_event *event = opaque_event;
   const vulkan_device *d = &state->devices[event->device_index];

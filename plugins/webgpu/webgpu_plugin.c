@@ -292,10 +292,9 @@ static void webgpu_open(webgpu_state *s) {
   const hurray_support_symbol symbols[] = {WEBGPU_SYMBOLS(WEBGPU_SYMBOL_ENTRY)};
 #undef WEBGPU_SYMBOL_ENTRY
   /* The reason names every file tried and why. */
-  s->library = plugin_load_runtime(WEBGPU_LIBRARY_ENV, defaults,
-                                   sizeof defaults / sizeof defaults[0], 0, symbols,
-                                   sizeof symbols / sizeof symbols[0], &library, s->reason,
-                                   sizeof s->reason);
+  s->library = plugin_load_runtime(
+      WEBGPU_LIBRARY_ENV, defaults, sizeof defaults / sizeof defaults[0], 0, symbols,
+      sizeof symbols / sizeof symbols[0], &library, s->reason, sizeof s->reason);
   snprintf(s->library_name, sizeof s->library_name, "%s", library);
   if (s->library == NULL || webgpu_open_device(s)) {
     return;

@@ -131,8 +131,7 @@ static PyObject *handler_for(size_t alignment) {
 
 static int parse_alignment(PyObject *arg, size_t *out) {
   if (!PyLong_Check(arg)) {
-    PyErr_Format(PyExc_TypeError, "alignment must be an int, not %.100s",
-                 Py_TYPE(arg)->tp_name);
+    PyErr_Format(PyExc_TypeError, "alignment must be an int, not %.100s", Py_TYPE(arg)->tp_name);
     return -1;
   }
   int overflow = 0;
@@ -144,7 +143,8 @@ static int parse_alignment(PyObject *arg, size_t *out) {
   if (overflow != 0 || v < 64 || v > (1LL << 30) || (v & (v - 1)) != 0) {
     PyErr_Format(PyExc_ValueError,
                  "alignment %R must be a power of two from 64 (the minimum, BP-ALIGN-2) "
-                 "to 2**30", arg);
+                 "to 2**30",
+                 arg);
     return -1;
   }
   *out = (size_t)v;
@@ -214,8 +214,11 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, .m_name = "hurray._allocator",
-    .m_doc = "Aligned NumPy data-memory handlers (NEP 49).", .m_size = -1, .m_methods = methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "hurray._allocator",
+    .m_doc = "Aligned NumPy data-memory handlers (NEP 49).",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__allocator(void);

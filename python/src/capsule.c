@@ -89,7 +89,7 @@ PyObject *hurray_py_tensor_hurray(PyObject *self, PyObject *args, PyObject *kwds
   for (size_t i = 0; i < t->count; i++) {
     hurray_handoff_init(&handoffs[i]);
     hurray_buffer_offer offer = hurray_buffer_offer_make(t->data[i], export_release_buffer, self,
-                                 hurray_sync_payload_none());
+                                                         hurray_sync_payload_none());
     if (t->handles[i].sync_mode == HURRAY_SYNC_EVENT) {
       offer.sync = hurray_sync_payload_event(t->events[i], t->handles[i].device_tag,
                                              export_noop_event_release, NULL);
@@ -117,8 +117,7 @@ PyObject *hurray_py_tensor_hurray(PyObject *self, PyObject *args, PyObject *kwds
 /* Owns an accepted capsule tensor: releases its buffers (events first) and
  * calls its destroy once no tensor uses it (PY-CAP-4). */
 typedef struct {
-  PyObject_HEAD
-  hurray_capsule_tensor *ct;
+  PyObject_HEAD hurray_capsule_tensor *ct;
 } ImportObject;
 
 static void import_release_all(hurray_capsule_tensor *ct, uint32_t accepted) {
@@ -149,8 +148,10 @@ static PyTypeObject ImportType = {
 };
 
 static PyObject *not_importable(PyObject *obj) {
-  PyErr_Format(PyExc_TypeError, "from_hurray needs an object with __hurray__() or a "
-               "'hurray_tensor' capsule, not %.100s", Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError,
+               "from_hurray needs an object with __hurray__() or a "
+               "'hurray_tensor' capsule, not %.100s",
+               Py_TYPE(obj)->tp_name);
   return NULL;
 }
 
@@ -219,8 +220,7 @@ static PyObject *from_capsule(PyObject *capsule) {
   hurray_status st = HURRAY_OK;
   for (; accepted < ct->buffer_count; accepted++) {
     hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
-    st = hurray_handoff_accept(&ct->handoffs[accepted], HURRAY_TRANSPORT_IN_PROCESS, 0, &out,
-                               &err);
+    st = hurray_handoff_accept(&ct->handoffs[accepted], HURRAY_TRANSPORT_IN_PROCESS, 0, &out, &err);
     if (st != HURRAY_OK) {
       err.index = accepted;
       break;

@@ -44,8 +44,9 @@ typedef struct {
 static const wire_field device_tag_field = {
     .field = "device tag",
     .name_field = "device name",
-    .names = "device (cpu, cuda, rocm, metal, vulkan, webgpu, hexagon, level_zero, opencl; a "
-             "private device is given by its tag byte 0xF0..0xFE)",
+    .names =
+        "device (cpu, cuda, rocm, metal, vulkan, webgpu, hexagon, level_zero, opencl; a "
+        "private device is given by its tag byte 0xF0..0xFE)",
     .rule = "device must be a tag byte or a name",
     .named_end = HURRAY_DEVICE_RESERVED_FIRST,
     .name_of = hurray_device_tag_name,
@@ -55,8 +56,9 @@ static const wire_field device_tag_field = {
 static const wire_field memory_class_field = {
     .field = "memory class",
     .name_field = "memory class",
-    .names = "class (standard, host_pinned, unified, peer; a private class is given by its "
-             "byte 0xF0..0xFE)",
+    .names =
+        "class (standard, host_pinned, unified, peer; a private class is given by its "
+        "byte 0xF0..0xFE)",
     .rule = "memory_class must be a byte or a name",
     .named_end = HURRAY_MEMORY_RESERVED_FIRST,
     .name_of = hurray_memory_class_name,
@@ -169,8 +171,8 @@ static PyObject *Device_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
    * constructor of an empty handle, which names the pair when it refuses. */
   hurray_buffer_handle probe;
   hurray_error err;
-  hurray_status st = hurray_buffer_handle_with_memory_class(
-      0, 1, tag, HURRAY_SYNC_PRODUCER_SYNCED, memory_class, &probe, &err);
+  hurray_status st = hurray_buffer_handle_with_memory_class(0, 1, tag, HURRAY_SYNC_PRODUCER_SYNCED,
+                                                            memory_class, &probe, &err);
   if (st != HURRAY_OK) {
     return hurray_py_raise(st, &err, "device");
   }
@@ -188,8 +190,8 @@ static PyObject *Device_repr(PyObject *self) {
 
 static Py_hash_t Device_hash(PyObject *self) {
   DeviceObject *d = (DeviceObject *)self;
-  Py_hash_t h = (Py_hash_t)(((uint64_t)d->index << 16) | ((uint64_t)d->tag << 8) |
-                            (uint64_t)d->memory_class);
+  Py_hash_t h =
+      (Py_hash_t)(((uint64_t)d->index << 16) | ((uint64_t)d->tag << 8) | (uint64_t)d->memory_class);
   return h == -1 ? -2 : h;
 }
 
@@ -257,11 +259,12 @@ PyTypeObject hurray_py_device_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hurray.Device",
     .tp_basicsize = sizeof(DeviceObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Device(tag or name, index=0, memory_class=None): where a buffer lives.\n\n"
-              "tag: a wire byte (0x00..0x08 named, 0xF0..0xFE private) or a name (\"cpu\").\n"
-              "memory_class: a byte or a name; standard by default. The (tag, class) pair\n"
-              "must be valid by libhurray's table (BP-PAIR-1..3). A value: equal devices\n"
-              "hash alike.",
+    .tp_doc =
+        "Device(tag or name, index=0, memory_class=None): where a buffer lives.\n\n"
+        "tag: a wire byte (0x00..0x08 named, 0xF0..0xFE private) or a name (\"cpu\").\n"
+        "memory_class: a byte or a name; standard by default. The (tag, class) pair\n"
+        "must be valid by libhurray's table (BP-PAIR-1..3). A value: equal devices\n"
+        "hash alike.",
     .tp_new = Device_new,
     .tp_repr = Device_repr,
     .tp_hash = Device_hash,

@@ -78,9 +78,8 @@ static int dl_device_is_ours(TensorObject *t, PyObject *dl_device) {
   }
   int32_t own_type = 0;
   hurray_error err;
-  hurray_status st = hurray_dlpack_device_type_from_pair(t->handles[0].device_tag,
-                                                         t->handles[0].memory_class, &own_type,
-                                                         &err);
+  hurray_status st = hurray_dlpack_device_type_from_pair(
+      t->handles[0].device_tag, t->handles[0].memory_class, &own_type, &err);
   if (st != HURRAY_OK) {
     hurray_py_raise(st, &err, "__dlpack__");
     return 0;
@@ -241,8 +240,7 @@ PyObject *hurray_py_tensor_dlpack_device(PyObject *self, PyObject *unused) {
 /* Owns a handoff holding an imported DLPack tensor; its release calls the
  * producer's deleter exactly once (BP-DLPACK-13). */
 typedef struct {
-  PyObject_HEAD
-  hurray_handoff handoff;
+  PyObject_HEAD hurray_handoff handoff;
 } DLImportObject;
 
 static void DLImport_dealloc(PyObject *self) {
@@ -266,11 +264,11 @@ static PyObject *dtype_from_dl(hurray_dl_data_type d) {
     uint8_t code, bits;
     uint32_t hurray;
   } map[] = {
-      {HURRAY_DL_BOOL, 8, HURRAY_DTYPE_BOOL},     {HURRAY_DL_INT, 8, HURRAY_DTYPE_INT8},
-      {HURRAY_DL_INT, 16, HURRAY_DTYPE_INT16},    {HURRAY_DL_INT, 32, HURRAY_DTYPE_INT32},
-      {HURRAY_DL_INT, 64, HURRAY_DTYPE_INT64},    {HURRAY_DL_UINT, 8, HURRAY_DTYPE_UINT8},
-      {HURRAY_DL_UINT, 16, HURRAY_DTYPE_UINT16},  {HURRAY_DL_UINT, 32, HURRAY_DTYPE_UINT32},
-      {HURRAY_DL_UINT, 64, HURRAY_DTYPE_UINT64},  {HURRAY_DL_FLOAT, 16, HURRAY_DTYPE_FLOAT16},
+      {HURRAY_DL_BOOL, 8, HURRAY_DTYPE_BOOL},        {HURRAY_DL_INT, 8, HURRAY_DTYPE_INT8},
+      {HURRAY_DL_INT, 16, HURRAY_DTYPE_INT16},       {HURRAY_DL_INT, 32, HURRAY_DTYPE_INT32},
+      {HURRAY_DL_INT, 64, HURRAY_DTYPE_INT64},       {HURRAY_DL_UINT, 8, HURRAY_DTYPE_UINT8},
+      {HURRAY_DL_UINT, 16, HURRAY_DTYPE_UINT16},     {HURRAY_DL_UINT, 32, HURRAY_DTYPE_UINT32},
+      {HURRAY_DL_UINT, 64, HURRAY_DTYPE_UINT64},     {HURRAY_DL_FLOAT, 16, HURRAY_DTYPE_FLOAT16},
       {HURRAY_DL_BFLOAT, 16, HURRAY_DTYPE_BFLOAT16}, {HURRAY_DL_FLOAT, 32, HURRAY_DTYPE_FLOAT32},
       {HURRAY_DL_FLOAT, 64, HURRAY_DTYPE_FLOAT64},
   };
@@ -316,8 +314,10 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
     return NULL;
   }
   if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_Format(PyExc_TypeError, "from_dlpack needs an object with __dlpack__() or a DLPack "
-                 "capsule, not %.100s", Py_TYPE(capsule)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "from_dlpack needs an object with __dlpack__() or a DLPack "
+                 "capsule, not %.100s",
+                 Py_TYPE(capsule)->tp_name);
     return NULL;
   }
   const char *name = PyCapsule_GetName(capsule);
@@ -388,8 +388,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
      * host memory the binding can read, compact row-major. */
     cleanup_status_dropped(hurray_handoff_destroy(&owner->handoff, NULL));
     PyObject_Free(owner);
-    if (dl->device.device_type != HURRAY_DLPACK_CPU && dl->device.device_type !=
-        HURRAY_DLPACK_CUDA_HOST) {
+    if (dl->device.device_type != HURRAY_DLPACK_CPU &&
+        dl->device.device_type != HURRAY_DLPACK_CUDA_HOST) {
       return hurray_py_raise(st, &err, "from_dlpack");
     }
     if (!is_compact(dl)) {
@@ -402,8 +402,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
         return hurray_py_error(HURRAY_PY_ERR_BASE, "from_dlpack", "shape overflows");
       }
     }
-    PyObject *bytes = PyBytes_FromStringAndSize(
-        (const char *)dl->data + dl->byte_offset, (Py_ssize_t)nbytes);
+    PyObject *bytes =
+        PyBytes_FromStringAndSize((const char *)dl->data + dl->byte_offset, (Py_ssize_t)nbytes);
     if (bytes == NULL) {
       return NULL;
     }
@@ -411,8 +411,7 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
     for (size_t d = 0; shape_list != NULL && d < ndim; d++) {
       PyList_SET_ITEM(shape_list, (Py_ssize_t)d, PyLong_FromLongLong(shape[d]));
     }
-    if (PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned" : "used_dltensor") <
-        0) {
+    if (PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
       Py_DECREF(bytes);
       Py_XDECREF(shape_list);
       return NULL;
@@ -422,8 +421,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
       Py_DECREF(bytes);
       return NULL;
     }
-    PyObject *tensor = PyObject_CallFunction(hurray_py_tensor_class(), "OOO", bytes, dtype,
-                                             shape_list);
+    PyObject *tensor =
+        PyObject_CallFunction(hurray_py_tensor_class(), "OOO", bytes, dtype, shape_list);
     Py_DECREF(bytes);
     Py_DECREF(shape_list);
     return tensor;
@@ -449,9 +448,8 @@ PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args) {
   if (acc.handle.alignment > max_alignment) {
     acc.handle.alignment = max_alignment; /* PY-ALIGN-1: declare at most a page */
   }
-  PyObject *tensor =
-      hurray_py_tensor_over(acc.data, (size_t)acc.handle.byte_size, &acc.handle,
-                            (PyObject *)owner, dtype, shape, ndim);
+  PyObject *tensor = hurray_py_tensor_over(acc.data, (size_t)acc.handle.byte_size, &acc.handle,
+                                           (PyObject *)owner, dtype, shape, ndim);
   Py_DECREF(owner);
   if (tensor != NULL && want_copy) {
     /* copy=True on a tensor the library accepted: copy, then let the owner go. */

@@ -18,8 +18,8 @@ static const struct {
   uint32_t itemsize;
   uint8_t dl_code;
 } dtype_table[HURRAY_DTYPE_COUNT] = {
-    {"bool", 1, 6},    {"int8", 1, 0},    {"int16", 2, 0},    {"int32", 4, 0},    {"int64", 8, 0},
-    {"uint8", 1, 1},   {"uint16", 2, 1},  {"uint32", 4, 1},   {"uint64", 8, 1},   {"float16", 2, 2},
+    {"bool", 1, 6},     {"int8", 1, 0},    {"int16", 2, 0},   {"int32", 4, 0},  {"int64", 8, 0},
+    {"uint8", 1, 1},    {"uint16", 2, 1},  {"uint32", 4, 1},  {"uint64", 8, 1}, {"float16", 2, 2},
     {"bfloat16", 2, 4}, {"float32", 4, 2}, {"float64", 8, 2},
 };
 
@@ -59,8 +59,9 @@ PyTypeObject hurray_py_dtype_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hurray.DType",
     .tp_basicsize = sizeof(DTypeObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "An element type: hurray.bool, int8..int64, uint8..uint64, float16, bfloat16, "
-              "float32, float64. Singletons; compare with `is` or ==.",
+    .tp_doc =
+        "An element type: hurray.bool, int8..int64, uint8..uint64, float16, bfloat16, "
+        "float32, float64. Singletons; compare with `is` or ==.",
     .tp_repr = DType_repr,
     .tp_getset = DType_getset,
 };
@@ -79,12 +80,16 @@ DTypeObject *hurray_py_as_dtype(PyObject *obj) {
         return (DTypeObject *)dtype_objects[c];
       }
     }
-    PyErr_Format(PyExc_ValueError, "unknown element type %R (known: bool, int8..int64, "
-                 "uint8..uint64, float16, bfloat16, float32, float64)", obj);
+    PyErr_Format(PyExc_ValueError,
+                 "unknown element type %R (known: bool, int8..int64, "
+                 "uint8..uint64, float16, bfloat16, float32, float64)",
+                 obj);
     return NULL;
   }
-  PyErr_Format(PyExc_TypeError, "dtype must be a hurray element type such as hurray.float32, "
-               "not %.100s", Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError,
+               "dtype must be a hurray element type such as hurray.float32, "
+               "not %.100s",
+               Py_TYPE(obj)->tp_name);
   return NULL;
 }
 

@@ -24,34 +24,28 @@ static PyObject *UnsupportedError;
 
 static PyObject *error_class_for(hurray_status status) {
   switch (status) {
-  case HURRAY_ERR_DEVICE_TAG_MISMATCH:
-  case HURRAY_ERR_MEMORY_CLASS_MISMATCH:
-    return ColocationError;
-  case HURRAY_ERR_EMPTY_BUFFER_LIST:
-  case HURRAY_ERR_TRUNCATED:
-  case HURRAY_ERR_TRAILING_BYTES:
-  case HURRAY_ERR_CAPACITY:
-    return TableError;
-  case HURRAY_ERR_SYNC_MODE_MISMATCH:
-  case HURRAY_ERR_ILLEGAL_TRANSITION:
-  case HURRAY_ERR_ALREADY_RELEASED:
-  case HURRAY_ERR_USE_AFTER_DESTROY:
-  case HURRAY_ERR_SYNC_MODE_NOT_ALLOWED:
-    return HandoffError;
-  case HURRAY_ERR_UNSUPPORTED:
-    return UnsupportedError;
-  case HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO:
-  case HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM:
-  case HURRAY_ERR_INVALID_SYNC_MODE:
-  case HURRAY_ERR_RESERVED_DEVICE_TAG:
-  case HURRAY_ERR_INVALID_DEVICE_TAG:
-  case HURRAY_ERR_RESERVED_MEMORY_CLASS:
-  case HURRAY_ERR_INVALID_MEMORY_CLASS:
-  case HURRAY_ERR_INVALID_PAIR:
-  case HURRAY_ERR_RESERVED_BYTE_NONZERO:
-    return HandleError;
-  default:
-    return HurrayError;
+    case HURRAY_ERR_DEVICE_TAG_MISMATCH:
+    case HURRAY_ERR_MEMORY_CLASS_MISMATCH: return ColocationError;
+    case HURRAY_ERR_EMPTY_BUFFER_LIST:
+    case HURRAY_ERR_TRUNCATED:
+    case HURRAY_ERR_TRAILING_BYTES:
+    case HURRAY_ERR_CAPACITY: return TableError;
+    case HURRAY_ERR_SYNC_MODE_MISMATCH:
+    case HURRAY_ERR_ILLEGAL_TRANSITION:
+    case HURRAY_ERR_ALREADY_RELEASED:
+    case HURRAY_ERR_USE_AFTER_DESTROY:
+    case HURRAY_ERR_SYNC_MODE_NOT_ALLOWED: return HandoffError;
+    case HURRAY_ERR_UNSUPPORTED: return UnsupportedError;
+    case HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO:
+    case HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM:
+    case HURRAY_ERR_INVALID_SYNC_MODE:
+    case HURRAY_ERR_RESERVED_DEVICE_TAG:
+    case HURRAY_ERR_INVALID_DEVICE_TAG:
+    case HURRAY_ERR_RESERVED_MEMORY_CLASS:
+    case HURRAY_ERR_INVALID_MEMORY_CLASS:
+    case HURRAY_ERR_INVALID_PAIR:
+    case HURRAY_ERR_RESERVED_BYTE_NONZERO: return HandleError;
+    default: return HurrayError;
   }
 }
 
@@ -59,8 +53,7 @@ static PyObject *error_class_for(hurray_status status) {
  * attributes (PY-ERR-1). status may be HURRAY_OK for errors of the binding's
  * own that carry no C status: then .status is None. */
 static PyObject *raise_with(PyObject *cls, const char *context, const char *message,
-                            hurray_status status, uint64_t value, uint64_t expected,
-                            size_t index) {
+                            hurray_status status, uint64_t value, uint64_t expected, size_t index) {
   PyObject *text = context != NULL ? PyUnicode_FromFormat("%s: %s", context, message)
                                    : PyUnicode_FromString(message);
   if (text == NULL) {
@@ -73,8 +66,7 @@ static PyObject *raise_with(PyObject *cls, const char *context, const char *mess
   }
   PyObject *status_name = status == HURRAY_OK ? Py_NewRef(Py_None)
                                               : PyUnicode_FromString(hurray_status_name(status));
-  PyObject *status_code = status == HURRAY_OK ? Py_NewRef(Py_None)
-                                              : PyLong_FromLong((long)status);
+  PyObject *status_code = status == HURRAY_OK ? Py_NewRef(Py_None) : PyLong_FromLong((long)status);
   PyObject *v = PyLong_FromUnsignedLongLong(value);
   PyObject *x = PyLong_FromUnsignedLongLong(expected);
   PyObject *i = PyLong_FromSize_t(index);
@@ -112,18 +104,12 @@ PyObject *hurray_py_raise(hurray_status status, const hurray_error *err, const c
  * with no libhurray failure behind them or with a status of their choosing. */
 static PyObject *class_of_kind(int kind) {
   switch (kind) {
-  case HURRAY_PY_ERR_UNSUPPORTED:
-    return UnsupportedError;
-  case HURRAY_PY_ERR_COPY:
-    return CopyRequiredError;
-  case HURRAY_PY_ERR_HANDOFF:
-    return HandoffError;
-  case HURRAY_PY_ERR_TABLE:
-    return TableError;
-  case HURRAY_PY_ERR_NOT_READABLE:
-    return NotReadableError;
-  default:
-    return HurrayError;
+    case HURRAY_PY_ERR_UNSUPPORTED: return UnsupportedError;
+    case HURRAY_PY_ERR_COPY: return CopyRequiredError;
+    case HURRAY_PY_ERR_HANDOFF: return HandoffError;
+    case HURRAY_PY_ERR_TABLE: return TableError;
+    case HURRAY_PY_ERR_NOT_READABLE: return NotReadableError;
+    default: return HurrayError;
   }
 }
 
@@ -175,8 +161,7 @@ int hurray_py_errors_add(PyObject *m) {
         add_error(m, &HandoffError, "HandoffError", HurrayError,
                   "A handoff or capsule used against its state machine.") < 0 ||
         add_error(m, &NotReadableError, "NotReadableError", HurrayError,
-                  "A buffer whose bytes the binding may not hand out (sync mode, device).") <
-            0 ||
+                  "A buffer whose bytes the binding may not hand out (sync mode, device).") < 0 ||
         add_error(m, &UnsupportedError, "UnsupportedError", HurrayError,
                   "Something with no mapping (DLPack device or dtype).") < 0;
   return bad ? -1 : 0;

@@ -77,9 +77,8 @@ PyObject *hurray_py_from_host(PyObject *mod, PyObject *args) {
                "hurray.aligned_allocator() to share it)",
                measured);
       Py_DECREF(t);
-      return hurray_py_raise_with(HURRAY_PY_ERR_COPY, NULL, msg,
-                                  HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, measured,
-                                  HURRAY_MIN_BUFFER_ALIGNMENT, 0);
+      return hurray_py_raise_with(HURRAY_PY_ERR_COPY, NULL, msg, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM,
+                                  measured, HURRAY_MIN_BUFFER_ALIGNMENT, 0);
     }
     if (st == HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM) {
       uint32_t want = hurray_py_tensor_copy_in(t, t->view.buf, size);
@@ -87,9 +86,8 @@ PyObject *hurray_py_from_host(PyObject *mod, PyObject *args) {
         Py_DECREF(t);
         return NULL;
       }
-      st = hurray_buffer_handle_for_host_memory(t->block, size,
-                                                hurray_py_min_u32(want, max_alignment),
-                                                &t->handles[0], &err);
+      st = hurray_buffer_handle_for_host_memory(
+          t->block, size, hurray_py_min_u32(want, max_alignment), &t->handles[0], &err);
     }
   }
   if (st != HURRAY_OK) {

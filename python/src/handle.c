@@ -81,8 +81,7 @@ static PyObject *Handle_get_sync_mode_tag(PyObject *s, void *c) {
 }
 static PyObject *Handle_get_memory_class(PyObject *s, void *c) {
   (void)c;
-  return PyUnicode_FromString(
-      hurray_memory_class_name(hurray_buffer_handle_memory_class(H(s))));
+  return PyUnicode_FromString(hurray_memory_class_name(hurray_buffer_handle_memory_class(H(s))));
 }
 static PyObject *Handle_get_memory_class_tag(PyObject *s, void *c) {
   (void)c;
@@ -124,8 +123,8 @@ static PyObject *Handle_decode(PyObject *cls, PyObject *arg) {
     Py_ssize_t len = view.len;
     PyBuffer_Release(&view);
     return hurray_py_raise_with(HURRAY_PY_ERR_TABLE, "BufferHandle.decode",
-                                "a handle is exactly 16 bytes", HURRAY_ERR_TRUNCATED,
-                                (uint64_t)len, HURRAY_BUFFER_HANDLE_SIZE, 0);
+                                "a handle is exactly 16 bytes", HURRAY_ERR_TRUNCATED, (uint64_t)len,
+                                HURRAY_BUFFER_HANDLE_SIZE, 0);
   }
   hurray_buffer_handle h;
   hurray_error err;
@@ -162,7 +161,7 @@ static PyObject *Handle_richcompare(PyObject *a, PyObject *b, int op) {
   }
   int eq = hurray_buffer_handle_equal(H(a), H(b)) &&
            hurray_py_device_equal((DeviceObject *)((HandleObject *)a)->device,
-                        (DeviceObject *)((HandleObject *)b)->device);
+                                  (DeviceObject *)((HandleObject *)b)->device);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -180,10 +179,11 @@ PyTypeObject hurray_py_handle_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "hurray.BufferHandle",
     .tp_basicsize = sizeof(HandleObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A buffer handle: a value copied out of a buffer table. It holds no reference\n"
-              "to a tensor or a buffer, so keeping handles pins nothing. Python reads\n"
-              "handles (Tensor.buffer_handles, decode_table, BufferHandle.decode) and\n"
-              "never authors one field by field.",
+    .tp_doc =
+        "A buffer handle: a value copied out of a buffer table. It holds no reference\n"
+        "to a tensor or a buffer, so keeping handles pins nothing. Python reads\n"
+        "handles (Tensor.buffer_handles, decode_table, BufferHandle.decode) and\n"
+        "never authors one field by field.",
     .tp_dealloc = Handle_dealloc,
     .tp_repr = Handle_repr,
     .tp_hash = Handle_hash,

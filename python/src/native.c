@@ -43,8 +43,10 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, .m_name = "hurray._native",
-    .m_doc = "The C half of the hurray package, over libhurray.", .m_size = -1,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "hurray._native",
+    .m_doc = "The C half of the hurray package, over libhurray.",
+    .m_size = -1,
     .m_methods = module_methods,
 };
 
@@ -59,16 +61,15 @@ PyMODINIT_FUNC PyInit__native(void) {
   if (m == NULL) {
     return NULL;
   }
-  int bad =
-      hurray_py_errors_add(m) < 0 ||
-      PyModule_AddObjectRef(m, "Device", (PyObject *)&hurray_py_device_type) < 0 ||
-      PyModule_AddObjectRef(m, "BufferHandle", (PyObject *)&hurray_py_handle_type) < 0 ||
-      PyModule_AddObjectRef(m, "DType", (PyObject *)&hurray_py_dtype_type) < 0 ||
-      PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&hurray_py_tensor_base_type) < 0 ||
-      PyModule_AddIntConstant(m, "MIN_BUFFER_ALIGNMENT", HURRAY_MIN_BUFFER_ALIGNMENT) < 0 ||
-      PyModule_AddIntConstant(m, "PAGE_ALIGNMENT", HURRAY_PAGE_ALIGNMENT) < 0 ||
-      PyModule_AddIntConstant(m, "C_ABI_VERSION", (long)hurray_c_abi_version()) < 0 ||
-      hurray_py_dtypes_add(m) < 0;
+  int bad = hurray_py_errors_add(m) < 0 ||
+            PyModule_AddObjectRef(m, "Device", (PyObject *)&hurray_py_device_type) < 0 ||
+            PyModule_AddObjectRef(m, "BufferHandle", (PyObject *)&hurray_py_handle_type) < 0 ||
+            PyModule_AddObjectRef(m, "DType", (PyObject *)&hurray_py_dtype_type) < 0 ||
+            PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&hurray_py_tensor_base_type) < 0 ||
+            PyModule_AddIntConstant(m, "MIN_BUFFER_ALIGNMENT", HURRAY_MIN_BUFFER_ALIGNMENT) < 0 ||
+            PyModule_AddIntConstant(m, "PAGE_ALIGNMENT", HURRAY_PAGE_ALIGNMENT) < 0 ||
+            PyModule_AddIntConstant(m, "C_ABI_VERSION", (long)hurray_c_abi_version()) < 0 ||
+            hurray_py_dtypes_add(m) < 0;
   if (bad || hurray_c_abi_version() < HURRAY_C_ABI_VERSION) {
     if (!bad) {
       PyErr_SetString(PyExc_ImportError, "libhurray's C ABI is older than this module needs");

@@ -50,8 +50,7 @@ int hurray_py_errors_add(PyObject *m);
 /* ---- dtype.c: element types ---- */
 
 typedef struct {
-  PyObject_HEAD
-  uint32_t code;
+  PyObject_HEAD uint32_t code;
   uint32_t itemsize;
   const char *name;
   /* DLPack DLDataType code and bits (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLBool 6). */
@@ -72,8 +71,7 @@ int hurray_py_dtypes_add(PyObject *m);
 /* ---- device.c ---- */
 
 typedef struct {
-  PyObject_HEAD
-  hurray_device_tag tag;
+  PyObject_HEAD hurray_device_tag tag;
   hurray_memory_class memory_class;
   uint32_t index;
 } DeviceObject;
@@ -90,8 +88,7 @@ uint32_t hurray_py_device_index(PyObject *device);
 /* ---- handle.c: BufferHandle ---- */
 
 typedef struct {
-  PyObject_HEAD
-  hurray_buffer_handle handle;
+  PyObject_HEAD hurray_buffer_handle handle;
   PyObject *device;
 } HandleObject;
 
@@ -123,8 +120,7 @@ PyObject *hurray_py_table_bytes(const hurray_buffer_handle *handles, size_t coun
 /* A tensor: its buffers' handles and data pointers, and whatever keeps the
  * bytes alive (`storage`). */
 typedef struct {
-  PyObject_HEAD
-  PyObject *weakreflist;
+  PyObject_HEAD PyObject *weakreflist;
   PyObject *dtype;
   PyObject *device;
   PyObject *shape_tuple;
@@ -152,8 +148,8 @@ int hurray_py_is_tensor(PyObject *obj);
 PyObject *hurray_py_tensor_class(void);
 PyObject *hurray_py_set_tensor_class(PyObject *mod, PyObject *cls);
 TensorObject *hurray_py_tensor_alloc(PyTypeObject *type, size_t count);
-int hurray_py_tensor_finish(TensorObject *t, DTypeObject *dtype, const int64_t *shape,
-                            size_t ndim, PyObject *device);
+int hurray_py_tensor_finish(TensorObject *t, DTypeObject *dtype, const int64_t *shape, size_t ndim,
+                            PyObject *device);
 int hurray_py_parse_shape(PyObject *shape_obj, const DTypeObject *dtype, int64_t *shape,
                           size_t *ndim, uint64_t *nbytes);
 /* Makes buffer 0 a copy of `size` bytes at `src` in a block of the
@@ -181,8 +177,7 @@ int hurray_py_dlpack_ready(void);
 PyObject *hurray_py_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwds);
 PyObject *hurray_py_tensor_dlpack_device(PyObject *self, PyObject *unused);
 PyObject *hurray_py_from_dlpack_capsule(PyObject *mod, PyObject *args);
-#define HURRAY_PY_DLPACK_METHODS                                                               \
-  {"_from_dlpack_capsule", hurray_py_from_dlpack_capsule, METH_VARARGS,                       \
-   "from_dlpack's C half"},
+#define HURRAY_PY_DLPACK_METHODS \
+  {"_from_dlpack_capsule", hurray_py_from_dlpack_capsule, METH_VARARGS, "from_dlpack's C half"},
 
 #endif

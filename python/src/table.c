@@ -17,7 +17,8 @@ PyObject *hurray_py_decode_table(PyObject *mod, PyObject *args, PyObject *kwds) 
   static const char *const kwlist[] = {"data", "exact", NULL};
   Py_buffer view;
   int exact = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|$p:decode_table", KWLIST(kwlist), &view, &exact)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*|$p:decode_table", KWLIST(kwlist), &view,
+                                   &exact)) {
     return NULL;
   }
   hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];

@@ -81,8 +81,8 @@ TensorObject *hurray_py_tensor_alloc(PyTypeObject *type, size_t count) {
 }
 
 /* Builds the Python-side caches once the C fields are final. */
-int hurray_py_tensor_finish(TensorObject *t, DTypeObject *dtype, const int64_t *shape,
-                            size_t ndim, PyObject *device) {
+int hurray_py_tensor_finish(TensorObject *t, DTypeObject *dtype, const int64_t *shape, size_t ndim,
+                            PyObject *device) {
   t->dtype = Py_NewRef((PyObject *)dtype);
   t->ndim = ndim;
   memcpy(t->shape, shape, ndim * sizeof *shape);
@@ -173,8 +173,8 @@ static PyObject *TensorBase_new(PyTypeObject *type, PyObject *args, PyObject *kw
   PyObject *dtype_obj;
   PyObject *shape_obj;
   PyObject *device_obj = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$O:Tensor", KWLIST(kwlist), &data_obj, &dtype_obj,
-                                   &shape_obj, &device_obj)) {
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$O:Tensor", KWLIST(kwlist), &data_obj,
+                                   &dtype_obj, &shape_obj, &device_obj)) {
     return NULL;
   }
   DTypeObject *dtype = hurray_py_as_dtype(dtype_obj);
@@ -340,8 +340,7 @@ int hurray_py_check_readable(TensorObject *t, size_t i, const char *path) {
 
 /* The object a memoryview of buffer i exports from: it keeps the tensor alive. */
 typedef struct {
-  PyObject_HEAD
-  PyObject *tensor;
+  PyObject_HEAD PyObject *tensor;
   size_t index;
 } BufferViewObject;
 
@@ -351,8 +350,7 @@ static int BufferView_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   static char empty_byte;
   void *data = t->handles[b->index].byte_size == 0 ? &empty_byte : t->data[b->index];
   /* Read-only (PY-READ-3): other consumers may share these bytes. */
-  return PyBuffer_FillInfo(view, self, data, (Py_ssize_t)t->handles[b->index].byte_size, 1,
-                           flags);
+  return PyBuffer_FillInfo(view, self, data, (Py_ssize_t)t->handles[b->index].byte_size, 1, flags);
 }
 
 static void BufferView_dealloc(PyObject *self) {
@@ -377,8 +375,8 @@ static int buffer_index(const TensorObject *t, PyObject *arg, size_t *out) {
     return -1;
   }
   if (i < 0 || (size_t)i >= t->count) {
-    PyErr_Format(PyExc_IndexError, "buffer index %zd out of range: the tensor has %zu buffer(s)",
-                 i, t->count);
+    PyErr_Format(PyExc_IndexError, "buffer index %zd out of range: the tensor has %zu buffer(s)", i,
+                 t->count);
     return -1;
   }
   *out = (size_t)i;

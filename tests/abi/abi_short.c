@@ -60,8 +60,7 @@ hurray_bool32 abi_short_pair_is_valid(hurray_device_tag tag, hurray_memory_class
   return hurray_pair_is_valid(tag, memory_class);
 }
 
-hurray_bool32 abi_short_handle_equal(const hurray_buffer_handle *a,
-                                     const hurray_buffer_handle *b) {
+hurray_bool32 abi_short_handle_equal(const hurray_buffer_handle *a, const hurray_buffer_handle *b) {
   return hurray_buffer_handle_equal(a, b);
 }
 

@@ -27,7 +27,8 @@ static void offer_cpu(hurray_handoff *h, void *data) {
   ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CPU,
                                              HURRAY_SYNC_PRODUCER_SYNCED, &handle, NULL),
                     HURRAY_OK);
-  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, count_release, NULL, hurray_sync_payload_none());
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(data, count_release, NULL, hurray_sync_payload_none());
   hurray_handoff_init(h);
   ck_assert_uint_eq(hurray_handoff_offer(h, &handle, &offer, NULL), HURRAY_OK);
 }
@@ -241,7 +242,7 @@ START_TEST(offer_refuses_bad_sizes_and_flags) {
   hurray_handoff_init(&h);
   hurray_error err;
   ck_assert_uint_eq(hurray_handoff_offer(&h, &handle, &o, &err), HURRAY_ERR_NULL_ARGUMENT);
-  ck_assert_uint_eq(err.index, 2u);  /* argument 2, the offer (HO-CHECK-1) */
+  ck_assert_uint_eq(err.index, 2u); /* argument 2, the offer (HO-CHECK-1) */
   ck_assert_uint_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
 }
 END_TEST
@@ -285,8 +286,8 @@ static hurray_status offer_and_accept(hurray_handoff *h, hurray_sync_mode mode,
                                       hurray_error *err) {
   static char device_memory[4096] __attribute__((aligned(4096)));
   hurray_buffer_handle handle;
-  ck_assert_uint_eq(
-      hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, mode, &handle, NULL), HURRAY_OK);
+  ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, mode, &handle, NULL),
+                    HURRAY_OK);
   const hurray_buffer_offer offer =
       hurray_buffer_offer_make(device_memory, count_release, NULL, sync);
   hurray_handoff_init(h);
@@ -321,9 +322,9 @@ START_TEST(the_payload_says_what_its_event_is) {
   hurray_handoff h;
   hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   got.event_kind = 0xDEADu;
-  ck_assert_uint_eq(offer_and_accept(&h, HURRAY_SYNC_PRODUCER_SYNCED, hurray_sync_payload_none(),
-                                     &got, NULL),
-                    HURRAY_OK);
+  ck_assert_uint_eq(
+      offer_and_accept(&h, HURRAY_SYNC_PRODUCER_SYNCED, hurray_sync_payload_none(), &got, NULL),
+      HURRAY_OK);
   ck_assert_uint_eq(got.event_kind, HURRAY_EVENT_KIND_NONE);
   release_and_destroy(&h);
 }
@@ -338,10 +339,11 @@ START_TEST(accept_checks_the_event_kind) {
     hurray_sync_payload sync;
     uint32_t kind;
   } cases[] = {
-      {HURRAY_SYNC_EVENT, hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL),
+      {HURRAY_SYNC_EVENT,
+       hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL),
        HURRAY_EVENT_KIND_NONE},
-      {HURRAY_SYNC_EVENT, hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL),
-       3u},
+      {HURRAY_SYNC_EVENT,
+       hurray_sync_payload_event(&cu_event, HURRAY_DEVICE_CUDA, count_event, NULL), 3u},
       {HURRAY_SYNC_PRODUCER_SYNCED, hurray_sync_payload_none(), HURRAY_EVENT_KIND_NATIVE},
       {HURRAY_SYNC_CONSUMER_STREAM, hurray_sync_payload_stream(&stream, HURRAY_DEVICE_CUDA),
        HURRAY_EVENT_KIND_PLUGIN},

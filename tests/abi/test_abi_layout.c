@@ -52,8 +52,7 @@ START_TEST(by_value_step_crosses) {
     for (uint32_t op = 0; op <= HURRAY_HANDOFF_OP_COUNT + 1u; op++) {
       const hurray_handoff_step want = hurray_handoff_transition(state, op);
       const hurray_handoff_step got = abi_short_transition(state, op);
-      ck_assert_msg(got.status == want.status && got.next == want.next &&
-                        got.effect == want.effect,
+      ck_assert_msg(got.status == want.status && got.next == want.next && got.effect == want.effect,
                     "state %u op %u: {%u, %u, %u} under -fshort-enums, {%u, %u, %u} here", state,
                     op, got.status, got.next, got.effect, want.status, want.next, want.effect);
     }
@@ -76,7 +75,8 @@ START_TEST(by_value_payloads_cross) {
   int event;
   int stream;
   int ctx;
-  hurray_sync_payload want = hurray_sync_payload_event(&event, HURRAY_DEVICE_ROCM, no_release, &ctx);
+  hurray_sync_payload want =
+      hurray_sync_payload_event(&event, HURRAY_DEVICE_ROCM, no_release, &ctx);
   hurray_sync_payload got = abi_short_payload_event(&event, HURRAY_DEVICE_ROCM, no_release, &ctx);
   ck_assert_mem_eq(&got, &want, sizeof want);
   ck_assert_ptr_eq(got.event_release_ctx, &ctx);
@@ -157,9 +157,9 @@ START_TEST(handoff_structs_cross) {
   static char bytes[4096] __attribute__((aligned(4096)));
   int event;
   hurray_buffer_handle handle;
-  ck_assert_uint_eq(hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                                             &handle, NULL),
-                    HURRAY_OK);
+  ck_assert_uint_eq(
+      hurray_buffer_handle_new(4096u, 4096u, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, &handle, NULL),
+      HURRAY_OK);
   const hurray_buffer_offer offer = hurray_buffer_offer_make(
       bytes, count_buffer, NULL,
       hurray_sync_payload_event(&event, HURRAY_DEVICE_CUDA, count_event, NULL));

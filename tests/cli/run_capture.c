@@ -91,13 +91,12 @@ run_result run_capture(char *const argv[], const char *input_path, const char *o
   snprintf(err_path, n, "%s/err", dir);
   posix_spawn_file_actions_t actions;
   ck_assert_int_eq(posix_spawn_file_actions_init(&actions), 0);
-  ck_assert_int_eq(posix_spawn_file_actions_addopen(&actions, 0,
-                                                    input_path != NULL ? input_path : "/dev/null",
-                                                    O_RDONLY, 0),
-                   0);
   ck_assert_int_eq(posix_spawn_file_actions_addopen(
-                       &actions, 1, output_path != NULL ? output_path : out_path,
-                       O_WRONLY | O_CREAT | O_TRUNC, 0600),
+                       &actions, 0, input_path != NULL ? input_path : "/dev/null", O_RDONLY, 0),
+                   0);
+  ck_assert_int_eq(posix_spawn_file_actions_addopen(&actions, 1,
+                                                    output_path != NULL ? output_path : out_path,
+                                                    O_WRONLY | O_CREAT | O_TRUNC, 0600),
                    0);
   ck_assert_int_eq(
       posix_spawn_file_actions_addopen(&actions, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),

@@ -39,8 +39,8 @@ run_result run_tool(const char *binary_env, const char *const args[], size_t n);
 
 /** RUN_TOOL("HURRAY_DEVICES", "--plugin", file): run_tool with a literal
  *  argument list. */
-#define RUN_TOOL(binary_env, ...)                                   \
-  run_tool((binary_env), (const char *const[]){__VA_ARGS__},        \
+#define RUN_TOOL(binary_env, ...)                            \
+  run_tool((binary_env), (const char *const[]){__VA_ARGS__}, \
            sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /** A fresh directory (absolute path, malloc'd) under the working directory

@@ -54,9 +54,9 @@ START_TEST(test_zero_count_table) {
   ck_assert_int_eq(inspect_analyze_flags(zero, 1, INSPECT_INPUT_TABLE, 0, &result),
                    HURRAY_ERR_EMPTY_BUFFER_LIST);
   /* With it the single byte 00 is a valid table of no handle. */
-  ck_assert_int_eq(inspect_analyze_flags(zero, 1, INSPECT_INPUT_TABLE,
-                                         HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      inspect_analyze_flags(zero, 1, INSPECT_INPUT_TABLE, HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
+      HURRAY_OK);
   ck_assert(result.has_count);
   ck_assert_uint_eq(result.count, 0);
   ck_assert_uint_eq(result.handle_count, 0);
@@ -67,14 +67,14 @@ START_TEST(test_zero_count_table) {
   ck_assert_ptr_nonnull(strstr(report, "verdict: VALID table of 0 handles"));
   ck_assert_ptr_null(strstr(report, " on cpu"));
   /* The table is still the whole input (BP-TABLE-6) and needs its byte. */
-  ck_assert_int_eq(inspect_analyze_flags(zero, 2, INSPECT_INPUT_TABLE,
-                                         HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
-                   HURRAY_ERR_TRAILING_BYTES);
+  ck_assert_int_eq(
+      inspect_analyze_flags(zero, 2, INSPECT_INPUT_TABLE, HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
+      HURRAY_ERR_TRAILING_BYTES);
   ck_assert_uint_eq(result.error.value, 2);
   ck_assert_uint_eq(result.error.expected, 1);
-  ck_assert_int_eq(inspect_analyze_flags(zero, 0, INSPECT_INPUT_TABLE,
-                                         HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
-                   HURRAY_ERR_TRUNCATED);
+  ck_assert_int_eq(
+      inspect_analyze_flags(zero, 0, INSPECT_INPUT_TABLE, HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &result),
+      HURRAY_ERR_TRUNCATED);
   /* A count of 1 with a bad handle is judged as before. */
   uint8_t one[17] = {1};
   one[1 + 8] = 64; /* alignment 64, byte_size 0: a valid CPU handle */

@@ -122,7 +122,8 @@ START_TEST(test_handle_input_length) {
   ck_assert(r.extra_is_trailing);
   /* The message is about a handle, with what was expected and found. */
   ck_assert_msg(strstr(r.message, "table") == NULL, "%s", r.message);
-  ck_assert_str_eq(r.message, "1 trailing byte: a buffer handle is exactly 16 bytes, the input is 17");
+  ck_assert_str_eq(r.message,
+                   "1 trailing byte: a buffer handle is exactly 16 bytes, the input is 17");
   ck_assert_int_eq(inspect_analyze(b, 40, INSPECT_INPUT_HANDLE, &r), HURRAY_ERR_TRAILING_BYTES);
   ck_assert_str_eq(r.message,
                    "24 trailing bytes: a buffer handle is exactly 16 bytes, the input is 40");
@@ -166,8 +167,7 @@ START_TEST(test_table_length_rules) {
   ck_assert_uint_eq(r.extra_len, 5);
   /* BP-TABLE-6 applies after the table is found valid: a bad handle wins. */
   wire_table_handle(t, 0)[12] = 0x09;
-  ck_assert_int_eq(inspect_analyze(t, 22, INSPECT_INPUT_TABLE, &r),
-                   HURRAY_ERR_RESERVED_DEVICE_TAG);
+  ck_assert_int_eq(inspect_analyze(t, 22, INSPECT_INPUT_TABLE, &r), HURRAY_ERR_RESERVED_DEVICE_TAG);
 }
 END_TEST
 
@@ -241,8 +241,8 @@ START_TEST(test_table_of_255) {
 END_TEST
 
 /* The report line that holds `field`, searched from `from`. */
-static const char *line_of(const char *text, const char *from_marker, const char *field,
-                           char *line, size_t cap) {
+static const char *line_of(const char *text, const char *from_marker, const char *field, char *line,
+                           size_t cap) {
   const char *from = strstr(text, from_marker);
   ck_assert_ptr_nonnull(from);
   const char *p = strstr(from, field);
@@ -360,6 +360,4 @@ static Suite *analyze_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(analyze_suite());
-}
+int main(void) { return hurray_check_run(analyze_suite()); }

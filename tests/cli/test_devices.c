@@ -174,9 +174,9 @@ START_TEST(test_require_devices) {
   run_result_free(&r);
   r = RUN("--require-devices", "--handoff", "--plugin", no_device);
   ck_assert_msg(r.status == 1, "exit %d: %s%s", r.status, r.out, r.err);
-  ck_assert_msg(strstr(r.out, "--require-devices: long-reason has no device (dlopen libacme.so: rrr") !=
-                    NULL,
-                "%s", r.out);
+  ck_assert_msg(
+      strstr(r.out, "--require-devices: long-reason has no device (dlopen libacme.so: rrr") != NULL,
+      "%s", r.out);
   ck_assert_ptr_nonnull(strstr(r.out, " END-OF-REASON)\n"));
   run_result_free(&r);
   /* With a device (the cpu plugin), it passes. */
@@ -209,9 +209,10 @@ START_TEST(test_nothing_loaded_says_what_to_do) {
     return;
   }
   ck_assert_int_eq(r.status, 1);
-  ck_assert_msg(strstr(r.out, "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
-                              "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
-                              "file with --plugin FILE)\n") != NULL,
+  ck_assert_msg(strstr(r.out,
+                       "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
+                       "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
+                       "file with --plugin FILE)\n") != NULL,
                 "%s", r.out);
   ck_assert_ptr_nonnull(strstr(r.out, "--require-devices: no plugin was loaded\n"));
   run_result_free(&r);
@@ -233,6 +234,4 @@ static Suite *devices_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(devices_suite());
-}
+int main(void) { return hurray_check_run(devices_suite()); }

@@ -15,9 +15,9 @@ static char message[512];
 
 /* inspect_parse_arguments() takes argv as main() gets it (mutable strings);
  * the literals are copied so -Wwrite-strings holds. */
-#define PARSE(...)                                                               \
-  parse_vector((const char *const[]){"hurray-inspect", __VA_ARGS__},             \
-               sizeof((const char *const[]){"hurray-inspect", __VA_ARGS__}) /    \
+#define PARSE(...)                                                            \
+  parse_vector((const char *const[]){"hurray-inspect", __VA_ARGS__},          \
+               sizeof((const char *const[]){"hurray-inspect", __VA_ARGS__}) / \
                    sizeof(const char *))
 
 static bool parse_vector(const char *const args[], size_t argc) {
@@ -208,8 +208,8 @@ START_TEST(test_encode_rejections) {
                    HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO); /* BP-ALIGN-1 */
   ck_assert_uint_eq(err.index, 1);
   ck_assert_uint_eq(err.value, 48);
-  ck_assert(PARSE("encode", "--size", "64", "--device", "cuda", "--size", "64", "--device",
-                  "cuda", "--class", "host_pinned"));
+  ck_assert(PARSE("encode", "--size", "64", "--device", "cuda", "--size", "64", "--device", "cuda",
+                  "--class", "host_pinned"));
   ck_assert_int_eq(inspect_encode(&options, text, sizeof text, &len, &err),
                    HURRAY_ERR_MEMORY_CLASS_MISMATCH); /* BP-COLOC-2 */
   ck_assert_uint_eq(err.index, 1);
@@ -249,7 +249,9 @@ START_TEST(test_arguments_escaped_in_messages) {
   ck_assert_str_eq(message, "unknown option '-\\x1B[2J'");
   ck_assert(!PARSE("a", "b\rc"));
   ck_assert_str_eq(message, "more than one input file given ('b\\x0Dc')");
-  ck_assert(!PARSE("encode", "--size", "1", "--device", "\xe2\x80\xae" "cuda"));
+  ck_assert(!PARSE("encode", "--size", "1", "--device",
+                   "\xe2\x80\xae"
+                   "cuda"));
   ck_assert_ptr_nonnull(strstr(message, "'\\xE2\\x80\\xAEcuda'"));
 }
 END_TEST
@@ -283,8 +285,9 @@ START_TEST(test_encode_more_handles_than_a_table_holds) {
   ck_assert_uint_eq(err.expected, 255);
   char why[256];
   inspect_encode_error_format(&options, &err, why, sizeof why);
-  ck_assert_str_eq(why, "256 handles given; a buffer table holds at most 255, its count is one "
-                        "byte (BP-TABLE-1)");
+  ck_assert_str_eq(why,
+                   "256 handles given; a buffer table holds at most 255, its count is one "
+                   "byte (BP-TABLE-1)");
   /* Values of handles past the limit are still checked as usage. */
   argv[argc++] = device_flag;
   argv[argc++] = bad_device;
@@ -317,6 +320,4 @@ static Suite *encode_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(encode_suite());
-}
+int main(void) { return hurray_check_run(encode_suite()); }

@@ -20,11 +20,11 @@
 
 typedef struct example {
   const char *file;
-  const char *flags;  /* besides --json */
+  const char *flags; /* besides --json */
   int exit_status;
   const char *status; /* NULL when valid */
   unsigned long long value, expected, index;
-  unsigned handles;   /* entries in "handles" */
+  unsigned handles; /* entries in "handles" */
   const char *text_verdict;
 } example;
 
@@ -106,9 +106,10 @@ START_TEST(test_example_json) {
     ck_assert_ptr_nonnull(strstr(output, "\"error\": null}"));
   } else {
     char want[256];
-    snprintf(want, sizeof want,
-             "\"error\": {\"status\": \"%s\", \"value\": %llu, \"expected\": %llu, \"index\": %llu,",
-             e->status, e->value, e->expected, e->index);
+    snprintf(
+        want, sizeof want,
+        "\"error\": {\"status\": \"%s\", \"value\": %llu, \"expected\": %llu, \"index\": %llu,",
+        e->status, e->value, e->expected, e->index);
     ck_assert_ptr_eq(strstr(output, "{\"valid\": false,"), output);
     ck_assert_msg(strstr(output, want) != NULL, "%s: %s not in %s", e->file, want, output);
   }
@@ -210,8 +211,9 @@ START_TEST(test_encode_pipeline) {
            binary(), binary());
   ck_assert_int_eq(run(command, output, sizeof output), 0);
   ck_assert_ptr_nonnull(strstr(output, "\"valid\": true"));
-  ck_assert_ptr_nonnull(strstr(output, "\"byte_size\": 4096, \"alignment\": 4096, \"device_tag\": "
-                                       "\"cuda\", \"device_tag_byte\": 1, \"sync_mode\": \"event\""));
+  ck_assert_ptr_nonnull(strstr(output,
+                               "\"byte_size\": 4096, \"alignment\": 4096, \"device_tag\": "
+                               "\"cuda\", \"device_tag_byte\": 1, \"sync_mode\": \"event\""));
   /* CLI-ENC-3: a handle libhurray rejects is not printed; exit 1. */
   snprintf(command, sizeof command, "'%s' encode --size 64 --align 32 2>&1", binary());
   ck_assert_int_eq(run(command, output, sizeof output), 1);
@@ -241,6 +243,4 @@ static Suite *examples_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(examples_suite());
-}
+int main(void) { return hurray_check_run(examples_suite()); }

@@ -40,8 +40,8 @@ static run_result inspect_run(const char *input, const char *output, const char 
   return run_capture(argv, input, output);
 }
 
-#define RUN(input, ...)                                                                   \
-  inspect_run(input, NULL, (const char *const[]){__VA_ARGS__},                           \
+#define RUN(input, ...)                                        \
+  inspect_run(input, NULL, (const char *const[]){__VA_ARGS__}, \
               sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 
 /* CLI-JSON-3: exactly one JSON object and a newline on stdout, nothing on
@@ -114,8 +114,9 @@ START_TEST(test_json_on_every_exit) {
 
   r = RUN(NULL, "--json", "--hex", bad_hex); /* bad hex text */
   assert_one_json_object(&r, 2, "BAD_HEX");
-  ck_assert_ptr_nonnull(strstr(r.out, "\"value\": 4, \"expected\": 0, \"index\": 0, \"line\": 1, "
-                                      "\"column\": 5,"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "\"value\": 4, \"expected\": 0, \"index\": 0, \"line\": 1, "
+                               "\"column\": 5,"));
   run_result_free(&r);
 
   r = RUN(NULL, "--json", "--handle", handle); /* valid */
@@ -134,8 +135,9 @@ START_TEST(test_errors_without_json_go_to_stderr) {
   run_result r = RUN(NULL, "--frobnicate");
   ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-inspect: unknown option '--frobnicate'\n"
-                          "Try 'hurray-inspect --help'.\n");
+  ck_assert_str_eq(r.err,
+                   "hurray-inspect: unknown option '--frobnicate'\n"
+                   "Try 'hurray-inspect --help'.\n");
   run_result_free(&r);
   r = RUN(NULL, "--help");
   ck_assert_int_eq(r.status, 0);
@@ -171,8 +173,9 @@ START_TEST(test_encode_256_handles_is_a_protocol_rejection) {
   run_result r = inspect_run(NULL, NULL, args, n);
   ck_assert_int_eq(r.status, 1);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-inspect: encode: rejected CAPACITY: 256 handles given; a buffer "
-                          "table holds at most 255, its count is one byte (BP-TABLE-1)\n");
+  ck_assert_str_eq(r.err,
+                   "hurray-inspect: encode: rejected CAPACITY: 256 handles given; a buffer "
+                   "table holds at most 255, its count is one byte (BP-TABLE-1)\n");
   run_result_free(&r);
   r = inspect_run(NULL, NULL, args, n - 2u); /* 255 handles: a table */
   ck_assert_int_eq(r.status, 0);
@@ -186,8 +189,9 @@ START_TEST(test_handle_with_trailing_bytes) {
   char *path = valid_handle_file("handle17.bin", 1);
   run_result r = RUN(NULL, "--handle", path);
   ck_assert_int_eq(r.status, 1);
-  ck_assert_msg(strstr(r.out, "verdict: REJECTED TRAILING_BYTES: 1 trailing byte: a buffer handle "
-                              "is exactly 16 bytes, the input is 17\n") != NULL,
+  ck_assert_msg(strstr(r.out,
+                       "verdict: REJECTED TRAILING_BYTES: 1 trailing byte: a buffer handle "
+                       "is exactly 16 bytes, the input is 17\n") != NULL,
                 "%s", r.out);
   ck_assert_ptr_null(strstr(r.out, "table"));
   run_result_free(&r);
@@ -280,6 +284,4 @@ static Suite *exits_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(exits_suite());
-}
+int main(void) { return hurray_check_run(exits_suite()); }

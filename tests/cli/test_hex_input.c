@@ -41,9 +41,9 @@ START_TEST(test_hex_comments) {
   /* CLI-HEX-2: '#' to end of line; digits and bad characters inside are ignored. */
   uint8_t out[8];
   size_t len = 0;
-  ck_assert_int_eq(parse("# header zz 0x\n01 # one\n  # only a comment\n02#two", out,
-                         sizeof out, &len, NULL),
-                   INSPECT_HEX_OK);
+  ck_assert_int_eq(
+      parse("# header zz 0x\n01 # one\n  # only a comment\n02#two", out, sizeof out, &len, NULL),
+      INSPECT_HEX_OK);
   ck_assert_uint_eq(len, 2);
   ck_assert_uint_eq(out[0], 0x01);
   ck_assert_uint_eq(out[1], 0x02);
@@ -192,8 +192,7 @@ START_TEST(test_hex_line_breaks_cr_lf_crlf) {
   ck_assert_uint_eq(err.offset, 7);
   ck_assert_uint_eq(err.line, 3);
   ck_assert_uint_eq(err.column, 2);
-  ck_assert_int_eq(parse("01\r\n02\r\n x", out, sizeof out, &len, &err),
-                   INSPECT_HEX_BAD_CHARACTER);
+  ck_assert_int_eq(parse("01\r\n02\r\n x", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
   ck_assert_uint_eq(err.line, 3);
   ck_assert_uint_eq(err.column, 2);
   /* Mixed: LF, CR, CRLF, then CR right before the bad character. */
@@ -231,6 +230,4 @@ static Suite *hex_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(hex_suite());
-}
+int main(void) { return hurray_check_run(hex_suite()); }

@@ -42,11 +42,11 @@ START_TEST(test_json_escape_utf8) {
   ck_assert_str_eq(escape(valid, strlen(valid)), want);
   /* Invalid: each offending byte becomes U+FFFD. */
   ck_assert_str_eq(escape("\x80", 1), "\"\\uFFFD\"");
-  ck_assert_str_eq(escape("\xC0\x80", 2), "\"\\uFFFD\\uFFFD\"");          /* overlong */
+  ck_assert_str_eq(escape("\xC0\x80", 2), "\"\\uFFFD\\uFFFD\"");            /* overlong */
   ck_assert_str_eq(escape("\xED\xA0\x80", 3), "\"\\uFFFD\\uFFFD\\uFFFD\""); /* surrogate */
   ck_assert_str_eq(escape("\xF4\x90\x80\x80", 4),
-                   "\"\\uFFFD\\uFFFD\\uFFFD\\uFFFD\"");                    /* > U+10FFFF */
-  ck_assert_str_eq(escape("\xE2\x82", 2), "\"\\uFFFD\\uFFFD\"");          /* cut short */
+                   "\"\\uFFFD\\uFFFD\\uFFFD\\uFFFD\"");          /* > U+10FFFF */
+  ck_assert_str_eq(escape("\xE2\x82", 2), "\"\\uFFFD\\uFFFD\""); /* cut short */
   ck_assert_str_eq(escape("\xF5x", 2), "\"\\uFFFDx\"");
 }
 END_TEST
@@ -118,9 +118,10 @@ START_TEST(test_json_valid_table) {
   ck_assert_ptr_eq(strstr(j, "{\"valid\": true,"), j);
   ck_assert_ptr_nonnull(strstr(j, "\"error\": null}"));
   ck_assert_uint_eq(occurrences(j, "\"byte_size\":"), 2);
-  ck_assert_ptr_nonnull(strstr(j, "{\"byte_size\": 4096, \"alignment\": 4096, \"device_tag\": "
-                                  "\"cuda\", \"device_tag_byte\": 1, \"sync_mode\": \"event\", "
-                                  "\"memory_class\": \"standard\"}"));
+  ck_assert_ptr_nonnull(strstr(j,
+                               "{\"byte_size\": 4096, \"alignment\": 4096, \"device_tag\": "
+                               "\"cuda\", \"device_tag_byte\": 1, \"sync_mode\": \"event\", "
+                               "\"memory_class\": \"standard\"}"));
   ck_assert_ptr_nonnull(strstr(j, "{\"byte_size\": 0, \"alignment\": 1,"));
 }
 END_TEST
@@ -135,8 +136,9 @@ START_TEST(test_json_rejected_table) {
   const char *j = json_of(t, sizeof t, INSPECT_INPUT_TABLE);
   ck_assert_ptr_eq(strstr(j, "{\"valid\": false,"), j);
   ck_assert_uint_eq(occurrences(j, "\"byte_size\":"), 3);
-  ck_assert_ptr_nonnull(strstr(j, "\"error\": {\"status\": \"MEMORY_CLASS_MISMATCH\", "
-                                  "\"value\": 1, \"expected\": 0, \"index\": 2, \"message\": \""));
+  ck_assert_ptr_nonnull(strstr(j,
+                               "\"error\": {\"status\": \"MEMORY_CLASS_MISMATCH\", "
+                               "\"value\": 1, \"expected\": 0, \"index\": 2, \"message\": \""));
   ck_assert_ptr_nonnull(strstr(j, "\"memory_class\": \"host_pinned\""));
 }
 END_TEST
@@ -195,15 +197,17 @@ START_TEST(test_json_failure_object) {
   size_t n = inspect_write_json_failure(&usage, out, sizeof out);
   ck_assert_uint_eq(n, strlen(out));
   ck_assert(json_check_document(out, n));
-  ck_assert_str_eq(out, "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"USAGE\", "
-                        "\"value\": 0, \"expected\": 0, \"index\": 0, \"message\": "
-                        "\"unknown option '-x'\"}}\n");
+  ck_assert_str_eq(out,
+                   "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"USAGE\", "
+                   "\"value\": 0, \"expected\": 0, \"index\": 0, \"message\": "
+                   "\"unknown option '-x'\"}}\n");
   inspect_failure hex = {"BAD_HEX", 4, true, 2, 3, "t.hex: bad \"x\" \\"};
   n = inspect_write_json_failure(&hex, out, sizeof out);
   ck_assert(json_check_document(out, n));
-  ck_assert_str_eq(out, "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"BAD_HEX\", "
-                        "\"value\": 4, \"expected\": 0, \"index\": 0, \"line\": 2, \"column\": 3, "
-                        "\"message\": \"t.hex: bad \\\"x\\\" \\\\\"}}\n");
+  ck_assert_str_eq(out,
+                   "{\"valid\": false, \"handles\": [], \"error\": {\"status\": \"BAD_HEX\", "
+                   "\"value\": 4, \"expected\": 0, \"index\": 0, \"line\": 2, \"column\": 3, "
+                   "\"message\": \"t.hex: bad \\\"x\\\" \\\\\"}}\n");
   /* snprintf-style: the length without room, a prefix with little. */
   ck_assert_uint_eq(inspect_write_json_failure(&hex, NULL, 0), n);
   char small[8];
@@ -227,9 +231,19 @@ START_TEST(test_name_escaping) {
   ck_assert_str_eq(escape_name("a\0b", 3), "a\\x00b");
   /* Printable UTF-8 kept; C1 controls, bidi overrides, zero-width, BOM and
    * invalid bytes escaped byte by byte. */
-  ck_assert_str_eq(escape_name("donn\xc3\xa9" "es", 8), "donn\xc3\xa9" "es");
-  ck_assert_str_eq(escape_name("\xc2\x9b" "1m", 4), "\\xC2\\x9B1m");
-  ck_assert_str_eq(escape_name("a\xe2\x80\xae" "b", 5), "a\\xE2\\x80\\xAEb");
+  ck_assert_str_eq(escape_name("donn\xc3\xa9"
+                               "es",
+                               8),
+                   "donn\xc3\xa9"
+                   "es");
+  ck_assert_str_eq(escape_name("\xc2\x9b"
+                               "1m",
+                               4),
+                   "\\xC2\\x9B1m");
+  ck_assert_str_eq(escape_name("a\xe2\x80\xae"
+                               "b",
+                               5),
+                   "a\\xE2\\x80\\xAEb");
   ck_assert_str_eq(escape_name("\xe2\x80\x8b\xef\xbb\xbf", 6), "\\xE2\\x80\\x8B\\xEF\\xBB\\xBF");
   ck_assert_str_eq(escape_name("\xff\xc3(", 3), "\\xFF\\xC3(");
   ck_assert_str_eq(escape_name("\xf0\x9f\x98\x80", 4), "\xf0\x9f\x98\x80");
@@ -257,6 +271,4 @@ static Suite *json_suite(void) {
   return s;
 }
 
-int main(void) {
-  return hurray_check_run(json_suite());
-}
+int main(void) { return hurray_check_run(json_suite()); }

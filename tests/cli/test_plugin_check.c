@@ -32,15 +32,25 @@ START_TEST(test_template_passes) {
   /* CLI-CHK-2, CLI-CHK-4, CLI-CHK-6: every check, one line each, the summary. */
   run_result r = RUN("--strict", run_env("HURRAY_TEMPLATE_PLUGIN"));
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
-  ck_assert_ptr_nonnull(strstr(r.out, "plugin: example-private 1.0.0 (tag private(0xF0), ABI 1.1), "
-                                      "1 device\n"));
-  const char *const lines[] = {"PASS  table ", "PASS  devices ", "PASS  allocation ",
-                               "PASS  copy ", "PASS  events ", "PASS  native-event ",
-                               "PASS  handoff ", "PASS  concurrency ",
-                               "PASS  unload-with-buffers-held ", "PASS  unload-idle ",
-                               "PASS  double-free ", "PASS  free-after-unload ",
-                               "PASS  racing-free ", "PASS  free-racing-unload ",
-                               "SKIP  ipc-memory ", "SKIP  ipc-event "};
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "plugin: example-private 1.0.0 (tag private(0xF0), ABI 1.1), "
+                               "1 device\n"));
+  const char *const lines[] = {"PASS  table ",
+                               "PASS  devices ",
+                               "PASS  allocation ",
+                               "PASS  copy ",
+                               "PASS  events ",
+                               "PASS  native-event ",
+                               "PASS  handoff ",
+                               "PASS  concurrency ",
+                               "PASS  unload-with-buffers-held ",
+                               "PASS  unload-idle ",
+                               "PASS  double-free ",
+                               "PASS  free-after-unload ",
+                               "PASS  racing-free ",
+                               "PASS  free-racing-unload ",
+                               "SKIP  ipc-memory ",
+                               "SKIP  ipc-event "};
   const char *at = r.out;
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
     const char *found = strstr(at, lines[i]);
@@ -48,8 +58,9 @@ START_TEST(test_template_passes) {
     at = found;
   }
   /* The alignments obtained, measured, as notes. */
-  ck_assert_ptr_nonnull(strstr(r.out, "        device 0 class standard, alignment asked->obtained "
-                                      "(measured): 64->"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "        device 0 class standard, alignment asked->obtained "
+                               "(measured): 64->"));
   ck_assert_ptr_nonnull(strstr(r.out, "result: PASS (14 passed, 0 failed, 2 skipped)\n"));
   ck_assert_uint_eq(r.err_len, 0);
   run_result_free(&r);
@@ -66,12 +77,14 @@ START_TEST(test_no_device_fails_only_strict) {
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
   ck_assert_ptr_nonnull(strstr(r.out, "1.1), 0 devices: dlopen /nonexistent/libacme.so.2: "));
   ck_assert_ptr_nonnull(strstr(r.out, "PASS  table "));
-  ck_assert_ptr_nonnull(strstr(r.out, "SKIP  allocation                no device (the plugin's "
-                                      "reason is above)\n"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "SKIP  allocation                no device (the plugin's "
+                               "reason is above)\n"));
   ck_assert_ptr_nonnull(strstr(r.out, "result: PASS (2 passed, 0 failed, 14 skipped)\n"));
   ck_assert_int_eq(strict.status, 1);
-  ck_assert_ptr_nonnull(strstr(strict.out, "result: FAIL (2 passed, 0 failed, 14 skipped): "
-                                           "--strict: the plugin has no device here\n"));
+  ck_assert_ptr_nonnull(strstr(strict.out,
+                               "result: FAIL (2 passed, 0 failed, 14 skipped): "
+                               "--strict: the plugin has no device here\n"));
   run_result_free(&r);
   run_result_free(&strict);
 }
@@ -82,21 +95,25 @@ START_TEST(test_broken_plugin_names_the_check) {
    * address shows: allocation fails naming the call and the loader's words. */
   run_result r = RUN("--check", "allocation", broken("alignment-claim"));
   ck_assert_int_eq(r.status, 1);
-  ck_assert_msg(strstr(r.out, "FAIL  allocation                allocate(device 0, 10000 bytes, "
-                              "alignment 64, class standard): returned PLUGIN_INVALID (broken: "
-                              "reported alignment 2147483648 but host address ") != NULL,
+  ck_assert_msg(strstr(r.out,
+                       "FAIL  allocation                allocate(device 0, 10000 bytes, "
+                       "alignment 64, class standard): returned PLUGIN_INVALID (broken: "
+                       "reported alignment 2147483648 but host address ") != NULL,
                 "%s", r.out);
-  ck_assert_ptr_nonnull(strstr(r.out, "result: FAIL (0 passed, 1 failed, 0 skipped): a check "
-                                      "failed\n"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "result: FAIL (0 passed, 1 failed, 0 skipped): a check "
+                               "failed\n"));
   run_result_free(&r);
   /* A failure that leaves an event held: the checks that watch the unload
    * say why they cannot, rather than fail for it. */
   r = RUN(broken("native-type"));
   ck_assert_int_eq(r.status, 1);
-  ck_assert_ptr_nonnull(strstr(r.out, "FAIL  native-event              event_native of a recorded "
-                                      "event (device 0): returned PLUGIN_INVALID"));
-  ck_assert_ptr_nonnull(strstr(r.out, "SKIP  unload-idle               an earlier failed check "
-                                      "left buffers or events of the plugin held"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "FAIL  native-event              event_native of a recorded "
+                               "event (device 0): returned PLUGIN_INVALID"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "SKIP  unload-idle               an earlier failed check "
+                               "left buffers or events of the plugin held"));
   run_result_free(&r);
 }
 END_TEST
@@ -107,20 +124,23 @@ START_TEST(test_refused_plugin) {
   ck_assert_int_eq(r.status, 1);
   ck_assert_ptr_nonnull(strstr(r.out, "plugin: refused by the loader: PLUGIN_ABI_MISMATCH: "));
   ck_assert_ptr_nonnull(strstr(r.out, "majors differ\n"));
-  ck_assert_ptr_nonnull(strstr(r.out, "result: FAIL (0 passed, 0 failed, 0 skipped): the loader "
-                                      "refused the plugin\n"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "result: FAIL (0 passed, 0 failed, 0 skipped): the loader "
+                               "refused the plugin\n"));
   run_result_free(&r);
 }
 END_TEST
 
 START_TEST(test_json) {
   /* CLI-CHK-4: one JSON object, the fields named, only the checks asked. */
-  run_result r = RUN("--json", "--check=table", "--check", "handoff", run_env("HURRAY_TEMPLATE_PLUGIN"));
+  run_result r =
+      RUN("--json", "--check=table", "--check", "handoff", run_env("HURRAY_TEMPLATE_PLUGIN"));
   ck_assert_msg(r.status == 0, "exit %d: %s%s", r.status, r.out, r.err);
   ck_assert_msg(json_check_document(r.out, r.out_len), "%s", r.out);
-  ck_assert_ptr_nonnull(strstr(r.out, "\"plugin\": {\"name\": \"example-private\", \"version\": "
-                                      "\"1.0.0\", \"device_tag\": \"private(0xF0)\", \"abi\": "
-                                      "\"1.1\", \"devices\": 1, \"unavailable_reason\": null}"));
+  ck_assert_ptr_nonnull(strstr(r.out,
+                               "\"plugin\": {\"name\": \"example-private\", \"version\": "
+                               "\"1.0.0\", \"device_tag\": \"private(0xF0)\", \"abi\": "
+                               "\"1.1\", \"devices\": 1, \"unavailable_reason\": null}"));
   ck_assert_ptr_nonnull(strstr(r.out, "\"strict\": false, \"checks\": [{\"name\": \"table\", "));
   ck_assert_ptr_nonnull(strstr(r.out, "{\"name\": \"handoff\", \"rules\": "));
   ck_assert_ptr_null(strstr(r.out, "\"name\": \"allocation\""));
@@ -149,8 +169,9 @@ START_TEST(test_usage) {
   run_result_free(&r);
   r = RUN("-x", "file.so");
   ck_assert_int_eq(r.status, 2);
-  ck_assert_str_eq(r.err, "hurray-plugin-check: unknown option '-x'\n"
-                          "Try 'hurray-plugin-check --help'.\n");
+  ck_assert_str_eq(r.err,
+                   "hurray-plugin-check: unknown option '-x'\n"
+                   "Try 'hurray-plugin-check --help'.\n");
   run_result_free(&r);
   r = RUN("--check", "nonsense", "file.so");
   ck_assert_int_eq(r.status, 2);
@@ -171,8 +192,9 @@ START_TEST(test_usage) {
   r = RUN("/missing/hurray-plugin-x.so");
   ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-plugin-check: '/missing/hurray-plugin-x.so': No such file or "
-                          "directory\n");
+  ck_assert_str_eq(r.err,
+                   "hurray-plugin-check: '/missing/hurray-plugin-x.so': No such file or "
+                   "directory\n");
   run_result_free(&r);
 }
 END_TEST

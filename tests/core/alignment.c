@@ -57,11 +57,10 @@ START_TEST(alignment_every_power_of_two) {
 END_TEST
 
 START_TEST(alignment_named_non_powers) {
-  static const uint32_t values[] = {0u,          3u,          5u,          6u,          7u,
-                                    12u,         48u,         63u,         65u,         96u,
-                                    100u,        127u,        129u,        192u,        1000u,
-                                    4095u,       4097u,       6144u,       65535u,      65537u,
-                                    0x7FFFFFFFu, 0x80000001u, 0xC0000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  static const uint32_t values[] = {
+      0u,     3u,     5u,          6u,          7u,          12u,         48u,        63u,   65u,
+      96u,    100u,   127u,        129u,        192u,        1000u,       4095u,      4097u, 6144u,
+      65535u, 65537u, 0x7FFFFFFFu, 0x80000001u, 0xC0000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
     ck_assert(!spec_is_power_of_two(values[i]));
     require_alignment(values[i]);

@@ -10,9 +10,9 @@
 START_TEST(colocation_lists) {
   hurray_buffer_handle list[64];
   for (size_t i = 0; i < 64; i++) {
-    ck_assert_int_eq(hurray_buffer_handle_with_memory_class(64 * (i + 1), 64, 0xF5, 1, 0xF9,
-                                                            &list[i], NULL),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_buffer_handle_with_memory_class(64 * (i + 1), 64, 0xF5, 1, 0xF9, &list[i], NULL),
+        HURRAY_OK);
   }
   for (size_t n = 1; n <= 64; n++) {
     hurray_device_tag device = 0;
@@ -41,8 +41,7 @@ START_TEST(colocation_lists) {
     if (at < 63) {
       err = junk_error();
       status = hurray_validate_colocation(list, 64, &device, &err);
-      require_error("first of two", status, &err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, 0x00, 0xF9,
-                    at);
+      require_error("first of two", status, &err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, 0x00, 0xF9, at);
     }
     list[63].device_tag = 0xF5;
     list[at] = keep;

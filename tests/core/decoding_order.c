@@ -36,8 +36,8 @@ START_TEST(order_every_combination) {
               char what[128];
               snprintf(what, sizeof what,
                        "size %llu align %u tag 0x%02X sync 0x%02X class 0x%02X reserved 0x%02X",
-                       (unsigned long long)sizes[z], alignments[a], tags[t], syncs[s],
-                       classes[c], reserved_values[r]);
+                       (unsigned long long)sizes[z], alignments[a], tags[t], syncs[s], classes[c],
+                       reserved_values[r]);
               spec_verdict want = spec_handle_verdict(sizes[z], alignments[a], tags[t], syncs[s],
                                                       classes[c], reserved_values[r]);
               hurray_buffer_handle out;
@@ -50,8 +50,8 @@ START_TEST(order_every_combination) {
               err = junk_error();
               require_verdict(what,
                               hurray_buffer_handle_with_memory_class(sizes[z], alignments[a],
-                                                                     tags[t], syncs[s],
-                                                                     classes[c], &out, &err),
+                                                                     tags[t], syncs[s], classes[c],
+                                                                     &out, &err),
                               &err, want, 0);
               hurray_buffer_handle h = {sizes[z], alignments[a], tags[t], syncs[s], classes[c], 0};
               err = junk_error();
@@ -59,8 +59,8 @@ START_TEST(order_every_combination) {
               if (classes[c] == 0) {
                 err = junk_error();
                 require_verdict(what,
-                                hurray_buffer_handle_new(sizes[z], alignments[a], tags[t],
-                                                         syncs[s], &out, &err),
+                                hurray_buffer_handle_new(sizes[z], alignments[a], tags[t], syncs[s],
+                                                         &out, &err),
                                 &err, want, 0);
               }
             }

@@ -107,8 +107,7 @@ START_TEST(dlpack_export_import_round_trip) {
   for (unsigned tag = 0; tag < 256; tag++) {
     for (unsigned cls = 0; cls < 256; cls++) {
       int32_t type;
-      if (hurray_dlpack_device_type_from_pair((uint8_t)tag, (uint8_t)cls, &type, NULL) !=
-          HURRAY_OK)
+      if (hurray_dlpack_device_type_from_pair((uint8_t)tag, (uint8_t)cls, &type, NULL) != HURRAY_OK)
         continue;
       hurray_device_tag back_tag;
       hurray_memory_class back_cls;

@@ -42,8 +42,8 @@ static void message_of(const hurray_error *err, char *buf, size_t cap) {
  * the given numbers, and the status it carries is `want`. */
 static void require_message(const char *what, hurray_status got, const hurray_error *err,
                             hurray_status want, int count, const uint64_t *numbers) {
-  REQUIRE(got == want && err->status == want, "%s: got %s, want %s", what,
-          hurray_status_name(got), hurray_status_name(want));
+  REQUIRE(got == want && err->status == want, "%s: got %s, want %s", what, hurray_status_name(got),
+          hurray_status_name(want));
   char msg[512];
   message_of(err, msg, sizeof msg);
   for (int i = 0; i < count; i++) {
@@ -52,7 +52,8 @@ static void require_message(const char *what, hurray_status got, const hurray_er
   }
 }
 
-#define NUMBERS(...) (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), (uint64_t[]){__VA_ARGS__}
+#define NUMBERS(...) \
+  (int)(sizeof((uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), (uint64_t[]) { __VA_ARGS__ }
 
 /* A 200-handle CUDA table with one handle replaced, so index 137 shows. */
 static hurray_status decode_table_with(uint8_t tag, uint8_t sync, uint8_t cls, uint8_t reserved,
@@ -82,8 +83,8 @@ START_TEST(messages_name_handle_faults) {
                   HURRAY_ERR_RESERVED_MEMORY_CLASS, NUMBERS(0x5D, 137));
   require_message("invalid class", decode_table_with(1, 1, 0xFF, 0, 64, 1, &err), &err,
                   HURRAY_ERR_INVALID_MEMORY_CLASS, NUMBERS(0xFF, 137));
-  require_message("pair", decode_table_with(5, 1, 3, 0, 64, 1, &err), &err,
-                  HURRAY_ERR_INVALID_PAIR, NUMBERS(0x03, 0x05, 137));
+  require_message("pair", decode_table_with(5, 1, 3, 0, 64, 1, &err), &err, HURRAY_ERR_INVALID_PAIR,
+                  NUMBERS(0x03, 0x05, 137));
   require_message("reserved byte", decode_table_with(1, 1, 0, 0xC4, 64, 1, &err), &err,
                   HURRAY_ERR_RESERVED_BYTE_NONZERO, NUMBERS(0xC4, 137));
   require_message("device mismatch", decode_table_with(4, 1, 0, 0, 64, 1, &err), &err,
@@ -115,8 +116,8 @@ START_TEST(messages_name_table_and_api_faults) {
   require_message("truncated", hurray_buffer_table_decode(table, 30, out, 3, &count, &err), &err,
                   HURRAY_ERR_TRUNCATED, NUMBERS(30, 49));
   require_message("trailing",
-                  hurray_buffer_table_decode_exact(table, sizeof table, out, 3, &count, &err),
-                  &err, HURRAY_ERR_TRAILING_BYTES, NUMBERS(54, 49));
+                  hurray_buffer_table_decode_exact(table, sizeof table, out, 3, &count, &err), &err,
+                  HURRAY_ERR_TRAILING_BYTES, NUMBERS(54, 49));
   require_message("capacity", hurray_buffer_table_decode(table, 49, out, 2, &count, &err), &err,
                   HURRAY_ERR_CAPACITY, NUMBERS(3, 2));
   table[0] = 0;
@@ -124,8 +125,9 @@ START_TEST(messages_name_table_and_api_faults) {
   ck_assert_int_eq(status, HURRAY_ERR_EMPTY_BUFFER_LIST);
   char msg[512];
   message_of(&err, msg, sizeof msg);
-  require_message("not allowed", hurray_transport_check_sync_mode(HURRAY_TRANSPORT_NETWORK, 1, 0, &err),
-                  &err, HURRAY_ERR_SYNC_MODE_NOT_ALLOWED, NUMBERS(0x01));
+  require_message("not allowed",
+                  hurray_transport_check_sync_mode(HURRAY_TRANSPORT_NETWORK, 1, 0, &err), &err,
+                  HURRAY_ERR_SYNC_MODE_NOT_ALLOWED, NUMBERS(0x01));
   message_of(&err, msg, sizeof msg);
   ck_assert_ptr_nonnull(strstr(msg, "network"));
   int32_t type;
@@ -150,7 +152,8 @@ START_TEST(messages_name_table_and_api_faults) {
                   HURRAY_ERR_INVALID_ARGUMENT, NUMBERS(7));
   hurray_buffer_handle h;
   require_message("host memory", hurray_buffer_handle_for_host_memory(msg + 1, 8, 4096, &h, &err),
-                  &err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, NUMBERS(hurray_alignment_of(msg + 1), 64));
+                  &err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM,
+                  NUMBERS(hurray_alignment_of(msg + 1), 64));
 }
 END_TEST
 
@@ -244,16 +247,43 @@ START_TEST(display_truncation) {
 END_TEST
 
 START_TEST(status_names) {
-  static const char *const names[HURRAY_STATUS_COUNT] = {
-      "OK", "ALIGNMENT_NOT_POWER_OF_TWO", "ALIGNMENT_BELOW_MINIMUM", "INVALID_SYNC_MODE",
-      "RESERVED_DEVICE_TAG", "INVALID_DEVICE_TAG", "RESERVED_MEMORY_CLASS",
-      "INVALID_MEMORY_CLASS", "INVALID_PAIR", "RESERVED_BYTE_NONZERO", "DEVICE_TAG_MISMATCH",
-      "MEMORY_CLASS_MISMATCH", "EMPTY_BUFFER_LIST", "TRUNCATED", "TRAILING_BYTES", "CAPACITY",
-      "SYNC_MODE_NOT_ALLOWED", "UNSUPPORTED", "NULL_ARGUMENT", "SYNC_MODE_MISMATCH",
-      "ILLEGAL_TRANSITION", "ALREADY_RELEASED", "USE_AFTER_DESTROY", "PLUGIN_LOAD_FAILED",
-      "PLUGIN_ABI_MISMATCH", "PLUGIN_INVALID", "PLUGIN_UNSAFE_PATH", "PLUGIN_DUPLICATE_TAG",
-      "DEVICE_UNAVAILABLE", "OUT_OF_MEMORY", "DEVICE_ERROR", "INVALID_ARGUMENT", "TIMEOUT",
-      "IPC_REFUSED", "IPC_PEER_GONE", "IPC_BAD_SEGMENT", "IO"};
+  static const char *const names[HURRAY_STATUS_COUNT] = {"OK",
+                                                         "ALIGNMENT_NOT_POWER_OF_TWO",
+                                                         "ALIGNMENT_BELOW_MINIMUM",
+                                                         "INVALID_SYNC_MODE",
+                                                         "RESERVED_DEVICE_TAG",
+                                                         "INVALID_DEVICE_TAG",
+                                                         "RESERVED_MEMORY_CLASS",
+                                                         "INVALID_MEMORY_CLASS",
+                                                         "INVALID_PAIR",
+                                                         "RESERVED_BYTE_NONZERO",
+                                                         "DEVICE_TAG_MISMATCH",
+                                                         "MEMORY_CLASS_MISMATCH",
+                                                         "EMPTY_BUFFER_LIST",
+                                                         "TRUNCATED",
+                                                         "TRAILING_BYTES",
+                                                         "CAPACITY",
+                                                         "SYNC_MODE_NOT_ALLOWED",
+                                                         "UNSUPPORTED",
+                                                         "NULL_ARGUMENT",
+                                                         "SYNC_MODE_MISMATCH",
+                                                         "ILLEGAL_TRANSITION",
+                                                         "ALREADY_RELEASED",
+                                                         "USE_AFTER_DESTROY",
+                                                         "PLUGIN_LOAD_FAILED",
+                                                         "PLUGIN_ABI_MISMATCH",
+                                                         "PLUGIN_INVALID",
+                                                         "PLUGIN_UNSAFE_PATH",
+                                                         "PLUGIN_DUPLICATE_TAG",
+                                                         "DEVICE_UNAVAILABLE",
+                                                         "OUT_OF_MEMORY",
+                                                         "DEVICE_ERROR",
+                                                         "INVALID_ARGUMENT",
+                                                         "TIMEOUT",
+                                                         "IPC_REFUSED",
+                                                         "IPC_PEER_GONE",
+                                                         "IPC_BAD_SEGMENT",
+                                                         "IO"};
   for (int s = 0; s < HURRAY_STATUS_COUNT; s++) {
     ck_assert_str_eq(hurray_status_name((hurray_status)s), names[s]);
   }

@@ -25,8 +25,8 @@ static void require_decode(const char *what, uint64_t byte_size, uint32_t alignm
   hurray_status status = hurray_buffer_handle_decode(wire, &out, &err);
   spec_verdict want = spec_handle_verdict(byte_size, alignment, tag, sync, memory_class, reserved);
   char name[160];
-  snprintf(name, sizeof name, "%s (tag 0x%02X sync 0x%02X class 0x%02X reserved 0x%02X)", what,
-           tag, sync, memory_class, reserved);
+  snprintf(name, sizeof name, "%s (tag 0x%02X sync 0x%02X class 0x%02X reserved 0x%02X)", what, tag,
+           sync, memory_class, reserved);
   require_verdict(name, status, &err, want, 0);
   if (want.status == HURRAY_OK) {
     REQUIRE(out.byte_size == byte_size && out.alignment == alignment && out.device_tag == tag &&
@@ -49,13 +49,12 @@ START_TEST(device_tag_every_byte) {
     if (range == SPEC_NAMED || range == SPEC_PRIVATE) { /* BP-DEV-1, BP-DEV-3 */
       REQUIRE(status == HURRAY_OK && out == byte, "%s: %s", what, hurray_status_name(status));
     } else {
-      hurray_status want = range == SPEC_RESERVED ? HURRAY_ERR_RESERVED_DEVICE_TAG  /* BP-DEV-2 */
+      hurray_status want = range == SPEC_RESERVED ? HURRAY_ERR_RESERVED_DEVICE_TAG /* BP-DEV-2 */
                                                   : HURRAY_ERR_INVALID_DEVICE_TAG; /* BP-DEV-4 */
       require_status_value(what, status, &err, want, byte, 0);
       REQUIRE(out == 0x5A, "%s: out written on failure", what);
     }
-    REQUIRE(hurray_device_tag_is_private(byte) == (range == SPEC_PRIVATE), "%s: is_private",
-            what);
+    REQUIRE(hurray_device_tag_is_private(byte) == (range == SPEC_PRIVATE), "%s: is_private", what);
     /* Inside a handle: every tag with class standard, event sync (a CPU
      * buffer with event sync breaks BP-SYNC-2, so the CPU tag is checked with
      * producer_synced too). */
@@ -75,10 +74,22 @@ START_TEST(device_tag_names_and_display) {
     char want[32];
     const char *name;
     switch (spec_device_tag_range(byte)) {
-      case SPEC_NAMED: name = names[b]; snprintf(want, sizeof want, "%s", name); break;
-      case SPEC_RESERVED: name = "reserved"; snprintf(want, sizeof want, "reserved(0x%02X)", b); break;
-      case SPEC_PRIVATE: name = "private"; snprintf(want, sizeof want, "private(0x%02X)", b); break;
-      default: name = "invalid"; snprintf(want, sizeof want, "invalid(0x%02X)", b); break;
+      case SPEC_NAMED:
+        name = names[b];
+        snprintf(want, sizeof want, "%s", name);
+        break;
+      case SPEC_RESERVED:
+        name = "reserved";
+        snprintf(want, sizeof want, "reserved(0x%02X)", b);
+        break;
+      case SPEC_PRIVATE:
+        name = "private";
+        snprintf(want, sizeof want, "private(0x%02X)", b);
+        break;
+      default:
+        name = "invalid";
+        snprintf(want, sizeof want, "invalid(0x%02X)", b);
+        break;
     }
     REQUIRE(strcmp(hurray_device_tag_name(byte), name) == 0, "name(0x%02X) = \"%s\", want \"%s\"",
             b, hurray_device_tag_name(byte), name);
@@ -117,8 +128,8 @@ START_TEST(sync_mode_every_byte) {
     }
     char shown[32];
     size_t n = hurray_sync_mode_display(byte, shown, sizeof shown);
-    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"",
-            what, shown, want);
+    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"", what,
+            shown, want);
     /* In a handle: a CUDA, a CPU and a private-device buffer. */
     require_decode("sync mode", 4096, 4096, 0x01, byte, 0, 0);
     require_decode("sync mode", 4096, 4096, 0x00, byte, 0, 0);
@@ -152,8 +163,8 @@ START_TEST(memory_class_every_byte) {
                        : range == SPEC_PRIVATE ? "private"
                        : range == SPEC_INVALID ? "invalid"
                                                : "reserved";
-    REQUIRE(strcmp(hurray_memory_class_name(byte), name) == 0, "%s: name \"%s\", want \"%s\"",
-            what, hurray_memory_class_name(byte), name);
+    REQUIRE(strcmp(hurray_memory_class_name(byte), name) == 0, "%s: name \"%s\", want \"%s\"", what,
+            hurray_memory_class_name(byte), name);
     char want[32];
     if (range == SPEC_NAMED) {
       snprintf(want, sizeof want, "%s", name);
@@ -162,8 +173,8 @@ START_TEST(memory_class_every_byte) {
     }
     char shown[32];
     size_t n = hurray_memory_class_display(byte, shown, sizeof shown);
-    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"",
-            what, shown, want);
+    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"", what,
+            shown, want);
     /* In a handle on a device that takes every named class, on the CPU and
      * on a private device. */
     require_decode("memory class", 4096, 4096, 0x01, 0, byte, 0);
@@ -200,13 +211,12 @@ START_TEST(pair_table_all_65536_pairs) {
       /* The constructor applies the same steps 2..8 (BP-ORDER-1). */
       hurray_buffer_handle out;
       hurray_error err = junk_error();
-      hurray_status status = hurray_buffer_handle_with_memory_class(
-          4096, 4096, (uint8_t)tag, 0, (uint8_t)cls, &out, &err);
+      hurray_status status = hurray_buffer_handle_with_memory_class(4096, 4096, (uint8_t)tag, 0,
+                                                                    (uint8_t)cls, &out, &err);
       char what[64];
       snprintf(what, sizeof what, "with_memory_class(tag 0x%02X, class 0x%02X)", tag, cls);
-      require_verdict(what, status, &err, spec_handle_verdict(4096, 4096, (uint8_t)tag, 0,
-                                                              (uint8_t)cls, 0),
-                      0);
+      require_verdict(what, status, &err,
+                      spec_handle_verdict(4096, 4096, (uint8_t)tag, 0, (uint8_t)cls, 0), 0);
     }
   }
   /* BP-PAIR-3: 29 named pairs + 15 private tags x (standard + 15 private). */
@@ -221,11 +231,11 @@ START_TEST(pair_table_named_rows) {
     uint8_t tag;
     bool standard, host_pinned, unified, peer;
   } rows[] = {
-      {0x00, true, true, true, false}, {0x01, true, true, true, true},
-      {0x02, true, true, true, true},  {0x03, true, true, true, false},
-      {0x04, true, true, true, true},  {0x05, true, false, false, false},
-      {0x06, true, true, true, false}, {0x07, true, true, true, true},
-      {0x08, true, true, true, false}, {0xF0, true, false, false, false},
+      {0x00, true, true, true, false},   {0x01, true, true, true, true},
+      {0x02, true, true, true, true},    {0x03, true, true, true, false},
+      {0x04, true, true, true, true},    {0x05, true, false, false, false},
+      {0x06, true, true, true, false},   {0x07, true, true, true, true},
+      {0x08, true, true, true, false},   {0xF0, true, false, false, false},
       {0xFE, true, false, false, false},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

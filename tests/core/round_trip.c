@@ -17,8 +17,8 @@ static void require_encode_decode_identity(const hurray_buffer_handle *h) {
   uint8_t wire[16];
   uint8_t layout[16];
   hurray_buffer_handle_encode(h, wire);
-  spec_put_handle(layout, h->byte_size, h->alignment, h->device_tag, h->sync_mode,
-                  h->memory_class, 0);
+  spec_put_handle(layout, h->byte_size, h->alignment, h->device_tag, h->sync_mode, h->memory_class,
+                  0);
   REQUIRE(memcmp(wire, layout, 16) == 0,
           "encode(size %llu align %u tag 0x%02X sync 0x%02X class 0x%02X) differs from "
           "BP-WIRE-1",
@@ -48,9 +48,9 @@ START_TEST(encode_decode_every_valid_pair_mode_and_alignment) {
             if (sizes[s] != 0 && k < 6) continue; /* BP-ALIGN-2 */
             hurray_buffer_handle h;
             hurray_error err;
-            REQUIRE(hurray_buffer_handle_with_memory_class(sizes[s], (uint32_t)1 << k,
-                                                           (uint8_t)tag, (uint8_t)sync,
-                                                           (uint8_t)cls, &h, &err) == HURRAY_OK,
+            REQUIRE(hurray_buffer_handle_with_memory_class(sizes[s], (uint32_t)1 << k, (uint8_t)tag,
+                                                           (uint8_t)sync, (uint8_t)cls, &h,
+                                                           &err) == HURRAY_OK,
                     "constructor refused a valid handle: %s", hurray_status_name(err.status));
             require_encode_decode_identity(&h);
             valid++;
@@ -142,8 +142,9 @@ START_TEST(decode_encode_random_inputs) {
     uint32_t alignment = 0;
     for (int k = 7; k >= 0; k--) size = size * 256u + wire[k];
     for (int k = 11; k >= 8; k--) alignment = alignment * 256u + wire[k];
-    bool want = spec_handle_verdict(size, alignment, wire[12], wire[13], wire[14], wire[15])
-                    .status == HURRAY_OK;
+    bool want =
+        spec_handle_verdict(size, alignment, wire[12], wire[13], wire[14], wire[15]).status ==
+        HURRAY_OK;
     bool ok = require_decode_encode_identity(wire);
     REQUIRE(ok == want, "input %d accepted=%d, spec says %d", i, ok, want);
     accepted += ok ? 1u : 0u;

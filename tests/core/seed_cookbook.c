@@ -101,9 +101,8 @@ START_TEST(cookbook_creating_buffer_handles_from_bytes) {
   placed_memory bytes = place_exactly(64, 1024);
   hurray_buffer_handle handle;
   hurray_error err;
-  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(bytes.at, 1024,
-                                                        HURRAY_MIN_BUFFER_ALIGNMENT, &handle,
-                                                        &err),
+  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(bytes.at, 1024, HURRAY_MIN_BUFFER_ALIGNMENT,
+                                                        &handle, &err),
                    HURRAY_OK);
   ck_assert_uint_eq(handle.byte_size, 1024);
   ck_assert_uint_eq(handle.alignment, HURRAY_MIN_BUFFER_ALIGNMENT);
@@ -161,16 +160,14 @@ START_TEST(cookbook_memory_class) {
   hurray_buffer_handle unified;
   hurray_buffer_handle pinned;
   hurray_error err;
-  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(8192, HURRAY_PAGE_ALIGNMENT,
-                                                          HURRAY_DEVICE_CUDA,
-                                                          HURRAY_SYNC_PRODUCER_SYNCED,
-                                                          HURRAY_MEMORY_UNIFIED, &unified, &err),
+  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(
+                       8192, HURRAY_PAGE_ALIGNMENT, HURRAY_DEVICE_CUDA, HURRAY_SYNC_PRODUCER_SYNCED,
+                       HURRAY_MEMORY_UNIFIED, &unified, &err),
                    HURRAY_OK);
   ck_assert_uint_eq(hurray_buffer_handle_memory_class(&unified), HURRAY_MEMORY_UNIFIED);
   ck_assert_int_eq(hurray_buffer_handle_with_memory_class(4096, HURRAY_PAGE_ALIGNMENT,
                                                           HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                                                          HURRAY_MEMORY_HOST_PINNED, &pinned,
-                                                          &err),
+                                                          HURRAY_MEMORY_HOST_PINNED, &pinned, &err),
                    HURRAY_OK);
   ck_assert_uint_eq(hurray_buffer_handle_memory_class(&pinned), HURRAY_MEMORY_HOST_PINNED);
 }
@@ -194,10 +191,9 @@ START_TEST(cookbook_private_memory_classes) {
   hurray_error err;
   ck_assert_int_eq(hurray_memory_class_from_byte(0xF1, &vendor_class, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_device_tag_from_byte(0xF0, &vendor_device, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(2048, HURRAY_MIN_BUFFER_ALIGNMENT,
-                                                          vendor_device,
-                                                          HURRAY_SYNC_PRODUCER_SYNCED,
-                                                          vendor_class, &handle, &err),
+  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(
+                       2048, HURRAY_MIN_BUFFER_ALIGNMENT, vendor_device,
+                       HURRAY_SYNC_PRODUCER_SYNCED, vendor_class, &handle, &err),
                    HURRAY_OK);
   ck_assert(hurray_memory_class_is_private(hurray_buffer_handle_memory_class(&handle)));
 }
@@ -215,9 +211,9 @@ START_TEST(cookbook_private_memory_classes_device) {
   /* tensor = hurray.Tensor(bytes(2048), float32, [512], device=device):
    * its one buffer is on the tensor's device and class. */
   hurray_buffer_handle handle;
-  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(2048, HURRAY_MIN_BUFFER_ALIGNMENT,
-                                                          device, HURRAY_SYNC_PRODUCER_SYNCED,
-                                                          memory_class, &handle, &err),
+  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(2048, HURRAY_MIN_BUFFER_ALIGNMENT, device,
+                                                          HURRAY_SYNC_PRODUCER_SYNCED, memory_class,
+                                                          &handle, &err),
                    HURRAY_OK);
   hurray_device_tag found = 0;
   ck_assert_int_eq(hurray_validate_colocation(&handle, 1, &found, &err), HURRAY_OK);
@@ -256,9 +252,9 @@ START_TEST(cookbook_private_device_tags_names) {
   ck_assert_str_eq(shown, "private(0xF3)");
   /* tensor = hurray.Tensor(bytes(4096), float32, [1024], device=custom) */
   hurray_buffer_handle handle;
-  ck_assert_int_eq(hurray_buffer_handle_new(4096, 64, custom, HURRAY_SYNC_PRODUCER_SYNCED, &handle,
-                                            &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_new(4096, 64, custom, HURRAY_SYNC_PRODUCER_SYNCED, &handle, &err),
+      HURRAY_OK);
   ck_assert_uint_eq(handle.device_tag, 0xF2);
 }
 END_TEST
@@ -283,9 +279,9 @@ START_TEST(cookbook_alignment_validation_minimum) {
   ck_assert_uint_eq(err.value, 32);
   ck_assert_uint_eq(err.expected, 64);
   hurray_buffer_handle empty;
-  ck_assert_int_eq(hurray_buffer_handle_new(0, 1, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED,
-                                            &empty, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_new(0, 1, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED, &empty, NULL),
+      HURRAY_OK);
   ck_assert(hurray_buffer_handle_is_empty(&empty));
 }
 END_TEST
@@ -296,8 +292,8 @@ static hurray_status handle_for_source(const unsigned char *source, size_t bytes
                                        unsigned char **copy, hurray_buffer_handle *out) {
   *copy = NULL;
   hurray_error err;
-  hurray_status status = hurray_buffer_handle_for_host_memory(source, bytes, HURRAY_PAGE_ALIGNMENT,
-                                                              out, &err);
+  hurray_status status =
+      hurray_buffer_handle_for_host_memory(source, bytes, HURRAY_PAGE_ALIGNMENT, out, &err);
   if (status != HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM) {
     return status;
   }
@@ -338,8 +334,8 @@ START_TEST(cookbook_alignment_is_measured_under_aligned_refused) {
   ck_assert_uint_eq(hurray_alignment_of(under_aligned), 4);
   hurray_buffer_handle handle;
   hurray_error err = junk_error();
-  hurray_status status =
-      hurray_buffer_handle_for_host_memory(under_aligned, 4092, HURRAY_PAGE_ALIGNMENT, &handle, &err);
+  hurray_status status = hurray_buffer_handle_for_host_memory(under_aligned, 4092,
+                                                              HURRAY_PAGE_ALIGNMENT, &handle, &err);
   require_error("array[1:]", status, &err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, 4, 64, 0);
   char message[256];
   hurray_error_format(&err, message, sizeof message);
@@ -371,14 +367,14 @@ START_TEST(cookbook_alignment_after_rebuild) {
   placed_memory rebuilt = place_exactly(64, 256);
   hurray_buffer_handle before;
   hurray_buffer_handle after;
-  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(original.at, 256, HURRAY_PAGE_ALIGNMENT,
-                                                        &before, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_for_host_memory(original.at, 256, HURRAY_PAGE_ALIGNMENT, &before, NULL),
+      HURRAY_OK);
   ck_assert_uint_eq(before.alignment, 4096);
   memcpy(rebuilt.at, original.at, 256);
-  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(rebuilt.at, 256, HURRAY_PAGE_ALIGNMENT,
-                                                        &after, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_for_host_memory(rebuilt.at, 256, HURRAY_PAGE_ALIGNMENT, &after, NULL),
+      HURRAY_OK);
   ck_assert_uint_eq(after.alignment, 64);
   free(original.block);
   free(rebuilt.block);
@@ -389,9 +385,9 @@ START_TEST(cookbook_sync_mode) {
   /* tensor = hurray.Tensor(bytes(64), float32, [16]) */
   placed_memory bytes = place_exactly(64, 64);
   hurray_buffer_handle handle;
-  ck_assert_int_eq(hurray_buffer_handle_for_host_memory(bytes.at, 64, HURRAY_PAGE_ALIGNMENT,
-                                                        &handle, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_for_host_memory(bytes.at, 64, HURRAY_PAGE_ALIGNMENT, &handle, NULL),
+      HURRAY_OK);
   ck_assert_str_eq(hurray_sync_mode_name(handle.sync_mode), "producer_synced");
   /* A tensor decoded from another producer reports what that producer
    * declared: here a CUDA buffer with event sync. */
@@ -442,9 +438,9 @@ START_TEST(cookbook_device_colocation_mixed_memory_classes) {
   ck_assert_int_eq(hurray_buffer_handle_new(4096, HURRAY_PAGE_ALIGNMENT, HURRAY_DEVICE_CUDA,
                                             HURRAY_SYNC_EVENT, &buffers[0], NULL),
                    HURRAY_OK);
-  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(
-                       4096, HURRAY_PAGE_ALIGNMENT, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
-                       HURRAY_MEMORY_UNIFIED, &buffers[1], NULL),
+  ck_assert_int_eq(hurray_buffer_handle_with_memory_class(4096, HURRAY_PAGE_ALIGNMENT,
+                                                          HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT,
+                                                          HURRAY_MEMORY_UNIFIED, &buffers[1], NULL),
                    HURRAY_OK);
   hurray_error err = junk_error();
   hurray_status status = hurray_validate_colocation(buffers, 2, NULL, &err);

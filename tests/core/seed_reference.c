@@ -83,8 +83,9 @@ START_TEST(reference_new) {
   ck_assert_int_eq(
       hurray_buffer_handle_new(512, 64, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED, &h, NULL),
       HURRAY_OK);
-  ck_assert_int_eq(hurray_buffer_handle_new(512, 64, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, &h, NULL),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_buffer_handle_new(512, 64, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, &h, NULL),
+      HURRAY_OK);
   ck_assert_int_eq(
       hurray_buffer_handle_new(0, 1, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED, &h, NULL),
       HURRAY_OK);
@@ -138,9 +139,8 @@ START_TEST(reference_with_memory_class_errors) {
                                                   HURRAY_MEMORY_HOST_PINNED, &h, &err);
   require_error("alignment 32", status, &err, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, 32, 64, 0);
   err = junk_error();
-  status = hurray_buffer_handle_with_memory_class(512, 64, HURRAY_DEVICE_CPU,
-                                                  HURRAY_SYNC_CONSUMER_STREAM,
-                                                  HURRAY_MEMORY_HOST_PINNED, &h, &err);
+  status = hurray_buffer_handle_with_memory_class(
+      512, 64, HURRAY_DEVICE_CPU, HURRAY_SYNC_CONSUMER_STREAM, HURRAY_MEMORY_HOST_PINNED, &h, &err);
   require_error("cpu consumer_stream", status, &err, HURRAY_ERR_INVALID_SYNC_MODE, 0x02, 0x00, 0);
 }
 END_TEST
@@ -233,8 +233,8 @@ END_TEST
 START_TEST(reference_copy_and_equality) {
   hurray_buffer_handle a;
   ck_assert_int_eq(hurray_buffer_handle_with_memory_class(4096, 4096, HURRAY_DEVICE_ROCM,
-                                                          HURRAY_SYNC_EVENT, HURRAY_MEMORY_PEER,
-                                                          &a, NULL),
+                                                          HURRAY_SYNC_EVENT, HURRAY_MEMORY_PEER, &a,
+                                                          NULL),
                    HURRAY_OK);
   hurray_buffer_handle b = a; /* Copy */
   ck_assert(hurray_buffer_handle_equal(&a, &b));

@@ -140,7 +140,7 @@ bool spec_transport_allows(hurray_transport transport, uint8_t sync_mode,
                            uint32_t ipc_capabilities) {
   switch (transport) {
     case HURRAY_TRANSPORT_IN_PROCESS: return true; /* BP-XPORT-2 */
-    case HURRAY_TRANSPORT_IPC:                      /* BP-XPORT-3 */
+    case HURRAY_TRANSPORT_IPC:                     /* BP-XPORT-3 */
       if (sync_mode == 0) return true;
       if (sync_mode == 1) return (ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0;
       return (ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) != 0;

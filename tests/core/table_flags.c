@@ -114,7 +114,7 @@ START_TEST(flags_same_as_plain_for_nonzero_counts) {
       case 0: len = (size_t)((r >> 16) % (full + 1)); break;
       case 1: len = full + 1 + (size_t)((r >> 16) % 3); break;
       case 2: cap = (size_t)((r >> 16) % (n + 1)); break;
-      case 3: table[1 + 16 * ((r >> 16) % n) + 15] = 1; break; /* reserved byte */
+      case 3: table[1 + 16 * ((r >> 16) % n) + 15] = 1; break;    /* reserved byte */
       case 4: table[1 + 16 * ((r >> 16) % n) + 12] = 0x02; break; /* another device */
       default: break;
     }
@@ -129,19 +129,18 @@ START_TEST(flags_same_as_plain_for_nonzero_counts) {
             exact ? hurray_buffer_table_decode_exact(table, len, want_out, cap, &want_count,
                                                      &want_err)
                   : hurray_buffer_table_decode(table, len, want_out, cap, &want_count, &want_err);
-        hurray_status got =
-            exact ? hurray_buffer_table_decode_exact_flags(table, len, got_out, cap, &got_count,
-                                                           flags, &got_err)
-                  : hurray_buffer_table_decode_flags(table, len, got_out, cap, &got_count, flags,
-                                                     &got_err);
+        hurray_status got = exact ? hurray_buffer_table_decode_exact_flags(
+                                        table, len, got_out, cap, &got_count, flags, &got_err)
+                                  : hurray_buffer_table_decode_flags(table, len, got_out, cap,
+                                                                     &got_count, flags, &got_err);
         REQUIRE(got == want, "round %d flags %u exact %d: %s, plain %s", round, (unsigned)flags,
                 exact, hurray_status_name(got), hurray_status_name(want));
         ck_assert(errors_equal(&got_err, &want_err));
         ck_assert_uint_eq(got_count, want_count);
         ck_assert(memcmp(got_out, want_out, sizeof got_out) == 0);
         REQUIRE(got == HURRAY_OK || handle_bytes_untouched(got_out, 255),
-                "round %d flags %u exact %d: %s wrote out[] (BP-TABLE-8)", round,
-                (unsigned)flags, exact, hurray_status_name(got));
+                "round %d flags %u exact %d: %s wrote out[] (BP-TABLE-8)", round, (unsigned)flags,
+                exact, hurray_status_name(got));
       }
     }
   }
@@ -167,8 +166,8 @@ START_TEST(flags_unknown_bits_refused) {
     require_error("decode_exact", status, &err, HURRAY_ERR_INVALID_ARGUMENT, bad[k],
                   HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5);
     err = junk_error();
-    status = hurray_buffer_table_encode_flags(handles, 0, bytes, sizeof bytes, &written, bad[k],
-                                              &err);
+    status =
+        hurray_buffer_table_encode_flags(handles, 0, bytes, sizeof bytes, &written, bad[k], &err);
     require_error("encode", status, &err, HURRAY_ERR_INVALID_ARGUMENT, bad[k],
                   HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5);
     ck_assert_uint_eq(count, 9);

@@ -54,9 +54,9 @@ static void require_table(const char *what, const uint8_t *in, size_t len, size_
     size_t count = 0x5A5A;
     hurray_error err = junk_error();
     memset(out, FILL, (cap == 0 ? 1 : cap) * sizeof *out);
-    hurray_status status =
-        exact ? hurray_buffer_table_decode_exact(copy, len, out, cap, &count, &err)
-              : hurray_buffer_table_decode(copy, len, out, cap, &count, &err);
+    hurray_status status = exact
+                               ? hurray_buffer_table_decode_exact(copy, len, out, cap, &count, &err)
+                               : hurray_buffer_table_decode(copy, len, out, cap, &count, &err);
     spec_verdict w = want;
     size_t n = len > 0 ? in[0] : 0;
     if (exact && w.status == HURRAY_OK && len != 1 + 16 * n) { /* BP-TABLE-6 */
@@ -268,8 +268,8 @@ END_TEST
 typedef struct fault {
   const char *name;
   int offset;
-  uint8_t byte;          /* byte written at offset (tag, sync, class, reserved) */
-  uint32_t alignment;    /* or, when offset is 8 (0), this alignment with byte_size 4096 (0) */
+  uint8_t byte;       /* byte written at offset (tag, sync, class, reserved) */
+  uint32_t alignment; /* or, when offset is 8 (0), this alignment with byte_size 4096 (0) */
   hurray_status status;
   uint64_t value;
   uint64_t expected;
@@ -321,8 +321,8 @@ START_TEST(table_invalid_handle_every_position) {
       REQUIRE(count == 1234, "%s: count written", what);
       /* BP-TABLE-8: not even the valid handles before the failing one. */
       size_t written = first_changed_byte(out, 255 * sizeof *out, 0x5A);
-      REQUIRE(written == 255 * sizeof *out, "%s: out[%zu] written on failure (BP-TABLE-8)",
-              what, written / sizeof *out);
+      REQUIRE(written == 255 * sizeof *out, "%s: out[%zu] written on failure (BP-TABLE-8)", what,
+              written / sizeof *out);
       if (at % 50 == 0) require_table(what, table, full, 255);
     }
   }
@@ -397,8 +397,7 @@ START_TEST(table_colocation_every_position) {
       table[1 + 16 * 254 + 12] = 0x07;
       err = junk_error();
       status = hurray_buffer_table_decode(table, full, out, 255, &count, &err);
-      require_error("first of two", status, &err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, 0x01, 0x00,
-                    at);
+      require_error("first of two", status, &err, HURRAY_ERR_MEMORY_CLASS_MISMATCH, 0x01, 0x00, at);
       /* ...but a later invalid handle is: handles before colocation. */
       table[1 + 16 * 254 + 12] = 0x01;
       table[1 + 16 * 254 + 15] = 0x01;
@@ -431,9 +430,9 @@ START_TEST(table_random_against_spec_model) {
       uint8_t *h = table + 1 + 16 * at;
       switch ((q >> 8) % 4) {
         case 0: apply_fault(h, &faults[(q >> 16) % (sizeof faults / sizeof faults[0])]); break;
-        case 1: h[12] = (uint8_t)((q >> 16) % 9); break;      /* another named device */
-        case 2: h[14] = (uint8_t)((q >> 16) % 4); break;      /* another class */
-        default: h[13] = (uint8_t)((q >> 16) % 3); break;     /* another mode */
+        case 1: h[12] = (uint8_t)((q >> 16) % 9); break;  /* another named device */
+        case 2: h[14] = (uint8_t)((q >> 16) % 4); break;  /* another class */
+        default: h[13] = (uint8_t)((q >> 16) % 3); break; /* another mode */
       }
     }
     size_t len = full;
@@ -449,10 +448,15 @@ START_TEST(table_random_against_spec_model) {
     seen[spec_table_verdict(table, len, cap, &index).status]++;
   }
   /* The generator reached every kind of answer a table can get. */
-  static const hurray_status kinds[] = {
-      HURRAY_OK, HURRAY_ERR_TRUNCATED, HURRAY_ERR_CAPACITY, HURRAY_ERR_DEVICE_TAG_MISMATCH,
-      HURRAY_ERR_MEMORY_CLASS_MISMATCH, HURRAY_ERR_INVALID_PAIR, HURRAY_ERR_RESERVED_BYTE_NONZERO,
-      HURRAY_ERR_INVALID_SYNC_MODE, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM};
+  static const hurray_status kinds[] = {HURRAY_OK,
+                                        HURRAY_ERR_TRUNCATED,
+                                        HURRAY_ERR_CAPACITY,
+                                        HURRAY_ERR_DEVICE_TAG_MISMATCH,
+                                        HURRAY_ERR_MEMORY_CLASS_MISMATCH,
+                                        HURRAY_ERR_INVALID_PAIR,
+                                        HURRAY_ERR_RESERVED_BYTE_NONZERO,
+                                        HURRAY_ERR_INVALID_SYNC_MODE,
+                                        HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     REQUIRE(seen[kinds[k]] > 0, "no random table got %s", hurray_status_name(kinds[k]));
   }
@@ -589,7 +593,8 @@ START_TEST(table_encode_refusals) {
 END_TEST
 
 START_TEST(table_encoded_size) {
-  for (size_t n = 0; n <= 255; n++) ck_assert_uint_eq(hurray_buffer_table_encoded_size(n), 1 + 16 * n);
+  for (size_t n = 0; n <= 255; n++)
+    ck_assert_uint_eq(hurray_buffer_table_encoded_size(n), 1 + 16 * n);
 }
 END_TEST
 

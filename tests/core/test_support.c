@@ -47,8 +47,8 @@ void require_verdict(const char *what, hurray_status got, const hurray_error *er
   REQUIRE(err->detail[0] == '\0', "%s: the core left detail text \"%s\"", what, err->detail);
 }
 
-void require_error(const char *what, hurray_status got, const hurray_error *err,
-                   hurray_status want, uint64_t value, uint64_t expected, size_t index) {
+void require_error(const char *what, hurray_status got, const hurray_error *err, hurray_status want,
+                   uint64_t value, uint64_t expected, size_t index) {
   spec_verdict v = {want, value, expected, true, true};
   require_verdict(what, got, err, v, index);
 }
@@ -68,9 +68,7 @@ uint64_t next_random(uint64_t *state) {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
-int run_suite(Suite *suite) {
-  return hurray_check_run(suite);
-}
+int run_suite(Suite *suite) { return hurray_check_run(suite); }
 
 TCase *sweep_case(const char *name) {
   TCase *tc = tcase_create(name);

@@ -16,11 +16,11 @@
 #include "spec_oracle.h"
 
 /* Fails the running test with a message when cond is false. */
-#define REQUIRE(cond, ...)      \
-  do {                          \
-    if (!(cond)) {              \
+#define REQUIRE(cond, ...)       \
+  do {                           \
+    if (!(cond)) {               \
       ck_abort_msg(__VA_ARGS__); \
-    }                           \
+    }                            \
   } while (0)
 
 /* An error record with every field set to a recognisable junk value, so a
@@ -42,8 +42,8 @@ void require_verdict(const char *what, hurray_status got, const hurray_error *er
                      spec_verdict want, size_t index);
 
 /* Fails unless status and the whole payload are as given. */
-void require_error(const char *what, hurray_status got, const hurray_error *err,
-                   hurray_status want, uint64_t value, uint64_t expected, size_t index);
+void require_error(const char *what, hurray_status got, const hurray_error *err, hurray_status want,
+                   uint64_t value, uint64_t expected, size_t index);
 
 /* As require_error() where the spec names no `expected` for the status. */
 void require_status_value(const char *what, hurray_status got, const hurray_error *err,

@@ -38,12 +38,12 @@ START_TEST(transport_every_mode_and_capability) {
                    HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
   ck_assert_int_eq(hurray_transport_check_sync_mode(HURRAY_TRANSPORT_NETWORK, 0, 0, NULL),
                    HURRAY_OK);
-  ck_assert_int_eq(hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, 1,
-                                                    HURRAY_IPC_EXPORTS_EVENTS, NULL),
-                   HURRAY_OK);
-  ck_assert_int_eq(hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, 2,
-                                                    HURRAY_IPC_EXPORTS_EVENTS, NULL),
-                   HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
+  ck_assert_int_eq(
+      hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, 1, HURRAY_IPC_EXPORTS_EVENTS, NULL),
+      HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IPC, 2, HURRAY_IPC_EXPORTS_EVENTS, NULL),
+      HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
   ck_assert_int_eq(hurray_transport_check_sync_mode(HURRAY_TRANSPORT_IN_PROCESS, 2, 0, NULL),
                    HURRAY_OK);
 }

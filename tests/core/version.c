@@ -17,9 +17,9 @@ START_TEST(version_functions) {
            HURRAY_VERSION_PATCH);
   ck_assert_str_eq(hurray_version(), want);
   ck_assert_str_eq(hurray_version(), HURRAY_VERSION_STRING);
-  ck_assert_uint_eq(hurray_version_number(), (uint32_t)(HURRAY_VERSION_MAJOR * 10000 +
-                                                        HURRAY_VERSION_MINOR * 100 +
-                                                        HURRAY_VERSION_PATCH));
+  ck_assert_uint_eq(
+      hurray_version_number(),
+      (uint32_t)(HURRAY_VERSION_MAJOR * 10000 + HURRAY_VERSION_MINOR * 100 + HURRAY_VERSION_PATCH));
   ck_assert_uint_eq(hurray_version_number(), HURRAY_VERSION_NUMBER);
 }
 END_TEST
@@ -28,9 +28,9 @@ START_TEST(init_check_accepts_the_compiled_versions) {
   hurray_error err;
   ck_assert_int_eq(hurray_init_check(&err), HURRAY_OK);
   ck_assert_int_eq(hurray_init_check(NULL), HURRAY_OK);
-  ck_assert_int_eq(hurray_version_check(HURRAY_VERSION_MAJOR, HURRAY_VERSION_MINOR,
-                                        HURRAY_C_ABI_VERSION, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_version_check(HURRAY_VERSION_MAJOR, HURRAY_VERSION_MINOR, HURRAY_C_ABI_VERSION, &err),
+      HURRAY_OK);
   /* Older consumers of the same major: everything they know is here. */
   ck_assert_int_eq(hurray_version_check(HURRAY_VERSION_MAJOR, 0, HURRAY_C_ABI_VERSION, &err),
                    HURRAY_OK);

@@ -22,15 +22,15 @@ typedef struct dlpack_row {
 } dlpack_row;
 
 static const dlpack_row spec_rows[] = {
-    {0x00, 0x00, 1},  {0x00, 0x01, 1},  {0x00, 0x02, 1},   /* cpu: kDLCPU */
-    {0x01, 0x00, 2},  {0x01, 0x01, 3},  {0x01, 0x02, 13},  /* cuda: CUDA, CUDAHost, Managed */
-    {0x02, 0x00, 10}, {0x02, 0x01, 11},                    /* rocm: ROCM, ROCMHost */
-    {0x03, 0x00, 8},  {0x03, 0x01, 8},  {0x03, 0x02, 8},   /* metal */
-    {0x04, 0x00, 7},  {0x04, 0x01, 7},  {0x04, 0x02, 7},   /* vulkan */
-    {0x05, 0x00, 15},                                      /* webgpu */
-    {0x06, 0x00, 16}, {0x06, 0x01, 16}, {0x06, 0x02, 16},  /* hexagon */
-    {0x07, 0x00, 14}, {0x07, 0x01, 14}, {0x07, 0x02, 14},  /* level_zero: kDLOneAPI */
-    {0x08, 0x00, 4},  {0x08, 0x01, 4},  {0x08, 0x02, 4},   /* opencl */
+    {0x00, 0x00, 1},  {0x00, 0x01, 1},  {0x00, 0x02, 1},  /* cpu: kDLCPU */
+    {0x01, 0x00, 2},  {0x01, 0x01, 3},  {0x01, 0x02, 13}, /* cuda: CUDA, CUDAHost, Managed */
+    {0x02, 0x00, 10}, {0x02, 0x01, 11},                   /* rocm: ROCM, ROCMHost */
+    {0x03, 0x00, 8},  {0x03, 0x01, 8},  {0x03, 0x02, 8},  /* metal */
+    {0x04, 0x00, 7},  {0x04, 0x01, 7},  {0x04, 0x02, 7},  /* vulkan */
+    {0x05, 0x00, 15},                                     /* webgpu */
+    {0x06, 0x00, 16}, {0x06, 0x01, 16}, {0x06, 0x02, 16}, /* hexagon */
+    {0x07, 0x00, 14}, {0x07, 0x01, 14}, {0x07, 0x02, 14}, /* level_zero: kDLOneAPI */
+    {0x08, 0x00, 4},  {0x08, 0x01, 4},  {0x08, 0x02, 4},  /* opencl */
 };
 #define SPEC_ROW_COUNT (sizeof spec_rows / sizeof spec_rows[0])
 
@@ -48,7 +48,8 @@ static inline uint32_t oracle_alignment(const void *address) {
 /* A fresh handoff holding an accepted producer_synced buffer. */
 static inline void accept_buffer(hurray_handoff *handoff, const hurray_buffer_handle *handle,
                                  void *data, release_log *log) {
-  const hurray_buffer_offer offer = hurray_buffer_offer_make(data, count_buffer_release, log, hurray_sync_payload_none());
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(data, count_buffer_release, log, hurray_sync_payload_none());
   hurray_handoff_init(handoff);
   hurray_error err;
   ck_assert_int_eq(hurray_handoff_offer(handoff, handle, &offer, &err), HURRAY_OK);
@@ -65,8 +66,7 @@ static inline void expect_error(const char *what, hurray_status got, const hurra
   hurray_error_format(err, message, sizeof message);
   ck_assert_msg(got == status, "%s: got %s (%s), want %s", what, hurray_status_name(got), message,
                 hurray_status_name(status));
-  ck_assert_msg(err->status == status, "%s: err->status %s", what,
-                hurray_status_name(err->status));
+  ck_assert_msg(err->status == status, "%s: err->status %s", what, hurray_status_name(err->status));
   ck_assert_msg(err->value == value, "%s: value %llu, want %llu (%s)", what,
                 (unsigned long long)err->value, (unsigned long long)value, message);
   ck_assert_msg(err->expected == expected, "%s: expected %llu, want %llu (%s)", what,

@@ -110,8 +110,8 @@ START_TEST(export_strided_and_scalar) {
   /* A 3x5 float32 view with rows of 8 elements: reaches (2*8 + 4 + 1) * 4 = 84 bytes. */
   const int64_t shape[2] = {3, 5};
   const int64_t strides[2] = {8, 1};
-  const hurray_dlpack_layout layout = hurray_dlpack_layout_of(
-      hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 2, shape, strides, 3);
+  const hurray_dlpack_layout layout =
+      hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 2, shape, strides, 3);
   hurray_dl_managed_tensor *t = NULL;
   ck_assert_int_eq(hurray_dlpack_export(&h, &layout, &t, NULL), HURRAY_OK);
   ck_assert_int_eq(t->dl_tensor.strides[0], 8);
@@ -321,8 +321,8 @@ START_TEST(export_device_of_every_row) {
     release_log log;
     release_log_reset(&log);
     const dlpack_row row = spec_rows[i];
-    hurray_buffer_handle handle = {4096u, 4096u, row.tag, HURRAY_SYNC_PRODUCER_SYNCED,
-                                   row.memory_class, 0};
+    hurray_buffer_handle handle = {
+        4096u, 4096u, row.tag, HURRAY_SYNC_PRODUCER_SYNCED, row.memory_class, 0};
     hurray_handoff h;
     accept_buffer(&h, &handle, row.tag == HURRAY_DEVICE_CPU ? (void *)host : FAKE_DEVICE_POINTER,
                   &log);
@@ -338,13 +338,13 @@ START_TEST(export_device_of_every_row) {
   }
   static const struct {
     uint8_t tag, memory_class;
-  } none[] = {{0x02, 0x02}, {0x01, 0x03}, {0x02, 0x03}, {0x04, 0x03}, {0x07, 0x03}, {0xF0, 0x00},
-              {0xF3, 0xF1}};
+  } none[] = {{0x02, 0x02}, {0x01, 0x03}, {0x02, 0x03}, {0x04, 0x03},
+              {0x07, 0x03}, {0xF0, 0x00}, {0xF3, 0xF1}};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
     release_log log;
     release_log_reset(&log);
-    hurray_buffer_handle handle = {4096u, 4096u, none[i].tag, HURRAY_SYNC_PRODUCER_SYNCED,
-                                   none[i].memory_class, 0};
+    hurray_buffer_handle handle = {
+        4096u, 4096u, none[i].tag, HURRAY_SYNC_PRODUCER_SYNCED, none[i].memory_class, 0};
     hurray_handoff h;
     accept_buffer(&h, &handle, FAKE_DEVICE_POINTER, &log);
     hurray_dl_managed_tensor *t = NULL;
@@ -379,9 +379,9 @@ START_TEST(export_owned_buffer) {
   t->deleter(t);
   assert_releases(&log, 1);
   hurray_dl_managed_tensor_versioned *v = NULL;
-  ck_assert_int_eq(hurray_dlpack_export_buffer_versioned(&handle, host, count_buffer_release,
-                                                         &log, NULL, HURRAY_DLPACK_FLAG_IS_COPIED,
-                                                         &v, &err),
+  ck_assert_int_eq(hurray_dlpack_export_buffer_versioned(&handle, host, count_buffer_release, &log,
+                                                         NULL, HURRAY_DLPACK_FLAG_IS_COPIED, &v,
+                                                         &err),
                    HURRAY_OK);
   ck_assert_uint_eq(v->flags, 2u);
   v->deleter(v);
@@ -389,14 +389,13 @@ START_TEST(export_owned_buffer) {
   /* Refusals: nothing called, the caller keeps the buffer. */
   const hurray_buffer_handle event = cuda_handle(HURRAY_SYNC_EVENT);
   expect_error("event outside a handoff",
-               hurray_dlpack_export_buffer(&event, FAKE_DEVICE_POINTER, count_buffer_release,
-                                           &log, NULL, &t, &err),
+               hurray_dlpack_export_buffer(&event, FAKE_DEVICE_POINTER, count_buffer_release, &log,
+                                           NULL, &t, &err),
                &err, HURRAY_ERR_INVALID_SYNC_MODE, HURRAY_SYNC_EVENT, 0);
   expect_message_has(&err, "cannot record a wait");
   const hurray_buffer_handle stream = cuda_handle(HURRAY_SYNC_CONSUMER_STREAM);
-  ck_assert_int_eq(hurray_dlpack_export_buffer_versioned(&stream, FAKE_DEVICE_POINTER,
-                                                         count_buffer_release, &log, NULL, 0, &v,
-                                                         &err),
+  ck_assert_int_eq(hurray_dlpack_export_buffer_versioned(
+                       &stream, FAKE_DEVICE_POINTER, count_buffer_release, &log, NULL, 0, &v, &err),
                    HURRAY_ERR_INVALID_SYNC_MODE);
   ck_assert_int_eq(
       hurray_dlpack_export_buffer(&handle, NULL, count_buffer_release, &log, NULL, &t, &err),
@@ -405,16 +404,17 @@ START_TEST(export_owned_buffer) {
   ck_assert_int_eq(hurray_dlpack_export_buffer(&handle, host, NULL, &log, NULL, &t, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 2u);
-  ck_assert_int_eq(hurray_dlpack_export_buffer(NULL, host, count_buffer_release, &log, NULL, &t,
-                                               &err),
-                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(
+      hurray_dlpack_export_buffer(NULL, host, count_buffer_release, &log, NULL, &t, &err),
+      HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 0u);
   ck_assert_int_eq(
       hurray_dlpack_export_buffer(&handle, host, count_buffer_release, &log, NULL, NULL, &err),
       HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 5u);
-  expect_error("flags", hurray_dlpack_export_buffer_versioned(&handle, host, count_buffer_release,
-                                                              &log, NULL, 0x8u, &v, &err),
+  expect_error("flags",
+               hurray_dlpack_export_buffer_versioned(&handle, host, count_buffer_release, &log,
+                                                     NULL, 0x8u, &v, &err),
                &err, HURRAY_ERR_INVALID_ARGUMENT, 0x8u, 0x3u);
   ck_assert_uint_eq(err.index, 5u);
   hurray_buffer_handle bad = handle;
@@ -443,8 +443,8 @@ START_TEST(export_many) {
     hurray_handoff h;
     cpu_handoff(&h, &log);
     const int64_t shape[3] = {4, 4, 64};
-    const hurray_dlpack_layout layout = hurray_dlpack_layout_of(
-        hurray_dl_data_type_of(HURRAY_DL_UINT, 32, 1), 3, shape, NULL, 0);
+    const hurray_dlpack_layout layout =
+        hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_UINT, 32, 1), 3, shape, NULL, 0);
     hurray_dl_managed_tensor *t = NULL;
     ck_assert_int_eq(hurray_dlpack_export(&h, &layout, &t, NULL), HURRAY_OK);
     ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);

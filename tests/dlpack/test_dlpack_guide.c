@@ -35,7 +35,8 @@ START_TEST(export_example) {
   hurray_buffer_handle handle;
   ck_assert_int_eq(hurray_buffer_handle_for_host_memory(host, sizeof host, 4096, &handle, NULL),
                    HURRAY_OK);
-  const hurray_buffer_offer offer = hurray_buffer_offer_make(host, count_host_release, NULL, hurray_sync_payload_none());
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(host, count_host_release, NULL, hurray_sync_payload_none());
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, NULL), HURRAY_OK);

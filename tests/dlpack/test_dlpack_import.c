@@ -44,13 +44,9 @@ static void make_tensor(producer_tensor *p, void *data, uint64_t byte_offset, in
   for (int32_t i = 0; i < ndim; i++) {
     p->shape[i] = shape[i];
   }
-  const hurray_dl_tensor t = {data,
-                              {device_type, 0},
-                              ndim,
-                              hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1),
-                              p->shape,
-                              NULL,
-                              byte_offset};
+  const hurray_dl_tensor t = {
+      data, {device_type, 0}, ndim, hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), p->shape,
+      NULL, byte_offset};
   p->managed.dl_tensor = t;
   p->managed.manager_ctx = p;
   p->managed.deleter = count_delete;
@@ -121,8 +117,8 @@ START_TEST(import_measures_data_plus_offset) {
     hurray_status status = hurray_dlpack_import(&h, &p.managed, &err);
     const uint32_t measured = oracle_alignment(host + cases[i].offset);
     if (cases[i].want != 0u) {
-      ck_assert_msg(status == HURRAY_OK, "offset %llu: %s",
-                    (unsigned long long)cases[i].offset, hurray_status_name(status));
+      ck_assert_msg(status == HURRAY_OK, "offset %llu: %s", (unsigned long long)cases[i].offset,
+                    hurray_status_name(status));
       const hurray_accepted_buffer got = accept_import(&h);
       /* host is 4096-aligned, so below 4096 the offset alone decides. */
       if (cases[i].want < 4096u) {
@@ -185,7 +181,7 @@ START_TEST(import_device_of_every_row) {
   static const struct {
     int32_t type;
     uint8_t tag, memory_class;
-  } rows[] = {{1, 0x00, 0x00},  {2, 0x01, 0x00},  {3, 0x01, 0x01}, {13, 0x01, 0x02},
+  } rows[] = {{1, 0x00, 0x00},  {2, 0x01, 0x00},  {3, 0x01, 0x01},  {13, 0x01, 0x02},
               {10, 0x02, 0x00}, {11, 0x02, 0x01}, {14, 0x07, 0x00}, {16, 0x06, 0x00}};
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     producer_tensor p;
@@ -198,11 +194,10 @@ START_TEST(import_device_of_every_row) {
     hurray_status status = hurray_dlpack_import_versioned(&h, &p.versioned, NULL, &err);
     ck_assert_msg(status == HURRAY_OK, "type %d: %s", rows[i].type, hurray_status_name(status));
     const hurray_accepted_buffer got = accept_import(&h);
-    ck_assert_msg(got.handle.device_tag == rows[i].tag &&
-                      got.handle.memory_class == rows[i].memory_class,
-                  "type %d: tag 0x%02X class 0x%02X, spec says 0x%02X 0x%02X", rows[i].type,
-                  got.handle.device_tag, got.handle.memory_class, rows[i].tag,
-                  rows[i].memory_class);
+    ck_assert_msg(
+        got.handle.device_tag == rows[i].tag && got.handle.memory_class == rows[i].memory_class,
+        "type %d: tag 0x%02X class 0x%02X, spec says 0x%02X 0x%02X", rows[i].type,
+        got.handle.device_tag, got.handle.memory_class, rows[i].tag, rows[i].memory_class);
     ck_assert_uint_eq(got.handle.alignment, oracle_alignment(data));
     ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
     ck_assert_int_eq(p.deletes, 1);
@@ -214,9 +209,9 @@ START_TEST(import_device_of_every_row) {
   for (size_t i = 0; i < SPEC_ROW_COUNT; i++) {
     hurray_device_tag tag = 0xEE;
     hurray_memory_class memory_class = 0xEE;
-    ck_assert_int_eq(hurray_dlpack_device_type_to_pair(spec_rows[i].device_type, &tag,
-                                                       &memory_class, NULL),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_dlpack_device_type_to_pair(spec_rows[i].device_type, &tag, &memory_class, NULL),
+        HURRAY_OK);
     ck_assert_uint_eq(tag, spec_rows[i].tag);
     int32_t back = 0;
     ck_assert_int_eq(hurray_dlpack_device_type_from_pair(tag, memory_class, &back, NULL),
@@ -227,8 +222,8 @@ START_TEST(import_device_of_every_row) {
   static const struct {
     int32_t type;
     const char *text;
-  } refused[] = {{4, "object handle"}, {7, "object handle"}, {8, "object handle"},
-                 {15, "object handle"}, {9, "no Hurray device"}, {12, "no Hurray device"},
+  } refused[] = {{4, "object handle"},    {7, "object handle"},     {8, "object handle"},
+                 {15, "object handle"},   {9, "no Hurray device"},  {12, "no Hurray device"},
                  {0, "no Hurray device"}, {17, "no Hurray device"}, {-1, "no Hurray device"}};
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
     producer_tensor p;
@@ -423,11 +418,10 @@ START_TEST(round_trip_through_dlpack) {
     }
     ck_assert_int_eq(hurray_handoff_destroy(&first, NULL), HURRAY_OK);
     const hurray_accepted_buffer got = accept_import(&second);
-    ck_assert(hurray_buffer_handle_equal(&got.handle, &(hurray_buffer_handle){
-                                                          4096u, oracle_alignment(host),
-                                                          HURRAY_DEVICE_CPU,
-                                                          HURRAY_SYNC_PRODUCER_SYNCED,
-                                                          HURRAY_MEMORY_STANDARD, 0}));
+    ck_assert(hurray_buffer_handle_equal(
+        &got.handle,
+        &(hurray_buffer_handle){4096u, oracle_alignment(host), HURRAY_DEVICE_CPU,
+                                HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD, 0}));
     ck_assert_ptr_eq(got.data, host);
     ck_assert_int_eq(atomic_load(&log.buffer_releases), 0);
     ck_assert_int_eq(hurray_handoff_release(&second, NULL), HURRAY_OK);

@@ -44,8 +44,8 @@ int main(void) {
     check("sizeof DLManagedTensor", sizeof(hurray_dl_managed_tensor), 64);
     check("DLManagedTensorVersioned.manager_ctx",
           offsetof(hurray_dl_managed_tensor_versioned, manager_ctx), 8);
-    check("DLManagedTensorVersioned.deleter",
-          offsetof(hurray_dl_managed_tensor_versioned, deleter), 16);
+    check("DLManagedTensorVersioned.deleter", offsetof(hurray_dl_managed_tensor_versioned, deleter),
+          16);
     check("DLManagedTensorVersioned.flags", offsetof(hurray_dl_managed_tensor_versioned, flags),
           24);
     check("DLManagedTensorVersioned.dl_tensor",

@@ -84,8 +84,7 @@ START_TEST(export_races_release) {
   for (int i = 0; i < BUFFERS; i++) {
     const int wins = atomic_load(&run->wins[i]);
     const int releases = atomic_load(&run->logs[i].buffer_releases);
-    ck_assert_msg(wins == 1 && releases == 1, "buffer %d: %d wins, %d releases", i, wins,
-                  releases);
+    ck_assert_msg(wins == 1 && releases == 1, "buffer %d: %d wins, %d releases", i, wins, releases);
     ck_assert_int_eq(hurray_handoff_destroy(&run->handoffs[i], NULL), HURRAY_OK);
   }
   free(run);

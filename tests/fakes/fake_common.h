@@ -156,8 +156,7 @@ static inline void *fake_allocate(fake_registry *registry, size_t size, int kind
  * unmap. mmap alone only promises a page: the exact alignment comes from
  * reserving enough address space and mapping the file over an aligned point
  * of it. NULL when the kernel refuses. */
-static inline void *fake_map_shared(int fd, size_t length, size_t block_alignment,
-                                    size_t *mapped) {
+static inline void *fake_map_shared(int fd, size_t length, size_t block_alignment, size_t *mapped) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (block_alignment < page) {
     block_alignment = page;
@@ -483,7 +482,7 @@ typedef struct fake_event_object {
   fake_event *state; /* &local, or the shared page */
   void *page;        /* the shared page, or NULL */
   size_t page_size;
-  int fd;            /* the exporter's memfd, else -1 */
+  int fd; /* the exporter's memfd, else -1 */
   uint64_t serial;
   bool interprocess; /* made interprocess here: its handle can be taken */
   bool imported;     /* opened from a handle */
@@ -497,8 +496,7 @@ static inline void fake_event_memfd_runtime(char *out, size_t cap, const fake_re
 
 /* A new event, counted as one object; NULL when out of memory or the memfd
  * cannot be made. */
-static inline fake_event_object *fake_event_object_new(fake_registry *registry,
-                                                       bool interprocess) {
+static inline fake_event_object *fake_event_object_new(fake_registry *registry, bool interprocess) {
   fake_event_object *e = calloc(1, sizeof *e);
   if (e == NULL) {
     return NULL;

@@ -93,12 +93,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
       *pi = fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS") ? 0 : 1;
       break;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
-    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-      *pi = 1;
-      break;
-    default:
-      *pi = 0;
-      break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *pi = 1; break;
+    default: *pi = 0; break;
   }
   return CUDA_SUCCESS;
 }
@@ -288,7 +284,7 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   return fake_ipc_close(&registry, (const void *)(uintptr_t)dptr) ? CUDA_SUCCESS
-                                                                   : CUDA_ERROR_INVALID_VALUE;
+                                                                  : CUDA_ERROR_INVALID_VALUE;
 }
 
 /* A CUevent is a fake_event_object (fake_common.h): the struct is its only

@@ -77,9 +77,7 @@ hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceI
     case hipDeviceAttributeConcurrentManagedAccess:
       *pi = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0 : 1;
       break;
-    default:
-      *pi = 0;
-      break;
+    default: *pi = 0; break;
   }
   return hipSuccess;
 }
@@ -169,15 +167,9 @@ hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags) {
 hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind) {
   bool ok = false;
   switch (kind) {
-    case hipMemcpyHostToDevice:
-      ok = fake_contains(&registry, dst, sizeBytes) && src != NULL;
-      break;
-    case hipMemcpyDeviceToHost:
-      ok = fake_contains(&registry, src, sizeBytes) && dst != NULL;
-      break;
-    default:
-      ok = false;
-      break;
+    case hipMemcpyHostToDevice: ok = fake_contains(&registry, dst, sizeBytes) && src != NULL; break;
+    case hipMemcpyDeviceToHost: ok = fake_contains(&registry, src, sizeBytes) && dst != NULL; break;
+    default: ok = false; break;
   }
   if (!ok) {
     return hipErrorInvalidValue;
@@ -199,8 +191,8 @@ hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags) {
     return hipErrorInvalidValue;
   }
   bool interprocess = (flags & hipEventInterprocess) != 0;
-  if (interprocess && ((flags & hipEventDisableTiming) == 0 ||
-                       fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS"))) {
+  if (interprocess &&
+      ((flags & hipEventDisableTiming) == 0 || fake_env_flag("HURRAY_FAKE_NO_IPC_EVENTS"))) {
     return hipErrorInvalidValue;
   }
   fake_event_object *object = fake_event_object_new(&registry, interprocess);
@@ -348,23 +340,14 @@ hipError_t hipStreamDestroy(hipStream_t stream) {
 
 const char *hipGetErrorName(hipError_t hip_error) {
   switch (hip_error) {
-    case hipSuccess:
-      return "hipSuccess";
-    case hipErrorInvalidValue:
-      return "hipErrorInvalidValue";
-    case hipErrorOutOfMemory:
-      return "hipErrorOutOfMemory";
-    case hipErrorNoDevice:
-      return "hipErrorNoDevice";
-    case hipErrorInvalidDevice:
-      return "hipErrorInvalidDevice";
-    case hipErrorInvalidHandle:
-      return "hipErrorInvalidHandle";
-    case hipErrorNotReady:
-      return "hipErrorNotReady";
-    case hipErrorNotSupported:
-      return "hipErrorNotSupported";
-    default:
-      return "hipErrorUnknown";
+    case hipSuccess: return "hipSuccess";
+    case hipErrorInvalidValue: return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+    case hipErrorNoDevice: return "hipErrorNoDevice";
+    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+    case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
+    case hipErrorNotReady: return "hipErrorNotReady";
+    case hipErrorNotSupported: return "hipErrorNotSupported";
+    default: return "hipErrorUnknown";
   }
 }

@@ -194,8 +194,8 @@ WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackI
   a->status = device->scope_depth > 0 ? WGPU_STATUS_SUCCESS : 2u;
   if (device->scope_depth > 0) {
     device->scope_depth--;
-    a->error_type =
-        device->scope_depth < 8 ? device->scope_errors[device->scope_depth] : WGPUErrorType_NoError;
+    a->error_type = device->scope_depth < 8 ? device->scope_errors[device->scope_depth]
+                                            : WGPUErrorType_NoError;
   }
   memcpy(&a->callback, &info.callback, sizeof info.callback);
   a->userdata1 = info.userdata1;

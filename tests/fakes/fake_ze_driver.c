@@ -132,8 +132,8 @@ static ze_result_t fake_device_memory_access(ze_device_handle_t device,
   ze_memory_access_cap_flags_t rw = ZE_MEMORY_ACCESS_CAP_FLAG_RW;
   properties->hostAllocCapabilities = rw;
   properties->deviceAllocCapabilities = rw;
-  properties->sharedSingleDeviceAllocCapabilities =
-      fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0u : rw;
+  properties->sharedSingleDeviceAllocCapabilities = fake_env_flag("HURRAY_FAKE_NO_UNIFIED") ? 0u
+                                                                                            : rw;
   properties->sharedCrossDeviceAllocCapabilities = 0;
   properties->sharedSystemAllocCapabilities = 0;
   return ZE_RESULT_SUCCESS;

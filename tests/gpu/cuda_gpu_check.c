@@ -154,20 +154,22 @@ int main(int argc, char **argv) {
         err.detail);
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = HURRAY_SYNC_EVENT;
-  hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
+  hurray_buffer_offer offer =
+      hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer;
-  offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, HURRAY_DEVICE_CUDA,
-                                         hurray_plugin_event_release_callback, NULL);
+  offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN,
+                                                 HURRAY_DEVICE_CUDA,
+                                                 hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   CHECK(hurray_handoff_offer(&handoff, &handle, &offer, &err) == HURRAY_OK, "offer: %s",
         err.detail);
   hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
-  CHECK(
-      hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) == HURRAY_OK,
-      "accept: %s", err.detail);
+  CHECK(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err) ==
+            HURRAY_OK,
+        "accept: %s", err.detail);
   CHECK(hurray_plugin_event_stream_wait(accepted.event, consumer_stream, &err) == HURRAY_OK,
         "stream wait: %s", err.detail);
   CHECK(hurray_handoff_record_event_wait(&handoff, &err) == HURRAY_OK, "record wait: %s",

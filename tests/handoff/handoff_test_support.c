@@ -35,8 +35,8 @@ hurray_buffer_handle cuda_handle(hurray_sync_mode mode) {
 }
 
 hurray_buffer_offer offer_for_mode(hurray_sync_mode mode, release_log *log) {
-  hurray_buffer_offer offer = hurray_buffer_offer_make(FAKE_DEVICE_POINTER, count_buffer_release, log,
-                               hurray_sync_payload_none());
+  hurray_buffer_offer offer = hurray_buffer_offer_make(FAKE_DEVICE_POINTER, count_buffer_release,
+                                                       log, hurray_sync_payload_none());
   if (mode == HURRAY_SYNC_EVENT) {
     offer.sync =
         hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, count_event_release, log);

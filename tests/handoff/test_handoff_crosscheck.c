@@ -288,10 +288,10 @@ START_TEST(transport_rule_applies) {
   expect_refused_value(&event, &event_offer, (hurray_transport)7, 0, bad_transport, &log);
 
   /* Allowed: IPC events on a device that exports them. */
-  ck_assert_int_eq(
-      hurray_handoff_check(&event, &event_offer, HURRAY_TRANSPORT_IPC,
-                           hurray_device_default_ipc_capabilities(HURRAY_DEVICE_CUDA), NULL),
-      HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_check(&event, &event_offer, HURRAY_TRANSPORT_IPC,
+                                        hurray_device_default_ipc_capabilities(HURRAY_DEVICE_CUDA),
+                                        NULL),
+                   HURRAY_OK);
   /* producer_synced crosses the network. */
   const hurray_buffer_handle ps = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
   const hurray_buffer_offer ps_offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
@@ -352,7 +352,7 @@ START_TEST(offer_arguments) {
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_int_eq(hurray_handoff_check(&h, &offer, HURRAY_TRANSPORT_IN_PROCESS, 0, &err),
                    HURRAY_ERR_NULL_ARGUMENT); /* release missing */
-  ck_assert_uint_eq(err.index, 1); /* the offer is argument 1 of the check */
+  ck_assert_uint_eq(err.index, 1);            /* the offer is argument 1 of the check */
   ck_assert_str_eq(err.detail, "offer->release is NULL");
   /* A second offer on an offered object is an illegal transition; the first stands. */
   offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
@@ -385,9 +385,9 @@ START_TEST(mismatch_messages_name_the_reason) {
   err.value = HURRAY_SYNC_CONSUMER_STREAM;
   err.index = HURRAY_DEVICE_VULKAN;
   hurray_error_format(&err, msg, sizeof msg);
-  ck_assert_msg(
-      strstr(msg, "stream") != NULL && strstr(msg, "0x04") != NULL && strstr(msg, "vulkan") != NULL,
-      "%s", msg);
+  ck_assert_msg(strstr(msg, "stream") != NULL && strstr(msg, "0x04") != NULL &&
+                    strstr(msg, "vulkan") != NULL,
+                "%s", msg);
   for (uint32_t r = 1; r <= HURRAY_SYNC_MISMATCH_EVENT_KIND; r++) {
     ck_assert_str_ne(hurray_sync_mismatch_name(r), "unknown");
   }

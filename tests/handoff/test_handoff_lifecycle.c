@@ -33,7 +33,8 @@ START_TEST(producer_synced_path) {
   hurray_buffer_handle handle;
   ck_assert_int_eq(hurray_buffer_handle_for_host_memory(host, sizeof host, 4096, &handle, NULL),
                    HURRAY_OK);
-  const hurray_buffer_offer offer = hurray_buffer_offer_make(host, count_buffer_release, &log, hurray_sync_payload_none());
+  const hurray_buffer_offer offer =
+      hurray_buffer_offer_make(host, count_buffer_release, &log, hurray_sync_payload_none());
   hurray_handoff h;
   hurray_handoff_init(&h);
   ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);

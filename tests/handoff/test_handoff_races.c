@@ -368,8 +368,8 @@ static void reuse_after_losing(race *r, int i) {
   const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &r->reuse_logs[i]);
   hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
   unexpected_if(r, hurray_handoff_offer(h, &handle, &offer, NULL) != HURRAY_OK);
-  unexpected_if(r, hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL) !=
-                       HURRAY_OK);
+  unexpected_if(r,
+                hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL) != HURRAY_OK);
   unexpected_if(r, hurray_handoff_release(h, NULL) != HURRAY_OK);
 }
 

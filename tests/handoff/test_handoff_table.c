@@ -308,10 +308,8 @@ static hurray_status run_runtime_op(hurray_handoff *h, int op, release_log *log)
 
 /* The sync mode an accept op needs the offer to carry. */
 static hurray_sync_mode mode_of_accept(int op) {
-  if (op == HURRAY_HANDOFF_OP_ACCEPT_EVENT)
-    return HURRAY_SYNC_EVENT;
-  if (op == HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM)
-    return HURRAY_SYNC_CONSUMER_STREAM;
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_EVENT) return HURRAY_SYNC_EVENT;
+  if (op == HURRAY_HANDOFF_OP_ACCEPT_CONSUMER_STREAM) return HURRAY_SYNC_CONSUMER_STREAM;
   return HURRAY_SYNC_PRODUCER_SYNCED;
 }
 

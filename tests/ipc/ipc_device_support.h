@@ -72,8 +72,6 @@ static inline int child_consumer(const char *file, int socket_fd, hurray_plugin_
 }
 
 /* Runs the suite in this process (the tests spawn their own children). */
-static inline int run_suite(Suite *suite) {
-  return hurray_check_run_with(suite, CK_NOFORK);
-}
+static inline int run_suite(Suite *suite) { return hurray_check_run_with(suite, CK_NOFORK); }
 
 #endif /* HURRAY_IPC_DEVICE_SUPPORT_H */

@@ -31,7 +31,6 @@ static inline int count_maps_of(int memfd_only) {
 
 static inline int count_maps(void) { return count_maps_of(0); }
 
-
 /* All of /proc/self/maps, NUL-terminated, in a heap block (NULL if it
  * cannot be read: the counts still decide, only the listing is lost). */
 static inline char *read_maps(void) {
@@ -99,8 +98,8 @@ static inline void leak_check(const leak_probe *p) {
   int fds = count_fds();
   int maps = count_maps();
   int memfd_maps = count_maps_of(1);
-  printf("fd/map counts %-38s fds %d -> %d, maps %d -> %d (memfd %d -> %d)\n", p->what, p->fds,
-         fds, p->maps, maps, p->memfd_maps, memfd_maps);
+  printf("fd/map counts %-38s fds %d -> %d, maps %d -> %d (memfd %d -> %d)\n", p->what, p->fds, fds,
+         p->maps, maps, p->memfd_maps, memfd_maps);
 #ifdef HURRAY_TEST_ASAN
   const int maps_grew = 0; /* not checked under ASan, see below */
 #else
@@ -153,9 +152,7 @@ static inline void send_raw_one(int fd, const uint8_t *buf, size_t len, int pass
   send_raw_fds(fd, buf, len, &passed, passed >= 0 ? 1u : 0u);
 }
 
-static inline uint8_t pattern_byte(uint64_t i) {
-  return (uint8_t)((i * 131u + 7u) & 0xFFu);
-}
+static inline uint8_t pattern_byte(uint64_t i) { return (uint8_t)((i * 131u + 7u) & 0xFFu); }
 
 /* A sealed segment of size bytes holding the pattern; the producer's
  * mapping is returned in *data (read-only after sealing). */

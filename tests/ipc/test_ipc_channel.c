@@ -40,7 +40,7 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-O
   uint64_t offer_id = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
   ck_assert_uint_eq(offer_id, 1u); /* IPC-OFF-2: a producer counts up from 1 */
-  hurray_ipc_shared_retire(s); /* the consumer's hold keeps it */
+  hurray_ipc_shared_retire(s);     /* the consumer's hold keeps it */
   ck_assert_int_eq(rel.log.calls, 0);
 
   hurray_ipc_hold holds[4];
@@ -206,9 +206,8 @@ static size_t device_fd_message(uint64_t offer_id, uint32_t index) {
  * the connection with a protocol error naming `value` and `index`, and
  * close every descriptor it kept (IPC-OFF-3, IPC-ERR-2). */
 static void expect_device_mismatch(const char *what, const uint64_t *device_offers,
-                                   const uint32_t *device_indices, size_t count,
-                                   uint64_t offer_id, uint32_t kind, uint64_t value,
-                                   size_t index) {
+                                   const uint32_t *device_indices, size_t count, uint64_t offer_id,
+                                   uint32_t kind, uint64_t value, size_t index) {
   int segment = -1;
   void *data = NULL;
   hurray_error err;
@@ -224,7 +223,7 @@ static void expect_device_mismatch(const char *what, const uint64_t *device_offe
   hurray_ipc_segment seg = {0, kind, 0};
   size_t n = hurray_ipc_encode_offer(msg, sizeof msg, offer_id, &h, &seg, 1);
   send_raw_fds(peer, msg, n, kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? &segment : NULL,
-           kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? 1u : 0u);
+               kind == HURRAY_IPC_MEMORY_HOST_MEMFD ? 1u : 0u);
   hurray_ipc_received *r = NULL;
   memset(&err, 0, sizeof err);
   ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_ERR_INVALID_ARGUMENT);
@@ -245,11 +244,11 @@ START_TEST(device_messages_that_do_not_match_the_offer) {  // IPC-OFF-3, IPC-ERR
   const uint64_t offers[2] = {5, 6};
   const uint32_t indices[2] = {0, 0};
   /* a DEVICE for offer 5, then the OFFER of 6 */
-  expect_device_mismatch("DEVICE of another offer", offers, indices, 1, 6,
-                         HURRAY_IPC_MEMORY_DEVICE, 5, 0);
+  expect_device_mismatch("DEVICE of another offer", offers, indices, 1, 6, HURRAY_IPC_MEMORY_DEVICE,
+                         5, 0);
   /* DEVICE messages for two offers before any OFFER */
-  expect_device_mismatch("DEVICE of two offers", offers, indices, 2, 6,
-                         HURRAY_IPC_MEMORY_DEVICE, 6, 0);
+  expect_device_mismatch("DEVICE of two offers", offers, indices, 2, 6, HURRAY_IPC_MEMORY_DEVICE, 6,
+                         0);
   /* a second DEVICE for the same buffer */
   expect_device_mismatch("two DEVICE for one buffer", offers, indices + 0, 0, 5,
                          HURRAY_IPC_MEMORY_DEVICE, 5, 0);
@@ -340,8 +339,7 @@ START_TEST(byte_size_larger_than_segment) {  // IPC-SEG-2
   size_t n = one_offer(8192, 0, HURRAY_IPC_MEMORY_HOST_MEMFD);
   expect_refused("byte_size 8192 > segment 4096", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 4096, 1);
   n = one_offer(4096, 64, HURRAY_IPC_MEMORY_HOST_MEMFD);
-  expect_refused("offset 64 + 4096 > segment 4096", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 4096,
-                 1);
+  expect_refused("offset 64 + 4096 > segment 4096", n, &fd, 1, HURRAY_ERR_IPC_BAD_SEGMENT, 4096, 1);
   n = one_offer(4096, 0, 7); /* an undefined kind, so it counts no descriptor */
   expect_refused("memory kind 7 (undefined)", n, &fd, 0, HURRAY_ERR_UNSUPPORTED, 7, 0);
   munmap(data, 4096);
@@ -583,8 +581,7 @@ START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
   ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REFUSED), 1);
   hurray_ipc_consumer *c = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err),
-                   HURRAY_ERR_IPC_REFUSED);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_ERR_IPC_REFUSED);
   ck_assert_uint_eq(err.value, HURRAY_IPC_REFUSE_UID_NOT_ALLOWED);
   ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
   ck_assert_ptr_null(c);
@@ -600,8 +597,7 @@ START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
   co.struct_size = sizeof co;
   co.allowed_uid_count = 1;
   co.allowed_uids = &other;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, &c, &err),
-                   HURRAY_ERR_IPC_REFUSED);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], &co, &c, &err), HURRAY_ERR_IPC_REFUSED);
   ck_assert_uint_eq(err.expected, (uint32_t)geteuid());
   ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REFUSED), 1);

@@ -138,8 +138,7 @@ static void free_device_buffer(void *data, void *ctx) {
 static hurray_plugin_buffer *exportable(unsigned seed) {
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64,
-                                                HURRAY_MEMORY_STANDARD,
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64, HURRAY_MEMORY_STANDARD,
                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
                    HURRAY_OK);
   static unsigned char bytes[DEVICE_BYTES];
@@ -205,8 +204,8 @@ static void share_buffers(hurray_ipc_producer *producer, device_release *release
     released[b].calls = 0;
     released[b].buffer = exportable(1u + b);
     ck_assert_int_eq(hurray_ipc_producer_share_device(producer, released[b].buffer, NULL,
-                                                      free_device_buffer, &released[b],
-                                                      &shared[b], &err),
+                                                      free_device_buffer, &released[b], &shared[b],
+                                                      &err),
                      HURRAY_OK);
   }
 }
@@ -227,9 +226,9 @@ START_TEST(another_process_imports_the_offer) {
   hurray_ipc_shared *shared[BUFFERS];
   share_buffers(producer, released, shared);
   uint64_t offer_id = 0;
-  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id,
-                                             &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id, &err),
+      HURRAY_OK);
   /* Each release arrives as the consumer sends it (IPC-REL-1). */
   for (int tries = 0; tries < 200 && count_events(&events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS;
        tries++) {
@@ -288,21 +287,19 @@ START_TEST(a_buffer_not_allocated_exportable_is_refused) {
   hurray_ipc_consumer *consumer = NULL;
   local_pair(&events, &producer, &consumer_id, &consumer, registry);
   hurray_plugin_buffer *plain = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &plain,
-                                          &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &plain, &err), HURRAY_OK);
   device_release r = {0, plain};
   hurray_ipc_shared *shared = NULL;
   ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, free_device_buffer, &r,
                                                     &shared, &err),
                    HURRAY_ERR_UNSUPPORTED);
   ck_assert_ptr_null(shared);
-  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, NULL, NULL, free_device_buffer, &r,
-                                                    &shared, &err),
-                   HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(
+      hurray_ipc_producer_share_device(producer, NULL, NULL, free_device_buffer, &r, &shared, &err),
+      HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1);
-  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, NULL, &r, &shared,
-                                                    &err),
+  ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, NULL, &r, &shared, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 3);
   ck_assert_int_eq(r.calls, 0);
@@ -341,8 +338,8 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(NULL, own, &err), HURRAY_ERR_NULL_ARGUMENT);
   const int passed = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory.fd : -1;
-  const uint32_t handle_size =
-      memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory.handle_size : 0u;
+  const uint32_t handle_size = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory.handle_size
+                                                                              : 0u;
   for (uint32_t b = 0; b < BUFFERS; b++) {
     uint64_t segment_size = b == 0 ? memory.segment_size : 16u; /* too small for 1 MiB */
     n = hurray_ipc_encode_device(msg, sizeof msg, 1, b, memory.kind, segment_size,
@@ -408,8 +405,7 @@ START_TEST(a_consumer_killed_holding_device_buffers) {
   device_release released[BUFFERS];
   hurray_ipc_shared *shared[BUFFERS];
   share_buffers(producer, released, shared);
-  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, NULL,
-                                             &err),
+  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, NULL, &err),
                    HURRAY_OK);
   for (unsigned b = 0; b < BUFFERS; b++) {
     hurray_ipc_shared_retire(shared[b]); /* only the consumer's holds keep them now */
@@ -457,8 +453,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   plugin_file = argv[1];
-  int status = plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
-                            NULL);
+  int status =
+      plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0, NULL);
   if (status >= 0) {
     return status;
   }

@@ -65,7 +65,8 @@ static int run_consumer(const char *file, int socket_fd) {
       accepted->handle.sync_mode != HURRAY_SYNC_EVENT || accepted->event == NULL ||
       accepted->event_kind != HURRAY_EVENT_KIND_PLUGIN ||
       hurray_plugin_event_plugin(accepted->event) != loaded ||
-      hurray_handoff_state_of(handoff) != HURRAY_HANDOFF_EVENT_PENDING || live_events(loaded) != 1) {
+      hurray_handoff_state_of(handoff) != HURRAY_HANDOFF_EVENT_PENDING ||
+      live_events(loaded) != 1) {
     verdict = 5;
   }
   /* Not readable before a wait is recorded; the buffer's release cannot
@@ -77,10 +78,9 @@ static int run_consumer(const char *file, int socket_fd) {
       hurray_ipc_received_release(received, 0, &err) != HURRAY_ERR_ILLEGAL_TRANSITION) {
     verdict = 7;
   }
-  if (verdict == 0 &&
-      (hurray_plugin_event_wait(accepted->event, 5000000000u, &err) != HURRAY_OK ||
-       hurray_handoff_record_event_wait(handoff, &err) != HURRAY_OK ||
-       hurray_handoff_release_event(handoff, &err) != HURRAY_OK)) {
+  if (verdict == 0 && (hurray_plugin_event_wait(accepted->event, 5000000000u, &err) != HURRAY_OK ||
+                       hurray_handoff_record_event_wait(handoff, &err) != HURRAY_OK ||
+                       hurray_handoff_release_event(handoff, &err) != HURRAY_OK)) {
     verdict = 8;
   }
   if (verdict == 0 && live_events(loaded) != 0) {
@@ -106,10 +106,9 @@ static int run_consumer(const char *file, int socket_fd) {
   if (verdict == 0 && hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
     verdict = 14;
   }
-  if (verdict == 0 &&
-      (hurray_handoff_state_of(hurray_ipc_received_handoff(received, 0)) !=
-           HURRAY_HANDOFF_EVENT_PENDING ||
-       live_events(loaded) != 1 || live_buffers(loaded) != 1)) {
+  if (verdict == 0 && (hurray_handoff_state_of(hurray_ipc_received_handoff(received, 0)) !=
+                           HURRAY_HANDOFF_EVENT_PENDING ||
+                       live_events(loaded) != 1 || live_buffers(loaded) != 1)) {
     verdict = 15;
   }
   hurray_ipc_received_free(&received);
@@ -140,8 +139,7 @@ static void free_device_buffer(void *data, void *ctx) {
 static hurray_plugin_buffer *exportable_written(void) {
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64,
-                                                HURRAY_MEMORY_STANDARD,
+  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64, HURRAY_MEMORY_STANDARD,
                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
                    HURRAY_OK);
   static unsigned char bytes[DEVICE_BYTES];
@@ -203,14 +201,12 @@ START_TEST(an_event_buffer_crosses_processes) {
   device_release unread = {0, 99, exportable_written()};
   hurray_ipc_shared *shared = NULL;
   hurray_ipc_shared *shared_unread = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share_device_event(producer, released.buffer,
-                                                          recorded_event(), NULL,
-                                                          free_device_buffer, &released, &shared,
-                                                          &err),
-                   HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_producer_share_device_event(producer, unread.buffer,
-                                                          recorded_event(), NULL,
-                                                          free_device_buffer, &unread,
+  ck_assert_int_eq(
+      hurray_ipc_producer_share_device_event(producer, released.buffer, recorded_event(), NULL,
+                                             free_device_buffer, &released, &shared, &err),
+      HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_share_device_event(producer, unread.buffer, recorded_event(),
+                                                          NULL, free_device_buffer, &unread,
                                                           &shared_unread, &err),
                    HURRAY_OK);
   /* BP-XPORT-3: an event buffer needs HURRAY_IPC_EXPORTS_EVENTS; nothing
@@ -227,10 +223,9 @@ START_TEST(an_event_buffer_crosses_processes) {
                    HURRAY_OK);
   hurray_ipc_shared_retire(shared);
   hurray_ipc_shared_retire(shared_unread);
-  ck_assert_int_eq(released.calls, 0); /* the consumer holds them */
+  ck_assert_int_eq(released.calls, 0);       /* the consumer holds them */
   ck_assert_uint_eq(live_events(plugin), 2); /* and the events live for their waits */
-  for (int tries = 0; tries < 200 && count_kind(&events, HURRAY_IPC_EVENT_RELEASED) < 2;
-       tries++) {
+  for (int tries = 0; tries < 200 && count_kind(&events, HURRAY_IPC_EVENT_RELEASED) < 2; tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
   }
   int status = 0;
@@ -265,14 +260,13 @@ START_TEST(a_plugin_without_event_export_refuses) {
   hurray_plugin_buffer *buffer = exportable_written();
   hurray_ipc_shared *shared = NULL;
   device_release released = {0, 0, buffer};
-  ck_assert_int_eq(hurray_ipc_producer_share_device_event(producer, buffer, NULL, NULL,
-                                                          free_device_buffer, &released, &shared,
-                                                          &err),
+  ck_assert_int_eq(hurray_ipc_producer_share_device_event(
+                       producer, buffer, NULL, NULL, free_device_buffer, &released, &shared, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 2);
   hurray_plugin_event *exportable = NULL;
-  hurray_status st =
-      hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &exportable, &err);
+  hurray_status st = hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
+                                                      &exportable, &err);
   if (!device_exports_events) {
     ck_assert_int_eq(st, HURRAY_ERR_UNSUPPORTED); /* PL-IPC-7 */
     ck_assert_ptr_null(exportable);
@@ -286,8 +280,8 @@ START_TEST(a_plugin_without_event_export_refuses) {
   if (hurray_plugin_supports_events(plugin)) {
     ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &plain, &err), HURRAY_OK);
     ck_assert_int_eq(hurray_ipc_producer_share_device_event(producer, buffer, plain, NULL,
-                                                            free_device_buffer, &released,
-                                                            &shared, &err),
+                                                            free_device_buffer, &released, &shared,
+                                                            &err),
                      HURRAY_ERR_UNSUPPORTED);
     ck_assert_ptr_null(shared);
     ck_assert_uint_eq(live_events(plugin), 1);
@@ -320,8 +314,8 @@ typedef struct fault_case {
   uint64_t event_offer; /* the EVENTs' offer_id; 0: the offer's, 1 */
   uint32_t sync_mode;
   uint32_t memory_kind;
-  hurray_status expected;   /* receive's status */
-  int protocol_error;       /* the connection ends with REFUSE, else REJECT */
+  hurray_status expected; /* receive's status */
+  int protocol_error;     /* the connection ends with REFUSE, else REJECT */
 } fault_case;
 
 static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
@@ -347,8 +341,8 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   }
   for (uint32_t k = 0; k < fc->event_count; k++) {
     n = hurray_ipc_encode_event(msg, sizeof msg, fc->event_offer != 0u ? fc->event_offer : 1u,
-                                fc->event_indices[k], ev->kind,
-                                ev->device_uuid, ev->driver_uuid, ev->handle,
+                                fc->event_indices[k], ev->kind, ev->device_uuid, ev->driver_uuid,
+                                ev->handle,
                                 fc->handle_size != 0u ? fc->handle_size : ev->handle_size);
     ck_assert_uint_ne(n, 0);
     send_raw_one(sv[0], msg, n, -1);
@@ -384,8 +378,8 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   ck_assert_int_eq(hurray_ipc_message_decode(msg, (size_t)got, 0, &m, NULL, NULL, 0, &err),
                    HURRAY_OK);
   ck_assert_uint_eq(m.type, fc->protocol_error ? HURRAY_IPC_MSG_REFUSE : HURRAY_IPC_MSG_REJECT);
-  ck_assert_uint_eq(m.code, fc->protocol_error ? HURRAY_IPC_REFUSE_PROTOCOL_ERROR
-                                               : (uint32_t)fc->expected);
+  ck_assert_uint_eq(m.code,
+                    fc->protocol_error ? HURRAY_IPC_REFUSE_PROTOCOL_ERROR : (uint32_t)fc->expected);
   hurray_ipc_consumer_destroy(&consumer);
   close(sv[0]);
   /* Nothing imported, opened or mapped stays behind (IPC-ERR-1). */
@@ -415,20 +409,76 @@ START_TEST(event_faults_leave_nothing_behind) {
   ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
   const fault_case cases[] = {
-      {"EVENT for a producer_synced buffer", 1, 1, {0, 0}, 0, 0, HURRAY_SYNC_PRODUCER_SYNCED,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"a second EVENT for buffer 0", 1, 2, {0, 0}, 0, 0, HURRAY_SYNC_EVENT,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"an event buffer without EVENT", 1, 0, {0, 0}, 0, 0, HURRAY_SYNC_EVENT,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"EVENT for a buffer the OFFER lacks", 1, 2, {0, 1}, 0, 0, HURRAY_SYNC_EVENT,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"EVENT for host memory", 0, 1, {0, 0}, 0, 0, HURRAY_SYNC_EVENT, HURRAY_IPC_MEMORY_HOST_MEMFD,
-       HURRAY_ERR_INVALID_ARGUMENT, 1},
-      {"an event handle the plugin refuses", 1, 1, {0, 0}, 16, 0, HURRAY_SYNC_EVENT,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 0},
-      {"EVENT for another offer than DEVICE's", 1, 1, {0, 0}, 0, 2, HURRAY_SYNC_EVENT,
-       HURRAY_IPC_MEMORY_DEVICE, HURRAY_ERR_INVALID_ARGUMENT, 1},
+      {"EVENT for a producer_synced buffer",
+       1,
+       1,
+       {0, 0},
+       0,
+       0,
+       HURRAY_SYNC_PRODUCER_SYNCED,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
+      {"a second EVENT for buffer 0",
+       1,
+       2,
+       {0, 0},
+       0,
+       0,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
+      {"an event buffer without EVENT",
+       1,
+       0,
+       {0, 0},
+       0,
+       0,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
+      {"EVENT for a buffer the OFFER lacks",
+       1,
+       2,
+       {0, 1},
+       0,
+       0,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
+      {"EVENT for host memory",
+       0,
+       1,
+       {0, 0},
+       0,
+       0,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_HOST_MEMFD,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
+      {"an event handle the plugin refuses",
+       1,
+       1,
+       {0, 0},
+       16,
+       0,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       0},
+      {"EVENT for another offer than DEVICE's",
+       1,
+       1,
+       {0, 0},
+       0,
+       2,
+       HURRAY_SYNC_EVENT,
+       HURRAY_IPC_MEMORY_DEVICE,
+       HURRAY_ERR_INVALID_ARGUMENT,
+       1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     run_fault(&cases[i], buffer, &memory, &ev, loaded, own);
@@ -470,10 +520,11 @@ int main(int argc, char **argv) {
     tcase_add_test(tc, an_event_buffer_crosses_processes);
     tcase_add_test(tc, event_faults_leave_nothing_behind);
   } else {
-    printf("SKIP an_event_buffer_crosses_processes, event_faults_leave_nothing_behind: %s's "
-           "device 0 exports no events across processes (the cuda and rocm runs, on their "
-           "stand-ins, cover them)\n",
-           plugin_file);
+    printf(
+        "SKIP an_event_buffer_crosses_processes, event_faults_leave_nothing_behind: %s's "
+        "device 0 exports no events across processes (the cuda and rocm runs, on their "
+        "stand-ins, cover them)\n",
+        plugin_file);
   }
   suite_add_tcase(suite, tc);
   return run_suite(suite);

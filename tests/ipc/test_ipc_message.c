@@ -14,8 +14,8 @@ static hurray_status decode(size_t len, size_t fds, hurray_ipc_message *m, hurra
   return hurray_ipc_message_decode(msg, len, fds, m, handles, segments, HURRAY_IPC_MAX_FDS, err);
 }
 
-static void expect(size_t len, size_t fds, hurray_status status, uint64_t value,
-                   uint64_t expected, size_t index) {
+static void expect(size_t len, size_t fds, hurray_status status, uint64_t value, uint64_t expected,
+                   size_t index) {
   hurray_ipc_message m;
   memset(&m, 0xAB, sizeof m);
   hurray_ipc_message before = m;
@@ -60,8 +60,8 @@ START_TEST(fixed_messages_round_trip) {  // IPC-MSG-7, -8, -10
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.offer_id, 0x1122334455667788u);
   ck_assert_uint_eq(m.buffer_index, 9);
-  n = hurray_ipc_encode_reject(msg, sizeof msg, 5, HURRAY_ERR_IPC_BAD_SEGMENT, 2,
-                               0xFFFFFFFFFFu, 0x0Fu);
+  n = hurray_ipc_encode_reject(msg, sizeof msg, 5, HURRAY_ERR_IPC_BAD_SEGMENT, 2, 0xFFFFFFFFFFu,
+                               0x0Fu);
   ck_assert_uint_eq(n, 48);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT);
@@ -225,8 +225,8 @@ START_TEST(device_messages) {  // IPC-MSG-13
   }
   /* kind HANDLE (a CUDA-style IPC handle): no descriptor */
   size_t n = hurray_ipc_encode_device(msg, sizeof msg, 0x0102030405060708u, 3,
-                                      HURRAY_IPC_DEVICE_HANDLE, 1u << 20, device_uuid,
-                                      driver_uuid, handle, 64);
+                                      HURRAY_IPC_DEVICE_HANDLE, 1u << 20, device_uuid, driver_uuid,
+                                      handle, 64);
   ck_assert_uint_eq(n, 16 + HURRAY_IPC_DEVICE_BODY_SIZE);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_DEVICE);
@@ -261,8 +261,8 @@ START_TEST(device_messages) {  // IPC-MSG-13
   put32(44, 0);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   /* kind FD (a Vulkan OPAQUE_FD, a memfd): one descriptor */
-  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
-                               NULL, 0);
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL, NULL,
+                               0);
   ck_assert_uint_eq(msg[12], 1);
   ck_assert_int_eq(decode(n, 1, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.code, HURRAY_IPC_DEVICE_FD);
@@ -274,19 +274,19 @@ START_TEST(device_messages) {  // IPC-MSG-13
     msg[k] = 0; /* segment_size 0 */
   }
   expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 0, 1, 16);
-  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
-                               NULL, 0);
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL, NULL,
+                               0);
   put32(40, 8); /* a handle size on an FD-kind export */
   expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 8, 0, 24);
   /* a body of another size */
-  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL,
-                               NULL, 0);
+  n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL, NULL,
+                               0);
   put32(8, HURRAY_IPC_DEVICE_BODY_SIZE - 16);
   expect(n - 16, 1, HURRAY_ERR_INVALID_ARGUMENT, HURRAY_IPC_DEVICE_BODY_SIZE - 16,
          HURRAY_IPC_DEVICE_BODY_SIZE, 8);
   /* the writer refuses a handle longer than the field */
-  ck_assert_uint_eq(hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_HANDLE,
-                                             4096, NULL, NULL, handle, 65),
+  ck_assert_uint_eq(hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_HANDLE, 4096,
+                                             NULL, NULL, handle, 65),
                     0);
 }
 END_TEST
@@ -305,8 +305,7 @@ START_TEST(event_messages) {  // IPC-MSG-14
     handle[k] = (uint8_t)(0x80 + k);
   }
   size_t n = hurray_ipc_encode_event(msg, sizeof msg, 0x1112131415161718u, 252,
-                                     HURRAY_IPC_EVENT_HANDLE, device_uuid, driver_uuid, handle,
-                                     64);
+                                     HURRAY_IPC_EVENT_HANDLE, device_uuid, driver_uuid, handle, 64);
   ck_assert_uint_eq(n, 16 + HURRAY_IPC_EVENT_BODY_SIZE);
   ck_assert_uint_eq(msg[12], 0); /* no descriptor */
   memset(&m, 0xAB, sizeof m);

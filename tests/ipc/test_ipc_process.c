@@ -43,8 +43,7 @@ static void poll_until(hurray_ipc_producer *p, const event_log *log, uint32_t ki
 
 /* Child: connect, receive one offer, check its bytes, tell the parent
  * (byte 'm'), then release when the parent says so ('r') or wait to die. */
-static void consumer_child(const char *address, int to_parent, int from_parent,
-                           uint64_t size) {
+static void consumer_child(const char *address, int to_parent, int from_parent, uint64_t size) {
   hurray_ipc_consumer *c = NULL;
   hurray_error err;
   if (hurray_ipc_consumer_connect(address, NULL, &c, &err) != HURRAY_OK) {

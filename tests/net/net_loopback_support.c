@@ -74,15 +74,15 @@ static void *sender_main(void *arg) {
     for (size_t i = 0; i < s->count; i++) {
       h[i] = handle_of(s->sizes[i], s->sizes[i] == 0u ? 1u : 64u, s->device, s->sync[i]);
       s->refs[i] = (release_ref){&s->log, (int)i, 1};
-      src[i] = (hurray_net_source){(uint32_t)sizeof(hurray_net_source), 0,
-                                   s->sizes[i] == 0u ? NULL
-                                                     : aligned_pattern((size_t)s->sizes[i],
-                                                                       s->seed + i),
-                                   count_release, &s->refs[i]};
+      src[i] = (hurray_net_source){
+          (uint32_t)sizeof(hurray_net_source), 0,
+          s->sizes[i] == 0u ? NULL : aligned_pattern((size_t)s->sizes[i], s->seed + i),
+          count_release, &s->refs[i]};
     }
     uint8_t table[HURRAY_NET_MAX_MESSAGE_SIZE];
     size_t written = 0;
-    hurray_status enc = hurray_buffer_table_encode(h, s->count, table, sizeof table, &written, &err);
+    hurray_status enc =
+        hurray_buffer_table_encode(h, s->count, table, sizeof table, &written, &err);
     if (enc != HURRAY_OK) {
       /* the tests that want a table the encoder refuses build it by hand */
       written = 1u + 16u * s->count;
@@ -173,8 +173,8 @@ void check_pattern(const hurray_accepted_buffer *b, uint64_t seed) {
   const uint8_t *bytes = b->data;
   for (uint64_t i = 0; i < b->handle.byte_size; i++) {
     if (bytes[i] != pattern(seed, i)) {
-      ck_abort_msg("byte %llu of a buffer is 0x%02x, sent 0x%02x", (unsigned long long)i,
-                   bytes[i], pattern(seed, i));
+      ck_abort_msg("byte %llu of a buffer is 0x%02x, sent 0x%02x", (unsigned long long)i, bytes[i],
+                   pattern(seed, i));
     }
   }
 }

@@ -57,7 +57,7 @@ typedef struct sender {
   int timeout_ms;
   uint8_t sync[4];
   uint8_t device;
-  int close_first;  /* close right after sending, before the receiver is done */
+  int close_first; /* close right after sending, before the receiver is done */
   hurray_status status;
   hurray_error err;
   uint64_t tensor_id;

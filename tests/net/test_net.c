@@ -26,8 +26,9 @@ int main(void) {
   if (shm_run()) {
     /* The fault tests need peer checking, under which UCX 1.13 selects
      * only tcp (NET-CONN-5): over shared memory they would test tcp again. */
-    printf("SKIP over shared memory: the close and fault tests (they run in test_net_tcp): "
-           "UCX 1.13 selects no shared-memory lane for an endpoint that detects peer failure\n");
+    printf(
+        "SKIP over shared memory: the close and fault tests (they run in test_net_tcp): "
+        "UCX 1.13 selects no shared-memory lane for an endpoint that detects peer failure\n");
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -139,8 +139,8 @@ static void *two_sends_main(void *arg) {
     }
     release_ref refs[2] = {{&t->log, 0, 1}, {&t->log, 1, 1}};
     for (int i = 0; i < 2; i++) {
-      hurray_net_source src = {(uint32_t)sizeof src, 0, aligned_pattern(1u << 20, 5),
-                               count_release, &refs[i]};
+      hurray_net_source src = {(uint32_t)sizeof src, 0, aligned_pattern(1u << 20, 5), count_release,
+                               &refs[i]};
       t->status[i] = hurray_net_send(c, table, written, &src, 1, 20000, NULL, &err);
     }
     int64_t until = ms_now() + 30000;

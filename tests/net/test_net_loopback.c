@@ -59,7 +59,8 @@ END_TEST
 /* Loopback                                                                 */
 /* ------------------------------------------------------------------------ */
 
-START_TEST(loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2, NET-SEND-3, NET-TAG-2, NET-RECV-3..5, NET-LIM-1, BP-OWN-4, BP-XPORT-4
+START_TEST(
+    loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2, NET-SEND-3, NET-TAG-2, NET-RECV-3..5, NET-LIM-1, BP-OWN-4, BP-XPORT-4
   receiver rv = {0};
   receiver_start(&rv);
   sender s = {0};
@@ -289,8 +290,8 @@ START_TEST(landing_memory_reused) {  // NET-RECV-9, NET-RECV-4, NET-RECV-5, RX-O
   ck_assert_uint_eq(hurray_net_connection_kept_bytes(conn), 0);
 
   /* Lowering the budget frees what is kept above it. */
-  ck_assert_int_eq(hurray_net_connection_set_reuse_bytes(conn, HURRAY_NET_DEFAULT_REUSE_BYTES,
-                                                         &err), HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_net_connection_set_reuse_bytes(conn, HURRAY_NET_DEFAULT_REUSE_BYTES, &err), HURRAY_OK);
   (void)receive_next(&s, conn, &r, 2);
   ck_assert_uint_eq(hurray_net_connection_buffers_reused(conn), 1);
   hurray_net_received_free(&r);
@@ -346,8 +347,7 @@ START_TEST(several_connections) {  // NET-CONN-2
   for (int i = 0; i < N; i++) {
     hurray_net_received *r = NULL;
     hurray_status st = hurray_net_receive(conn[i], 20000, &r, &err);
-    ck_assert_msg(st == HURRAY_OK, "connection %d: %s (%s)", i, hurray_status_name(st),
-                  err.detail);
+    ck_assert_msg(st == HURRAY_OK, "connection %d: %s (%s)", i, hurray_status_name(st), err.detail);
     const hurray_accepted_buffer *b = hurray_net_received_buffer(r, 0);
     /* which sender: its size says it; its bytes must be its own */
     int who = (int)(b->handle.byte_size / (64u << 10)) - 1;

@@ -207,9 +207,8 @@ START_TEST(largest_tensor) {  // NET-MSG-2
   ck_assert_uint_eq(len, HURRAY_NET_MAX_MESSAGE_SIZE);
   hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_error err;
-  ck_assert_uint_eq(hurray_net_message_decode(msg, len, &m, h, HURRAY_BUFFER_TABLE_MAX_HANDLES,
-                                              &err),
-                    HURRAY_OK);
+  ck_assert_uint_eq(
+      hurray_net_message_decode(msg, len, &m, h, HURRAY_BUFFER_TABLE_MAX_HANDLES, &err), HURRAY_OK);
   ck_assert_uint_eq(m.buffer_count, 255);
   ck_assert_uint_eq(m.body_size, len - 16u);
   ck_assert_uint_eq(m.tensor_id, 0xFFFFFFFFFFFFFFFFull);
@@ -233,8 +232,7 @@ START_TEST(arguments_checked_first) {  // NET-MSG-6
   hurray_buffer_handle h[1];
   hurray_net_message m = HURRAY_NET_MESSAGE_INIT;
   hurray_error err;
-  ck_assert_uint_eq(hurray_net_message_decode(NULL, len, &m, h, 1, &err),
-                    HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_uint_eq(hurray_net_message_decode(NULL, len, &m, h, 1, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 0);
   ck_assert_uint_eq(hurray_net_message_decode(msg, len, NULL, h, 1, &err),
                     HURRAY_ERR_NULL_ARGUMENT);

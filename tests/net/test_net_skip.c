@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 int main(void) {
-  printf("SKIP: the network transport was not built: UCX (Debian libucx-dev) was not found "
-         "when meson configured this build\n");
+  printf(
+      "SKIP: the network transport was not built: UCX (Debian libucx-dev) was not found "
+      "when meson configured this build\n");
   return 77;
 }

@@ -52,8 +52,7 @@ static const char *broken(const char *name, char *path, size_t cap) {
 static void poison(hurray_error *err) { memset(err, 0xAA, sizeof *err); }
 
 static void assert_terminated(const hurray_error *err) {
-  ck_assert_msg(memchr(err->detail, '\0', sizeof err->detail) != NULL,
-                "detail is not terminated");
+  ck_assert_msg(memchr(err->detail, '\0', sizeof err->detail) != NULL, "detail is not terminated");
 }
 
 /* Loads `name`, expects `status`, the file named and `reason` in the detail. */
@@ -147,10 +146,10 @@ START_TEST(allocate_fails_without_reason) {
   assert_terminated(&err);
   ck_assert_int_eq(err.status, HURRAY_ERR_OUT_OF_MEMORY);
   ck_assert_ptr_null(buffer);
-  ck_assert_msg(strstr(err.detail,
-                       "broken: allocate failed with status OUT_OF_MEMORY (29) and gave no reason") !=
-                    NULL,
-                "%s", err.detail);
+  ck_assert_msg(
+      strstr(err.detail,
+             "broken: allocate failed with status OUT_OF_MEMORY (29) and gave no reason") != NULL,
+      "%s", err.detail);
 }
 END_TEST
 
@@ -335,9 +334,9 @@ START_TEST(copy_outs_honour_the_callers_struct_size) {
   } view;
   memset(&view, CANARY, sizeof view);
   view.table.struct_size = HURRAY_PLUGIN_TABLE_MIN_SIZE;
-  ck_assert_int_eq(
-      hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION, &view.table, &err),
-      HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_table_validate(&table, sizeof table, HURRAY_PLUGIN_ABI_VERSION,
+                                                &view.table, &err),
+                   HURRAY_OK);
   ck_assert_uint_eq(view.table.struct_size, HURRAY_PLUGIN_TABLE_MIN_SIZE);
   ck_assert(memcmp(&view.table.allocate, &table.allocate, sizeof table.allocate) == 0);
   for (size_t i = HURRAY_PLUGIN_TABLE_MIN_SIZE; i < sizeof view.bytes; i++) {
@@ -492,8 +491,8 @@ START_TEST(misaligned_cpu_address_is_refused) {
       HURRAY_ERR_PLUGIN_INVALID);
   assert_terminated(&err);
   ck_assert_ptr_null(buffer);
-  ck_assert_uint_eq(err.value, 4096);  /* the alignment reported */
-  ck_assert_uint_eq(err.expected, 1);  /* what base + 1 measures */
+  ck_assert_uint_eq(err.value, 4096); /* the alignment reported */
+  ck_assert_uint_eq(err.expected, 1); /* what base + 1 measures */
   ck_assert_msg(strstr(err.detail, "misaligned-address: reported alignment 4096 but address") !=
                     NULL,
                 "%s", err.detail);

@@ -262,9 +262,9 @@ START_TEST(refusals_without_export) {
   ck_assert_uint_eq(err.value, 0x6u);
   ck_assert_uint_eq(err.index, 5);
   ck_assert_ptr_null(buffer);
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, 0u,
-                                                &buffer, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, 0u, &buffer, &err),
+      HURRAY_OK);
   hurray_plugin_ipc_memory m;
   memset(&m, 0xEE, sizeof m);
   m.struct_size = sizeof m;
@@ -273,10 +273,9 @@ START_TEST(refusals_without_export) {
   ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &m, &err), HURRAY_ERR_USE_AFTER_DESTROY);
   if (!exports()) {
-    ck_assert_int_eq(
-        hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
-                                     HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
-        HURRAY_ERR_UNSUPPORTED);
+    ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
+                                                  HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+                     HURRAY_ERR_UNSUPPORTED);
     ck_assert_uint_eq(err.expected, hurray_plugin_device_tag(plugin));
     ck_assert_msg(strstr(err.detail, "PL-IPC-1") != NULL, "detail: %s", err.detail);
   }
@@ -302,9 +301,9 @@ START_TEST(events_are_not_exported_here) {
   ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, 0u, NULL, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 3u);
-  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                    &event, &err),
-                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(
+      hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err),
+      HURRAY_ERR_UNSUPPORTED);
   ck_assert_uint_eq(err.expected, tag);
   ck_assert_ptr_null(event);
   hurray_plugin_device_info info;

@@ -48,7 +48,6 @@ static char *broken(const char *name) {
   return path;
 }
 
-
 /* Loads `path`, expects `status`, a detail naming the file and containing
  * `reason`, and nothing of it left in the registry or the address space. */
 static void expect_refused(const char *path, hurray_status status, const char *reason) {
@@ -344,9 +343,9 @@ START_TEST(event_ipc_entries_negotiate) {
   hurray_plugin_event *event = (hurray_plugin_event *)&err; /* must stay as it is */
   hurray_plugin_event *untouched = event;
   memset(&err, 0, sizeof err);
-  ck_assert_int_eq(hurray_plugin_event_create_flags(older, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                    &event, &err),
-                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(
+      hurray_plugin_event_create_flags(older, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err),
+      HURRAY_ERR_UNSUPPORTED);
   ck_assert_ptr_eq(event, untouched);
   ck_assert_uint_eq(err.value, HURRAY_PLUGIN_EVENT_EXPORTABLE);
   ck_assert_uint_eq(err.expected, 0xFCu);
@@ -639,8 +638,9 @@ START_TEST(search_path_and_discovery) {
   ck_assert_str_eq(hurray_plugin_name(cpu), "cpu");
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),
                    HURRAY_ERR_PLUGIN_UNSAFE_PATH);
-  const char advice[] = "hurray-plugin-no-such-plugin.so not found: put its directory, absolute, "
-                        "in HURRAY_PLUGIN_PATH (relative entries were skipped; searched ";
+  const char advice[] =
+      "hurray-plugin-no-such-plugin.so not found: put its directory, absolute, "
+      "in HURRAY_PLUGIN_PATH (relative entries were skipped; searched ";
   ck_assert_msg(strncmp(err.detail, advice, strlen(advice)) == 0, "%s", err.detail);
   setenv(HURRAY_PLUGIN_PATH_ENV, "/nonexistent-dir", 1);
   ck_assert_int_eq(hurray_plugin_load_by_name(registry, "no-such-plugin", 0, NULL, &err),

@@ -53,7 +53,8 @@ START_TEST(open_runtime_and_resolve_symbols) {
   ck_assert_ptr_nonnull(handle);
   double (*cosine)(double) = NULL;
   void (*absent)(void) = NULL;
-  plugin_symbol found[] = {{"cos", &cosine, HURRAY_TRUE}, {"no_such_symbol", &absent, HURRAY_FALSE}};
+  plugin_symbol found[] = {{"cos", &cosine, HURRAY_TRUE},
+                           {"no_such_symbol", &absent, HURRAY_FALSE}};
   ck_assert_uint_eq(plugin_resolve_symbols(handle, library, found, 2u, reason, sizeof reason),
                     HURRAY_TRUE);
   ck_assert(cosine != NULL && cosine(0.0) == 1.0);
@@ -82,8 +83,7 @@ START_TEST(alignment_device_reason_and_classes) {
 
   hurray_plugin_device_info info;
   memset(&info, 0, sizeof info);
-  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE,
-                          64u);
+  plugin_add_memory_class(&info, HURRAY_MEMORY_STANDARD, HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE, 64u);
   ck_assert_uint_eq(info.memory_class_count, 1u);
   ck_assert_uint_eq(info.memory_classes[0].memory_class, HURRAY_MEMORY_STANDARD);
   ck_assert_uint_eq(info.memory_classes[0].max_alignment, 64u);

@@ -260,7 +260,7 @@ END_TEST
  * hipEventQuery: 0 when complete), NULL where the runtime's query is not a
  * plain exported function of the stand-in. */
 static const char *native_query_symbol(hurray_device_tag tag) {
-  return tag == HURRAY_DEVICE_CUDA ? "cuEventQuery"
+  return tag == HURRAY_DEVICE_CUDA   ? "cuEventQuery"
          : tag == HURRAY_DEVICE_ROCM ? "hipEventQuery"
                                      : NULL;
 }
@@ -292,8 +292,7 @@ START_TEST(native_event_is_the_runtimes) {
   }
   if (the_case->tag == HURRAY_DEVICE_LEVEL_ZERO) {
     /* Never recorded, a ze event never signals: no handle to wait on yet. */
-    ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err),
-                     HURRAY_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err.detail, "never recorded") != NULL, "detail: %s", err.detail);
     ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu);
   }
@@ -390,8 +389,7 @@ START_TEST(ipc_handles_open_the_same_memory) {
                    HURRAY_ERR_INVALID_ARGUMENT);
   bad = memory;
   bad.handle[0] ^= 0xFFu; /* not a handle the runtime made */
-  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &bad, &imported, &err),
-                   HURRAY_ERR_DEVICE_ERROR);
+  ck_assert_int_eq(hurray_plugin_import(plugin, 0, &bad, &imported, &err), HURRAY_ERR_DEVICE_ERROR);
   ck_assert_ptr_null(imported);
   ck_assert_int_eq(live_objects(stand_in), live_before);
 

@@ -71,16 +71,11 @@ hurray_plugin_device_info describe(const hurray_plugin *plugin, uint32_t index) 
 
 uint32_t expected_native_type(hurray_device_tag tag) {
   switch (tag) {
-    case HURRAY_DEVICE_CUDA:
-      return HURRAY_NATIVE_EVENT_CU_EVENT;
-    case HURRAY_DEVICE_ROCM:
-      return HURRAY_NATIVE_EVENT_HIP_EVENT;
-    case HURRAY_DEVICE_LEVEL_ZERO:
-      return HURRAY_NATIVE_EVENT_ZE_EVENT;
-    case HURRAY_DEVICE_METAL:
-      return HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
-    default:
-      return HURRAY_NATIVE_EVENT_NONE;
+    case HURRAY_DEVICE_CUDA: return HURRAY_NATIVE_EVENT_CU_EVENT;
+    case HURRAY_DEVICE_ROCM: return HURRAY_NATIVE_EVENT_HIP_EVENT;
+    case HURRAY_DEVICE_LEVEL_ZERO: return HURRAY_NATIVE_EVENT_ZE_EVENT;
+    case HURRAY_DEVICE_METAL: return HURRAY_NATIVE_EVENT_MTL_SHARED_EVENT;
+    default: return HURRAY_NATIVE_EVENT_NONE;
   }
 }
 

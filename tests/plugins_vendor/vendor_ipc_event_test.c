@@ -31,9 +31,9 @@ START_TEST(ipc_events_open_the_same_event) {
   hurray_plugin_event *event = NULL;
   if (!exports_events(the_case->tag)) {
     ck_assert_uint_eq(info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS, 0u);
-    ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                      &event, &err),
-                     HURRAY_ERR_UNSUPPORTED);
+    ck_assert_int_eq(
+        hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err),
+        HURRAY_ERR_UNSUPPORTED);
     ck_assert_uint_eq(err.expected, the_case->tag);
     ck_assert_ptr_null(event);
     dlclose(stand_in);
@@ -56,9 +56,9 @@ START_TEST(ipc_events_open_the_same_event) {
   hurray_plugin_event_release(event);
 
   hurray_plugin_event *exported = NULL;
-  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                    &exported, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(
+      hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &exported, &err),
+      HURRAY_OK);
   ck_assert_int_eq(live_objects(stand_in), live_before + 1);
   /* PL-VER-5: a caller that knows only the first 16 bytes gets 16. */
   memset(&record, 0xEE, sizeof record);
@@ -110,8 +110,7 @@ START_TEST(ipc_events_open_the_same_event) {
   ck_assert_int_eq(hurray_plugin_event_wait(imported, 1000000u, &err), HURRAY_ERR_TIMEOUT);
   unsetenv("HURRAY_FAKE_EVENT_HANG");
   ck_assert_int_eq(hurray_plugin_event_record(exported, NULL, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_event_wait(imported, HURRAY_PLUGIN_WAIT_FOREVER, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_wait(imported, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
   hurray_plugin_native_event native;
   memset(&native, 0, sizeof native);
   native.struct_size = sizeof native;
@@ -127,8 +126,7 @@ START_TEST(ipc_events_open_the_same_event) {
   ck_assert_int_eq(live_objects(stand_in), live_before + 1); /* closed, once */
   /* The exporter's event is still there. */
   ck_assert_int_eq(hurray_plugin_event_record(exported, NULL, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_event_wait(exported, HURRAY_PLUGIN_WAIT_FOREVER, &err),
-                   HURRAY_OK);
+  ck_assert_int_eq(hurray_plugin_event_wait(exported, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK);
   hurray_plugin_event_release(exported);
   ck_assert_int_eq(live_objects(stand_in), live_before);
   dlclose(stand_in);
@@ -148,13 +146,12 @@ START_TEST(device_without_ipc_events_refuses_exportable_events) {
   hurray_plugin_device_info info = describe(plugin, 0);
   ck_assert_uint_eq(info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS, 0u);
   hurray_plugin_event *event = NULL;
-  ck_assert_int_eq(hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                    &event, &err),
-                   HURRAY_ERR_UNSUPPORTED);
+  ck_assert_int_eq(
+      hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err),
+      HURRAY_ERR_UNSUPPORTED);
   ck_assert_uint_eq(err.index, 1u);
   ck_assert_uint_eq(err.expected, the_case->tag);
-  ck_assert_msg(strstr(err.detail, "HURRAY_IPC_EXPORTS_EVENTS") != NULL, "detail: %s",
-                err.detail);
+  ck_assert_msg(strstr(err.detail, "HURRAY_IPC_EXPORTS_EVENTS") != NULL, "detail: %s", err.detail);
   ck_assert_ptr_null(event);
   ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
   hurray_plugin_event_release(event);
@@ -242,8 +239,8 @@ START_TEST(ipc_event_opens_in_another_process) {
   void *stand_in = hold_stand_in();
   hurray_error err;
   hurray_plugin_event *event = NULL;
-  hurray_status s = hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                     &event, &err);
+  hurray_status s =
+      hurray_plugin_event_create_flags(plugin, 0, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err);
   ck_assert_msg(s == HURRAY_OK, "%s", err.detail);
   setenv("HURRAY_FAKE_EVENT_HANG", "1", 1);
   ck_assert_int_eq(hurray_plugin_event_record(event, NULL, &err), HURRAY_OK);

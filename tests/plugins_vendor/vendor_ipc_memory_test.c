@@ -93,9 +93,9 @@ static unsigned char import_in_this_process(int socket_fd) {
       step = bytes[i] == cross_pattern(i, 1u) ? 0 : 6;
     }
     const hurray_buffer_handle *handle = hurray_plugin_buffer_handle(imported);
-    if (step == 0 && (handle->byte_size != CROSS_BYTES || handle->alignment != memory.alignment ||
-                      handle->device_tag != the_case->tag ||
-                      handle->memory_class != HURRAY_MEMORY_STANDARD)) {
+    if (step == 0 &&
+        (handle->byte_size != CROSS_BYTES || handle->alignment != memory.alignment ||
+         handle->device_tag != the_case->tag || handle->memory_class != HURRAY_MEMORY_STANDARD)) {
       step = 7;
     }
     for (size_t i = 0; i < sizeof bytes; i++) {
@@ -106,8 +106,7 @@ static unsigned char import_in_this_process(int socket_fd) {
       step = 8;
     }
   }
-  if (imported != NULL && hurray_plugin_buffer_release(imported, &err) != HURRAY_OK &&
-      step == 0) {
+  if (imported != NULL && hurray_plugin_buffer_release(imported, &err) != HURRAY_OK && step == 0) {
     step = 9;
   }
   if (step == 0 && (live == NULL || live() != live_before)) {
@@ -137,7 +136,8 @@ START_TEST(ipc_handle_opens_in_another_process) {
   void *stand_in = hold_stand_in();
   hurray_error err;
   hurray_plugin_buffer *buffer = NULL;
-  hurray_status s = hurray_plugin_allocate_flags(plugin, 0, CROSS_BYTES, 256, HURRAY_MEMORY_STANDARD,
+  hurray_status s = hurray_plugin_allocate_flags(plugin, 0, CROSS_BYTES, 256,
+                                                 HURRAY_MEMORY_STANDARD,
                                                  HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err);
   ck_assert_msg(s == HURRAY_OK, "%s", err.detail);
   static unsigned char bytes[CROSS_BYTES];

@@ -93,12 +93,13 @@ START_TEST(event_handoff_from_producer_to_consumer) {
 
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = HURRAY_SYNC_EVENT;
-  hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
+  hurray_buffer_offer offer =
+      hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer; /* the record the callback frees */
-  offer.sync =
-      hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, the_case->tag, hurray_plugin_event_release_callback, NULL);
+  offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, the_case->tag,
+                                                 hurray_plugin_event_release_callback, NULL);
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, &err), HURRAY_OK);

@@ -29,20 +29,19 @@ int main(void) {
 
   unsigned char table[1 + HURRAY_BUFFER_HANDLE_SIZE];
   size_t written = 0;
-  expect(hurray_buffer_table_encode(&handle, 1, table, sizeof table, &written, &err) ==
-                 HURRAY_OK &&
+  expect(hurray_buffer_table_encode(&handle, 1, table, sizeof table, &written, &err) == HURRAY_OK &&
              written == sizeof table,
          "the one-handle table encodes to 17 bytes");
 
   hurray_buffer_handle decoded;
   size_t count = 0;
-  expect(hurray_buffer_table_decode(table, sizeof table, &decoded, 1, &count, &err) ==
-                 HURRAY_OK &&
+  expect(hurray_buffer_table_decode(table, sizeof table, &decoded, 1, &count, &err) == HURRAY_OK &&
              count == 1 && decoded.byte_size == 4096u && decoded.alignment == 64u,
          "the table decodes to the same handle");
 
   table[1 + 8] = 3u; /* alignment 3: not a power of two */
-  hurray_status refused = hurray_buffer_table_decode(table, sizeof table, &decoded, 1, &count, &err);
+  hurray_status refused =
+      hurray_buffer_table_decode(table, sizeof table, &decoded, 1, &count, &err);
   printf("alignment 3 refused as %s\n", hurray_status_name(refused));
   expect(refused != HURRAY_OK, "a table with alignment 3 is refused");
 

@@ -117,10 +117,10 @@ static void print_plugin(const hurray_plugin *plugin) {
     if (info.memory_bytes > 0u) {
       printf(", %llu MiB", (unsigned long long)(info.memory_bytes >> 20));
     }
-    printf(
-        "\n      IPC: events %s, streams %s\n",
-        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u ? "exported" : "not exported",
-        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) != 0u ? "exported" : "not exported");
+    printf("\n      IPC: events %s, streams %s\n",
+           (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u ? "exported" : "not exported",
+           (info.ipc_capabilities & HURRAY_IPC_EXPORTS_STREAMS) != 0u ? "exported"
+                                                                      : "not exported");
     printf("      memory classes:\n");
     print_classes(&info);
   }
@@ -178,7 +178,8 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
     goto done;
   }
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
-  hurray_buffer_offer offer = hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
+  hurray_buffer_offer offer =
+      hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
   offer.data = hurray_plugin_buffer_allocation(buffer)->address;
   offer.release = hurray_plugin_buffer_release_callback;
   offer.release_ctx = buffer;
@@ -192,8 +193,9 @@ static bool run_handoff(hurray_plugin *plugin, uint32_t device) {
       goto done;
     }
     handle.sync_mode = HURRAY_SYNC_EVENT;
-    offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, handle.device_tag,
-                                           hurray_plugin_event_release_callback, NULL);
+    offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN,
+                                                   handle.device_tag,
+                                                   hurray_plugin_event_release_callback, NULL);
   }
   step = "offer";
   if (hurray_handoff_offer(&handoff, &handle, &offer, &err) != HURRAY_OK) {
@@ -279,34 +281,36 @@ done:
 }
 
 static void print_usage(FILE *stream) {
-  fputs("Usage: hurray-devices [--path DIRS] [--plugin FILE]... [--handoff] [--require-devices]\n"
-        "\n"
-        "Lists the libhurray device plugins this machine has, their devices and\n"
-        "memory classes, and why a plugin was refused or has no device.\n"
-        "\n"
-        "  --path DIRS     search DIRS (colon-separated) and every directory below\n"
-        "                  them for hurray-plugin-*.so, then the installed plugin\n"
-        "                  directory, instead of HURRAY_PLUGIN_PATH\n"
-        "  --plugin FILE   load FILE instead of searching; repeatable\n"
-        "  --handoff       run one handoff on every available device\n"
-        "  --require-devices\n"
-        "                  fail unless a plugin was loaded and every plugin loaded\n"
-        "                  has a device (for CI: never pass having tested nothing)\n"
-        "  -h, --help      print this help\n"
-        "\n"
-        "Plugins are searched in HURRAY_PLUGIN_PATH (absolute directories, colon-\n"
-        "separated), then in the installed directory.\n"
-        "\n"
-        "Exit status: 0 every named plugin loaded and every handoff succeeded,\n"
-        "1 a named plugin was refused, a handoff failed or --require-devices was\n"
-        "not met, 2 usage or I/O error.\n",
-        stream);
+  fputs(
+      "Usage: hurray-devices [--path DIRS] [--plugin FILE]... [--handoff] [--require-devices]\n"
+      "\n"
+      "Lists the libhurray device plugins this machine has, their devices and\n"
+      "memory classes, and why a plugin was refused or has no device.\n"
+      "\n"
+      "  --path DIRS     search DIRS (colon-separated) and every directory below\n"
+      "                  them for hurray-plugin-*.so, then the installed plugin\n"
+      "                  directory, instead of HURRAY_PLUGIN_PATH\n"
+      "  --plugin FILE   load FILE instead of searching; repeatable\n"
+      "  --handoff       run one handoff on every available device\n"
+      "  --require-devices\n"
+      "                  fail unless a plugin was loaded and every plugin loaded\n"
+      "                  has a device (for CI: never pass having tested nothing)\n"
+      "  -h, --help      print this help\n"
+      "\n"
+      "Plugins are searched in HURRAY_PLUGIN_PATH (absolute directories, colon-\n"
+      "separated), then in the installed directory.\n"
+      "\n"
+      "Exit status: 0 every named plugin loaded and every handoff succeeded,\n"
+      "1 a named plugin was refused, a handoff failed or --require-devices was\n"
+      "not met, 2 usage or I/O error.\n",
+      stream);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static int usage_error(const char *format, ...);
+static int
+usage_error(const char *format, ...);
 
 /* The parts of a message that come from the command line are escaped by the
  * caller; this adds the program name and the hint. */
@@ -647,9 +651,10 @@ int main(int argc, char **argv) {
   size_t count = hurray_plugin_registry_count(registry);
   if (count == 0u) {
     /* CLI-DEV-8: how to point the tool at a plugin. */
-    printf("  (no plugin loaded: put the directory of your hurray-plugin-NAME.so in %s,\n"
-           "   or search it with --path DIR, or name the file with --plugin FILE)\n",
-           HURRAY_PLUGIN_PATH_ENV);
+    printf(
+        "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so in %s,\n"
+        "   or search it with --path DIR, or name the file with --plugin FILE)\n",
+        HURRAY_PLUGIN_PATH_ENV);
   }
   int failures = 0;
   int runs = 0;

@@ -154,9 +154,8 @@ hurray_status inspect_analyze_flags(const uint8_t *input, size_t len, inspect_in
     }
     hurray_buffer_handle decoded[HURRAY_BUFFER_TABLE_MAX_HANDLES];
     size_t count = 0;
-    out->status = hurray_buffer_table_decode_exact_flags(input, len, decoded,
-                                                         HURRAY_BUFFER_TABLE_MAX_HANDLES, &count,
-                                                         table_flags, &out->error);
+    out->status = hurray_buffer_table_decode_exact_flags(
+        input, len, decoded, HURRAY_BUFFER_TABLE_MAX_HANDLES, &count, table_flags, &out->error);
   }
 
   keep_extra_bytes(input, len, out);

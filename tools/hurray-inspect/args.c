@@ -13,7 +13,7 @@
 
 /* An option's value: "--size=64" or "--size 64". */
 typedef struct option_value {
-  const char *name;  /* the option as written, without "=value" */
+  const char *name; /* the option as written, without "=value" */
   size_t name_len;
   const char *value; /* NULL when the option carries none */
   bool inline_value;
@@ -37,7 +37,8 @@ static bool is(const option_value *o, const char *name) {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static bool fail(char *message, size_t cap, const char *format, ...) {
+static bool
+fail(char *message, size_t cap, const char *format, ...) {
   va_list args;
   va_start(args, format);
   vsnprintf(message, cap, format, args);
@@ -106,8 +107,8 @@ static bool parse_field(inspect_options *out, const option_value *o, const char 
   }
   if (!ok) {
     char after[64];
-    snprintf(after, sizeof after, " for %.*s (see --help for names and ranges)",
-             (int)o->name_len, o->name);
+    snprintf(after, sizeof after, " for %.*s (see --help for names and ranges)", (int)o->name_len,
+             o->name);
     return fail_quoting(message, cap, "bad value ", o->value, after);
   }
   h->fields_set |= bit;
@@ -117,7 +118,8 @@ static bool parse_field(inspect_options *out, const option_value *o, const char 
 static bool parse_size(inspect_options *out, const option_value *o, char *message, size_t cap) {
   uint64_t size = 0;
   if (!inspect_parse_number(o->value, UINT64_MAX, &size)) {
-    return fail_quoting(message, cap, "bad value ", o->value, " for --size (a decimal or 0x number)");
+    return fail_quoting(message, cap, "bad value ", o->value,
+                        " for --size (a decimal or 0x number)");
   }
   /* More handles than a table holds is libhurray's to reject (BP-TABLE-1,
    * CLI-ENC-3); the ones past the limit are parsed but not kept. */
@@ -214,8 +216,7 @@ bool inspect_parse_arguments(int argc, char *const argv[], inspect_options *out,
     return fail(message, cap, "--allow-empty-table applies to table input, not --handle");
   }
   if (encode && out->kind == INSPECT_INPUT_HANDLE && out->handle_count != 1u) {
-    snprintf(message, cap, "encode --handle needs exactly one --size (got %zu)",
-             out->handle_count);
+    snprintf(message, cap, "encode --handle needs exactly one --size (got %zu)", out->handle_count);
     return false;
   }
   return true;

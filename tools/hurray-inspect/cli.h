@@ -16,11 +16,7 @@
 #include "inspect.h"
 
 /** Exit statuses (specs/cli.md CLI-EXIT-1). */
-enum {
-  INSPECT_EXIT_VALID = 0,
-  INSPECT_EXIT_REJECTED = 1,
-  INSPECT_EXIT_USAGE = 2
-};
+enum { INSPECT_EXIT_VALID = 0, INSPECT_EXIT_REJECTED = 1, INSPECT_EXIT_USAGE = 2 };
 
 /** Largest input read, in bytes (CLI-INPUT-3). */
 #define INSPECT_MAX_INPUT_BYTES ((size_t)16 * 1024 * 1024)

@@ -28,8 +28,7 @@ hurray_status inspect_encode(const inspect_options *options, char *out, size_t c
     for (size_t i = 0; i < HURRAY_BUFFER_TABLE_MAX_HANDLES; i++) {
       handles[i] = options->handles[i].fields;
     }
-    return hurray_buffer_table_encode(handles, options->handle_count, bytes, sizeof bytes, &n,
-                                      err);
+    return hurray_buffer_table_encode(handles, options->handle_count, bytes, sizeof bytes, &n, err);
   }
   for (size_t i = 0; i < options->handle_count; i++) {
     const hurray_buffer_handle *f = &options->handles[i].fields;

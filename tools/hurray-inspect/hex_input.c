@@ -58,9 +58,7 @@ static inspect_hex_status hex_fail(inspect_hex_error *err, inspect_hex_status st
   return status;
 }
 
-size_t inspect_hex_max_bytes(size_t text_len) {
-  return text_len / 2u;
-}
+size_t inspect_hex_max_bytes(size_t text_len) { return text_len / 2u; }
 
 inspect_hex_status inspect_parse_hex(const char *text, size_t text_len, uint8_t *out, size_t cap,
                                      size_t *out_len, inspect_hex_error *err) {
@@ -68,8 +66,8 @@ inspect_hex_status inspect_parse_hex(const char *text, size_t text_len, uint8_t 
     return hex_fail(err, INSPECT_HEX_NULL_ARGUMENT, NULL, 0, 0);
   }
   size_t written = 0;
-  int high = -1;            /* the first digit of a byte, once seen */
-  size_t high_offset = 0;   /* where that digit is */
+  int high = -1;          /* the first digit of a byte, once seen */
+  size_t high_offset = 0; /* where that digit is */
   bool in_comment = false;
   for (size_t i = 0; i < text_len; i++) {
     uint8_t c = (uint8_t)text[i];
@@ -117,16 +115,13 @@ size_t inspect_hex_error_format(const inspect_hex_error *err, char *buf, size_t 
     n = snprintf(buf, cap, "no hex error information");
   } else {
     switch (err->status) {
-      case INSPECT_HEX_OK:
-        n = snprintf(buf, cap, "ok");
-        break;
+      case INSPECT_HEX_OK: n = snprintf(buf, cap, "ok"); break;
       case INSPECT_HEX_BAD_CHARACTER:
         if (err->character >= 0x21u && err->character <= 0x7Eu) {
           n = snprintf(buf, cap,
                        "bad character '%c' (0x%02X) at offset %zu (line %zu, column %zu); "
                        "hex text holds only hex digits, whitespace and # comments",
-                       (char)err->character, err->character, err->offset, err->line,
-                       err->column);
+                       (char)err->character, err->character, err->offset, err->line, err->column);
         } else {
           n = snprintf(buf, cap,
                        "bad character 0x%02X at offset %zu (line %zu, column %zu); "
@@ -149,9 +144,7 @@ size_t inspect_hex_error_format(const inspect_hex_error *err, char *buf, size_t 
       case INSPECT_HEX_NULL_ARGUMENT:
         n = snprintf(buf, cap, "hex parser called with a NULL argument");
         break;
-      default:
-        n = snprintf(buf, cap, "unknown hex error %d", (int)err->status);
-        break;
+      default: n = snprintf(buf, cap, "unknown hex error %d", (int)err->status); break;
     }
   }
   return n < 0 ? 0u : (size_t)n;

@@ -88,7 +88,10 @@ size_t inspect_hex_error_format(const inspect_hex_error *err, char *buf, size_t 
 /* ------------------------------------------------------------------------ */
 
 /** What the input holds: a buffer table (default) or one handle (--handle). */
-typedef enum inspect_input_kind { INSPECT_INPUT_TABLE = 0, INSPECT_INPUT_HANDLE = 1 } inspect_input_kind;
+typedef enum inspect_input_kind {
+  INSPECT_INPUT_TABLE = 0,
+  INSPECT_INPUT_HANDLE = 1
+} inspect_input_kind;
 
 /** The six fields of a handle in wire order (BP-WIRE-1). */
 typedef enum inspect_field {

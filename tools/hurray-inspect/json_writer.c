@@ -16,13 +16,34 @@ static void json_string(text_sink *out, const char *text, size_t len) {
   while (i < len) {
     uint8_t c = s[i];
     switch (c) {
-      case '"': text_sink_puts(out, "\\\""); i++; continue;
-      case '\\': text_sink_puts(out, "\\\\"); i++; continue;
-      case '\n': text_sink_puts(out, "\\n"); i++; continue;
-      case '\r': text_sink_puts(out, "\\r"); i++; continue;
-      case '\t': text_sink_puts(out, "\\t"); i++; continue;
-      case '\b': text_sink_puts(out, "\\b"); i++; continue;
-      case '\f': text_sink_puts(out, "\\f"); i++; continue;
+      case '"':
+        text_sink_puts(out, "\\\"");
+        i++;
+        continue;
+      case '\\':
+        text_sink_puts(out, "\\\\");
+        i++;
+        continue;
+      case '\n':
+        text_sink_puts(out, "\\n");
+        i++;
+        continue;
+      case '\r':
+        text_sink_puts(out, "\\r");
+        i++;
+        continue;
+      case '\t':
+        text_sink_puts(out, "\\t");
+        i++;
+        continue;
+      case '\b':
+        text_sink_puts(out, "\\b");
+        i++;
+        continue;
+      case '\f':
+        text_sink_puts(out, "\\f");
+        i++;
+        continue;
       default: break;
     }
     if (c < 0x20u || c == 0x7Fu) {
@@ -70,7 +91,8 @@ static void json_handle(text_sink *out, const hurray_buffer_handle *h) {
 size_t inspect_write_json(const inspect_result *r, char *buf, size_t cap) {
   text_sink out;
   text_sink_init(&out, buf, cap);
-  text_sink_printf(&out, "{\"valid\": %s, \"handles\": [", r->status == HURRAY_OK ? "true" : "false");
+  text_sink_printf(&out, "{\"valid\": %s, \"handles\": [",
+                   r->status == HURRAY_OK ? "true" : "false");
   for (size_t i = 0; i < r->handle_count; i++) {
     if (i > 0u) {
       text_sink_puts(&out, ", ");
@@ -85,8 +107,9 @@ size_t inspect_write_json(const inspect_result *r, char *buf, size_t cap) {
     text_sink_puts(&out, "{\"status\": ");
     const char *name = hurray_status_name(r->status);
     json_string(&out, name, strlen(name));
-    text_sink_printf(&out, ", \"value\": %" PRIu64 ", \"expected\": %" PRIu64 ", \"index\": %zu, \"message\": ",
-                     e->value, e->expected, e->index);
+    text_sink_printf(
+        &out, ", \"value\": %" PRIu64 ", \"expected\": %" PRIu64 ", \"index\": %zu, \"message\": ",
+        e->value, e->expected, e->index);
     size_t n = 0;
     while (n < sizeof r->message && r->message[n] != '\0') {
       n++;

@@ -34,7 +34,8 @@ static bool json_requested(int argc, char *argv[]) {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static char *format_text(const char *format, ...) {
+static char *
+format_text(const char *format, ...) {
   va_list args;
   va_start(args, format);
   int n = vsnprintf(NULL, 0, format, args);
@@ -163,8 +164,8 @@ static bool decode_hex(const inspect_options *options, uint8_t **bytes, size_t *
     }
     free(what);
     free(name);
-    inspect_failure failure = {"BAD_HEX", hex_error.offset, true, hex_error.line,
-                               hex_error.column, message};
+    inspect_failure failure = {"BAD_HEX",      hex_error.offset, true,
+                               hex_error.line, hex_error.column, message};
     *exit_status = report_failure(options->json, failure, false);
     free(message);
     return false;
@@ -200,8 +201,8 @@ static int run_inspect(const inspect_options *options) {
     return fail_with(options->json, "OUT_OF_MEMORY", format_text("out of memory"));
   }
   hurray_status status = inspect_analyze_flags(
-      input, len, options->kind,
-      options->allow_empty_table ? HURRAY_BUFFER_TABLE_ALLOW_EMPTY : 0u, result);
+      input, len, options->kind, options->allow_empty_table ? HURRAY_BUFFER_TABLE_ALLOW_EMPTY : 0u,
+      result);
   free(input);
   exit_status = emit_report(result, options,
                             status == HURRAY_OK ? INSPECT_EXIT_VALID : INSPECT_EXIT_REJECTED);
@@ -251,16 +252,12 @@ int main(int argc, char *argv[]) {
   }
   free(message);
   switch (options.command) {
-    case INSPECT_COMMAND_HELP:
-      inspect_print_usage(stdout);
-      return emit("", 0, INSPECT_EXIT_VALID);
+    case INSPECT_COMMAND_HELP: inspect_print_usage(stdout); return emit("", 0, INSPECT_EXIT_VALID);
     case INSPECT_COMMAND_VERSION:
       printf("%s (libhurray %s)\n", program, hurray_version());
       return emit("", 0, INSPECT_EXIT_VALID);
-    case INSPECT_COMMAND_ENCODE:
-      return run_encode(&options);
-    case INSPECT_COMMAND_INSPECT:
-      break;
+    case INSPECT_COMMAND_ENCODE: return run_encode(&options);
+    case INSPECT_COMMAND_INSPECT: break;
   }
   return run_inspect(&options);
 }

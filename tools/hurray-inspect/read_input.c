@@ -41,7 +41,7 @@ bool inspect_read_input(const char *path, uint8_t **data, size_t *len, char *mes
     if (size == capacity) {
       /* One byte more than the limit is enough to know it is exceeded. */
       size_t grown = capacity * 2u > INSPECT_MAX_INPUT_BYTES + 1u ? INSPECT_MAX_INPUT_BYTES + 1u
-                                                                 : capacity * 2u;
+                                                                  : capacity * 2u;
       uint8_t *bigger = realloc(buf, grown);
       if (bigger == NULL) {
         snprintf(message, cap, "out of memory reading %s", name);

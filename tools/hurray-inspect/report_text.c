@@ -52,9 +52,8 @@ static const char *class_meaning(uint8_t memory_class) {
     case HURRAY_MEMORY_INVALID: return "permanently invalid class (BP-MEM-3)";
     default: break;
   }
-  return hurray_memory_class_is_private(memory_class)
-             ? "implementation-private class (BP-MEM-2)"
-             : "reserved for future versions (BP-MEM-3)";
+  return hurray_memory_class_is_private(memory_class) ? "implementation-private class (BP-MEM-2)"
+                                                      : "reserved for future versions (BP-MEM-3)";
 }
 
 static const char *verdict(hurray_status status) {
@@ -141,7 +140,8 @@ static void handle_rows(text_sink *out, const inspect_handle_view *h, size_t ind
   } else {
     snprintf(meaning, sizeof meaning, "%" PRIu64 " bytes of data", f->byte_size);
   }
-  row(out, h->offset, h->bytes, 8, "byte_size", value, meaning, verdict(v[INSPECT_FIELD_BYTE_SIZE]));
+  row(out, h->offset, h->bytes, 8, "byte_size", value, meaning,
+      verdict(v[INSPECT_FIELD_BYTE_SIZE]));
 
   snprintf(value, sizeof value, "%" PRIu32, f->alignment);
   if (v[INSPECT_FIELD_ALIGNMENT] == HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO) {
@@ -227,8 +227,9 @@ static void extra_rows(text_sink *out, const inspect_result *r, const char *fiel
     snprintf(shown, sizeof shown, " (%u shown)", (unsigned)INSPECT_EXTRA_BYTES_KEPT);
   }
   snprintf(value, sizeof value, "%zu byte%s%s", n, n == 1u ? "" : "s", shown);
-  row(out, r->extra_offset, r->extra_bytes, n < INSPECT_EXTRA_BYTES_KEPT ? n : INSPECT_EXTRA_BYTES_KEPT,
-      field, value, meaning, judgement);
+  row(out, r->extra_offset, r->extra_bytes,
+      n < INSPECT_EXTRA_BYTES_KEPT ? n : INSPECT_EXTRA_BYTES_KEPT, field, value, meaning,
+      judgement);
 }
 
 size_t inspect_write_text_report(const inspect_result *r, const char *input_name, char *buf,
@@ -266,8 +267,9 @@ size_t inspect_write_text_report(const inspect_result *r, const char *input_name
     handle_rows(&out, &r->handles[i], i, r);
   }
   if (r->extra_is_trailing) {
-    extra_rows(&out, r, "trailing", table ? "bytes after the table (BP-TABLE-6)"
-                                           : "bytes after the handle (CLI-INPUT-2)",
+    extra_rows(&out, r, "trailing",
+               table ? "bytes after the table (BP-TABLE-6)"
+                     : "bytes after the handle (CLI-INPUT-2)",
                r->status == HURRAY_ERR_TRAILING_BYTES ? "TRAILING_BYTES" : "-");
   } else {
     char meaning[64];
@@ -291,8 +293,7 @@ size_t inspect_write_text_report(const inspect_result *r, const char *input_name
       text_sink_printf(&out, "verdict: VALID handle on %s, %s memory\n", device, memory_class);
     }
   } else {
-    text_sink_printf(&out, "verdict: REJECTED %s: %s\n", hurray_status_name(r->status),
-                     r->message);
+    text_sink_printf(&out, "verdict: REJECTED %s: %s\n", hurray_status_name(r->status), r->message);
   }
   return out.len;
 }

@@ -54,7 +54,8 @@ void text_sink_printf(text_sink *sink, const char *format, ...) {
   }
 }
 
-size_t text_sink_utf8_sequence(const unsigned char *s, size_t available, unsigned long *code_point) {
+size_t text_sink_utf8_sequence(const unsigned char *s, size_t available,
+                               unsigned long *code_point) {
   unsigned char b0 = s[0];
   size_t n;
   unsigned char low = 0x80u; /* bounds of the second byte */

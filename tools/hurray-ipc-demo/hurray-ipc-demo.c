@@ -64,7 +64,8 @@ static int consume_device(hurray_ipc_consumer *c, hurray_plugin_registry *plugin
     }
   }
   free(bytes);
-  printf("consumer pid %d: offer %" PRIu64 ", a %s buffer of %" PRIu64 " bytes imported "
+  printf("consumer pid %d: offer %" PRIu64 ", a %s buffer of %" PRIu64
+         " bytes imported "
          "through our own plugin (VkDeviceMemory %p, imported from an OPAQUE_FD), every byte "
          "read back and checked; releasing\n",
          (int)getpid(), hurray_ipc_received_offer_id(r),
@@ -122,7 +123,8 @@ static int consumer(const char *address, uint64_t size, const char *vulkan_file)
       return 1;
     }
   }
-  printf("consumer pid %d: offer %" PRIu64 ", %" PRIu64 " bytes mapped read-only at %p, "
+  printf("consumer pid %d: offer %" PRIu64 ", %" PRIu64
+         " bytes mapped read-only at %p, "
          "every byte checked; releasing\n",
          (int)getpid(), hurray_ipc_received_offer_id(r), b->handle.byte_size, b->data);
   fflush(stdout);
@@ -171,8 +173,9 @@ static void on_device_release(void *data, void *ctx) {
   (void)data;
   demo_state *s = ctx;
   s->device_released++;
-  printf("producer: last reference to the Vulkan buffer gone, release callback called; "
-         "freeing it\n");
+  printf(
+      "producer: last reference to the Vulkan buffer gone, release callback called; "
+      "freeing it\n");
   fflush(stdout);
   (void)!hurray_plugin_buffer_release(s->device, NULL);
 }
@@ -180,10 +183,9 @@ static void on_device_release(void *data, void *ctx) {
 /* The second offer: exportable Vulkan memory, filled through the plugin. */
 static hurray_status offer_device(hurray_ipc_producer *p, uint64_t cid, hurray_plugin *vulkan,
                                   demo_state *state, hurray_error *err) {
-  hurray_status st = hurray_plugin_allocate_flags(vulkan, 0, DEVICE_BYTES, 256,
-                                                  HURRAY_MEMORY_STANDARD,
-                                                  HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                                                  &state->device, err);
+  hurray_status st =
+      hurray_plugin_allocate_flags(vulkan, 0, DEVICE_BYTES, 256, HURRAY_MEMORY_STANDARD,
+                                   HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &state->device, err);
   uint8_t *bytes = st == HURRAY_OK ? malloc(DEVICE_BYTES) : NULL;
   if (st == HURRAY_OK && bytes == NULL) {
     st = HURRAY_ERR_OUT_OF_MEMORY;
@@ -197,8 +199,8 @@ static hurray_status offer_device(hurray_ipc_producer *p, uint64_t cid, hurray_p
   free(bytes);
   hurray_ipc_shared *s = NULL;
   if (st == HURRAY_OK) {
-    st = hurray_ipc_producer_share_device(p, state->device, NULL, on_device_release, state, &s,
-                                          err);
+    st =
+        hurray_ipc_producer_share_device(p, state->device, NULL, on_device_release, state, &s, err);
   }
   if (st == HURRAY_OK) {
     st = hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, err);
@@ -246,7 +248,8 @@ int main(int argc, char **argv) {
   if (hurray_ipc_segment_seal(fd, data, size, &err) != HURRAY_OK) {
     return fail("producer", &err);
   }
-  printf("producer pid %d: %" PRIu64 " MiB written to a memfd, sealed (shrink, grow, "
+  printf("producer pid %d: %" PRIu64
+         " MiB written to a memfd, sealed (shrink, grow, "
          "future-write, seal), listening on %s\n",
          (int)getpid(), mib, address);
   fflush(stdout);

@@ -72,7 +72,8 @@ static int receive(const char *address, const char *port_file) {
     goto out;
   }
   size_t count = hurray_net_received_count(tensor);
-  printf("receiver: tensor %" PRIu64 " validated (table decoded, network rule, colocation): "
+  printf("receiver: tensor %" PRIu64
+         " validated (table decoded, network rule, colocation): "
          "%zu buffers, over the UCX lanes:\n",
          hurray_net_received_tensor_id(tensor), count);
   /* UCX's endpoint description, its "lane[...]" lines only. */
@@ -96,7 +97,8 @@ static int receive(const char *address, const char *port_file) {
     for (uint64_t j = 0; j < b->handle.byte_size; j++) {
       wrong += bytes[j] != pattern(i, j);
     }
-    printf("receiver:   buffer %zu: %" PRIu64 " bytes, %s %s, aligned to %u, "
+    printf("receiver:   buffer %zu: %" PRIu64
+           " bytes, %s %s, aligned to %u, "
            "producer_synced, placed at %p (this process's host memory): %s\n",
            i, b->handle.byte_size, device, memory_class, (unsigned)b->handle.alignment, b->data,
            wrong == 0u ? "every byte as sent" : "BYTES DIFFER");

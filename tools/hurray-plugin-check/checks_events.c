@@ -15,15 +15,17 @@ static hurray_plugin_event *new_event(conformance_run *run, uint32_t d) {
   hurray_error err;
   memset(&err, 0, sizeof err);
   hurray_plugin_event *event = NULL;
-  conformance_expect_status(run, hurray_plugin_event_create(conformance_plugin(run), d, &event, &err),
+  conformance_expect_status(run,
+                            hurray_plugin_event_create(conformance_plugin(run), d, &event, &err),
                             HURRAY_OK, &err, "event_create(device %u)", (unsigned)d);
   return event;
 }
 
 static void require_events(conformance_run *run) {
   if (!hurray_plugin_supports_events(conformance_plugin(run))) {
-    conformance_skip(run, "the plugin has no event entries: its buffers are offered "
-                          "producer_synced (PL-TABLE-6)");
+    conformance_skip(run,
+                     "the plugin has no event entries: its buffers are offered "
+                     "producer_synced (PL-TABLE-6)");
   }
 }
 
@@ -43,7 +45,8 @@ void conformance_check_events(conformance_run *run) {
                               "wait on an event never recorded (complete, PL-EVENT-2)");
     hurray_plugin_buffer *buffer = NULL;
     conformance_expect_status(
-        run, hurray_plugin_allocate(plugin, d, sizeof data, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
+        run,
+        hurray_plugin_allocate(plugin, d, sizeof data, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_OK, &err, "allocate(device %u, 1 MiB, standard)", (unsigned)d);
     conformance_expect_status(run, hurray_plugin_buffer_write(buffer, 0, data, sizeof data, &err),
                               HURRAY_OK, &err, "copy_to_device of 1 MiB");
@@ -181,11 +184,12 @@ void conformance_check_native_event(conformance_run *run) {
                native.native_type == HURRAY_NATIVE_EVENT_VK_FENCE) {
       check_vk_object(run, &native);
     } else {
-      static const char *const types[] = {"none",      "CUevent",         "hipEvent_t",
-                                          "id<MTLSharedEvent>", "VkSemaphore", "VkFence",
-                                          "ze_event_handle_t", "cl_event"};
-      conformance_note(run, "device %u: native %s handle, not queried (no query of that runtime "
-                            "here)",
+      static const char *const types[] = {
+          "none",        "CUevent", "hipEvent_t",        "id<MTLSharedEvent>",
+          "VkSemaphore", "VkFence", "ze_event_handle_t", "cl_event"};
+      conformance_note(run,
+                       "device %u: native %s handle, not queried (no query of that runtime "
+                       "here)",
                        (unsigned)d,
                        native.native_type < sizeof types / sizeof types[0]
                            ? types[native.native_type]

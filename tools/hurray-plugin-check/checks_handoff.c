@@ -53,16 +53,16 @@ static void hand_over(conformance_run *run, uint32_t d, bool with_event) {
   conformance_expect_status(
       run, hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, &err),
       HURRAY_OK, &err, "%s handoff: accept", mode);
-  CONFORM(run, accepted.data == address, "%s handoff: accept gave %p, the allocation's address is %p",
-          mode, accepted.data, address);
+  CONFORM(run, accepted.data == address,
+          "%s handoff: accept gave %p, the allocation's address is %p", mode, accepted.data,
+          address);
   if (with_event) {
     CONFORM(run, accepted.event == event && accepted.event_kind == HURRAY_EVENT_KIND_PLUGIN,
             "event handoff: accept did not pass on the plugin event");
     /* The consumer's wait: a real wait through the plugin. */
-    conformance_expect_status(run,
-                              hurray_plugin_event_wait(accepted.event, HURRAY_PLUGIN_WAIT_FOREVER,
-                                                       &err),
-                              HURRAY_OK, &err, "event handoff: the consumer's wait_event");
+    conformance_expect_status(
+        run, hurray_plugin_event_wait(accepted.event, HURRAY_PLUGIN_WAIT_FOREVER, &err), HURRAY_OK,
+        &err, "event handoff: the consumer's wait_event");
     conformance_expect_status(run, hurray_handoff_record_event_wait(&handoff, &err), HURRAY_OK,
                               &err, "event handoff: record_event_wait");
     conformance_expect_status(run, hurray_handoff_release_event(&handoff, &err), HURRAY_OK, &err,
@@ -99,9 +99,10 @@ void conformance_check_handoff(conformance_run *run) {
       hand_over(run, d, true);
     }
   }
-  conformance_note(run, "%s", events ? "handed over producer_synced and with a plugin event"
-                                     : "handed over producer_synced (no event: the plugin has "
-                                       "none, or its device is the CPU)");
+  conformance_note(run, "%s",
+                   events ? "handed over producer_synced and with a plugin event"
+                          : "handed over producer_synced (no event: the plugin has "
+                            "none, or its device is the CPU)");
 }
 
 /* The sequence of issue 16: a producer hands a plugin buffer to a consumer,
@@ -136,10 +137,9 @@ void conformance_check_unload_with_buffers_held(conformance_run *run) {
 
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
-  const hurray_buffer_offer offer =
-      hurray_buffer_offer_make(hurray_plugin_buffer_allocation(buffer)->address,
-                               hurray_plugin_buffer_release_callback, buffer,
-                               hurray_sync_payload_none());
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(
+      hurray_plugin_buffer_allocation(buffer)->address, hurray_plugin_buffer_release_callback,
+      buffer, hurray_sync_payload_none());
   conformance_expect_status(
       run, hurray_handoff_offer(&handoff, hurray_plugin_buffer_handle(buffer), &offer, &err),
       HURRAY_OK, &err, "offer");

@@ -34,9 +34,16 @@ typedef struct child_verdict {
 } child_verdict;
 
 static const char *const child_steps[] = {
-    "nothing",           "receiving the record", "loading the plugin", "import",
-    "reading the bytes", "comparing the bytes",  "the imported handle", "writing its bytes",
-    "freeing the import", "waiting on the event",
+    "nothing",
+    "receiving the record",
+    "loading the plugin",
+    "import",
+    "reading the bytes",
+    "comparing the bytes",
+    "the imported handle",
+    "writing its bytes",
+    "freeing the import",
+    "waiting on the event",
 };
 
 static unsigned char pattern(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
@@ -105,8 +112,9 @@ static bool receive_record(int socket_fd, void *record, size_t size, int *fd) {
 
 static uint8_t child_fail(child_verdict *v, uint8_t step, const hurray_error *err) {
   v->step = step;
-  snprintf(v->detail, sizeof v->detail, "%s%s%s", err != NULL ? hurray_status_name(err->status) : "",
-           err != NULL ? ": " : "", err != NULL ? err->detail : "");
+  snprintf(v->detail, sizeof v->detail, "%s%s%s",
+           err != NULL ? hurray_status_name(err->status) : "", err != NULL ? ": " : "",
+           err != NULL ? err->detail : "");
   return step;
 }
 
@@ -139,7 +147,8 @@ static uint8_t child_memory(hurray_plugin *plugin, int socket_fd, child_verdict 
     for (size_t i = 0; i < sizeof bytes; i++) {
       bytes[i] = pattern(i, 2u);
     }
-    if (step == 0 && hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
+    if (step == 0 &&
+        hurray_plugin_buffer_write(imported, 0, bytes, sizeof bytes, &err) != HURRAY_OK) {
       step = child_fail(v, 7, &err);
     }
   }
@@ -276,24 +285,22 @@ void conformance_check_ipc_memory(conformance_run *run) {
   memset(&err, 0, sizeof err);
   hurray_plugin_buffer *buffer = NULL;
   if (table.export_memory == NULL) {
-    conformance_expect_status(run,
-                              hurray_plugin_allocate_flags(plugin, 0, 4096, 64,
-                                                           HURRAY_MEMORY_STANDARD,
-                                                           HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                                                           &buffer, &err),
-                              HURRAY_ERR_UNSUPPORTED, &err,
-                              "an exportable allocation on a plugin without export_memory");
+    conformance_expect_status(
+        run,
+        hurray_plugin_allocate_flags(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
+                                     HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+        HURRAY_ERR_UNSUPPORTED, &err, "an exportable allocation on a plugin without export_memory");
     conformance_expect_eq(run, err.expected, tag, "its error's expected (the tag)");
-    conformance_skip(run, "the plugin exports no memory (no export_memory entry); an "
-                          "exportable allocation is refused, as PL-IPC-1 says");
+    conformance_skip(run,
+                     "the plugin exports no memory (no export_memory entry); an "
+                     "exportable allocation is refused, as PL-IPC-1 says");
   }
   size_t descriptors_before = open_descriptors();
-  conformance_expect_status(run,
-                            hurray_plugin_allocate_flags(plugin, 0, SHARED_BYTES, 64,
-                                                         HURRAY_MEMORY_STANDARD,
-                                                         HURRAY_PLUGIN_ALLOCATE_EXPORTABLE,
-                                                         &buffer, &err),
-                            HURRAY_OK, &err, "an exportable allocation (device 0, 1 MiB, standard)");
+  conformance_expect_status(
+      run,
+      hurray_plugin_allocate_flags(plugin, 0, SHARED_BYTES, 64, HURRAY_MEMORY_STANDARD,
+                                   HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
+      HURRAY_OK, &err, "an exportable allocation (device 0, 1 MiB, standard)");
   static unsigned char bytes[SHARED_BYTES];
   for (size_t i = 0; i < sizeof bytes; i++) {
     bytes[i] = pattern(i, 1u);
@@ -367,8 +374,8 @@ void conformance_check_ipc_event(conformance_run *run) {
     hurray_plugin_device_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    conformance_expect_status(run, hurray_plugin_describe_device(plugin, d, &info, &err),
-                              HURRAY_OK, &err, "describe_device(%u)", (unsigned)d);
+    conformance_expect_status(run, hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK,
+                              &err, "describe_device(%u)", (unsigned)d);
     if ((info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u) {
       device = d;
     }
@@ -380,21 +387,21 @@ void conformance_check_ipc_event(conformance_run *run) {
     conformance_expect_status(run, s, HURRAY_ERR_UNSUPPORTED, &err,
                               "an exportable event on a device that does not declare "
                               "HURRAY_IPC_EXPORTS_EVENTS");
-    conformance_skip(run, "no device declares HURRAY_IPC_EXPORTS_EVENTS; an exportable event is "
-                          "refused, as PL-IPC-7 says");
+    conformance_skip(run,
+                     "no device declares HURRAY_IPC_EXPORTS_EVENTS; an exportable event is "
+                     "refused, as PL-IPC-7 says");
   }
   conformance_expect_status(run,
-                            hurray_plugin_event_create_flags(plugin, device,
-                                                             HURRAY_PLUGIN_EVENT_EXPORTABLE,
-                                                             &event, &err),
+                            hurray_plugin_event_create_flags(
+                                plugin, device, HURRAY_PLUGIN_EVENT_EXPORTABLE, &event, &err),
                             HURRAY_OK, &err, "an exportable event (device %u)", (unsigned)device);
   conformance_expect_status(run, hurray_plugin_event_record(event, NULL, &err), HURRAY_OK, &err,
                             "record_event of the exportable event");
   hurray_plugin_ipc_event record;
   memset(&record, 0xEE, sizeof record);
   record.struct_size = sizeof record;
-  conformance_expect_status(run, hurray_plugin_event_export(event, &record, &err), HURRAY_OK,
-                            &err, "event_export");
+  conformance_expect_status(run, hurray_plugin_event_export(event, &record, &err), HURRAY_OK, &err,
+                            "event_export");
   conformance_expect_eq(run, record.kind, HURRAY_PLUGIN_IPC_EVENT_HANDLE,
                         "the exported event's kind");
   conformance_expect_eq(run, record.device_tag, tag, "the exported event's device_tag");

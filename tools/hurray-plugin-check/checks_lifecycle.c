@@ -32,8 +32,8 @@ static void *allocate_rounds(void *arg) {
   hurray_error *err = &w->err;
   for (size_t r = 0; r < ROUNDS; r++) {
     hurray_plugin_buffer *buffer = NULL;
-    if (hurray_plugin_allocate(w->plugin, 0, 4096 + r, 64, HURRAY_MEMORY_STANDARD, &buffer,
-                               err) != HURRAY_OK) {
+    if (hurray_plugin_allocate(w->plugin, 0, 4096 + r, 64, HURRAY_MEMORY_STANDARD, &buffer, err) !=
+        HURRAY_OK) {
       w->failed = "allocate";
       return NULL;
     }
@@ -45,10 +45,10 @@ static void *allocate_rounds(void *arg) {
       return NULL;
     }
     hurray_plugin_event *event = NULL;
-    if (w->events && (hurray_plugin_event_create(w->plugin, 0, &event, err) != HURRAY_OK ||
-                      hurray_plugin_event_record(event, NULL, err) != HURRAY_OK ||
-                      hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, err) !=
-                          HURRAY_OK)) {
+    if (w->events &&
+        (hurray_plugin_event_create(w->plugin, 0, &event, err) != HURRAY_OK ||
+         hurray_plugin_event_record(event, NULL, err) != HURRAY_OK ||
+         hurray_plugin_event_wait(event, HURRAY_PLUGIN_WAIT_FOREVER, err) != HURRAY_OK)) {
       w->failed = "event create, record and wait";
       return NULL;
     }
@@ -254,10 +254,9 @@ void conformance_check_racing_free(conformance_run *run) {
     race(run, racers, 2, NULL);
     int freed = (racers[0].status == HURRAY_OK) + (racers[1].status == HURRAY_OK);
     conformance_expect_eq(run, (uint64_t)freed, 1, "round %d: frees that succeeded", round);
-    conformance_expect_status(run, racers[0].status == HURRAY_OK ? racers[1].status
-                                                                 : racers[0].status,
-                              HURRAY_ERR_USE_AFTER_DESTROY, NULL, "round %d: the losing free",
-                              round);
+    conformance_expect_status(
+        run, racers[0].status == HURRAY_OK ? racers[1].status : racers[0].status,
+        HURRAY_ERR_USE_AFTER_DESTROY, NULL, "round %d: the losing free", round);
     conformance_expect_eq(run, hurray_plugin_outstanding(plugin, NULL, NULL), 0,
                           "round %d: outstanding", round);
   }
@@ -285,21 +284,21 @@ void conformance_check_free_racing_unload(conformance_run *run) {
                               HURRAY_OK, &err, "load (round %d)", round);
     hurray_plugin_buffer *buffers[RACING_BUFFERS];
     for (size_t i = 0; i < RACING_BUFFERS; i++) {
-      conformance_expect_status(run,
-                                hurray_plugin_allocate(loaded, 0, 4096, 64, HURRAY_MEMORY_STANDARD,
-                                                       &buffers[i], &err),
-                                HURRAY_OK, &err, "allocate (round %d)", round);
+      conformance_expect_status(
+          run,
+          hurray_plugin_allocate(loaded, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &buffers[i], &err),
+          HURRAY_OK, &err, "allocate (round %d)", round);
     }
     conformance_expect_eq(run, hurray_plugin_outstanding(loaded, NULL, NULL), RACING_BUFFERS,
                           "round %d: outstanding", round);
-    racing_free racers[2] = {{buffers, RACING_BUFFERS / 2, NULL, 0, HURRAY_OK},
-                             {buffers + RACING_BUFFERS / 2, RACING_BUFFERS / 2, NULL, 0,
-                              HURRAY_OK}};
+    racing_free racers[2] = {
+        {buffers, RACING_BUFFERS / 2, NULL, 0, HURRAY_OK},
+        {buffers + RACING_BUFFERS / 2, RACING_BUFFERS / 2, NULL, 0, HURRAY_OK}};
     race(run, racers, 2, own);
     conformance_expect_eq(run, (uint64_t)(racers[0].failures + racers[1].failures), 0,
                           "round %d: frees that failed while the registry was destroyed", round);
-    CONFORM(run, !conformance_file_is_mapped(path),
-            "round %d: %s still mapped after the last free", round, path);
+    CONFORM(run, !conformance_file_is_mapped(path), "round %d: %s still mapped after the last free",
+            round, path);
     /* Every token is dead now: a late free is refused, nothing reopened. */
     conformance_expect_status(run, hurray_plugin_buffer_release(buffers[0], &err),
                               HURRAY_ERR_USE_AFTER_DESTROY, &err, "round %d: a late free", round);

@@ -10,16 +10,15 @@
 #include "conformance.h"
 
 /* An independent measure of an address's alignment: its lowest set bit. */
-static uint64_t lowest_set_bit(uintptr_t address) {
-  return address & (~address + 1u);
-}
+static uint64_t lowest_set_bit(uintptr_t address) { return address & (~address + 1u); }
 
 static void describe(conformance_run *run, uint32_t d, hurray_plugin_device_info *info) {
   hurray_error err;
   memset(&err, 0, sizeof err);
   memset(info, 0, sizeof *info);
   info->struct_size = sizeof *info;
-  conformance_expect_status(run, hurray_plugin_describe_device(conformance_plugin(run), d, info, &err),
+  conformance_expect_status(run,
+                            hurray_plugin_describe_device(conformance_plugin(run), d, info, &err),
                             HURRAY_OK, &err, "describe_device(%u)", (unsigned)d);
 }
 
@@ -36,8 +35,8 @@ static uint32_t allocate_one(conformance_run *run, uint32_t d,
   hurray_error err;
   memset(&err, 0, sizeof err);
   hurray_plugin_buffer *buffer = NULL;
-  hurray_status s = hurray_plugin_allocate(plugin, d, 10000, alignment, mc->memory_class, &buffer,
-                                           &err);
+  hurray_status s =
+      hurray_plugin_allocate(plugin, d, 10000, alignment, mc->memory_class, &buffer, &err);
   if (s == HURRAY_ERR_UNSUPPORTED && mc->memory_class == HURRAY_MEMORY_HOST_PINNED) {
     /* A runtime-chosen mapping may have less than asked: refused, not downgraded. */
     CONFORM(run, err.expected < alignment,
@@ -47,8 +46,8 @@ static uint32_t allocate_one(conformance_run *run, uint32_t d,
     return 0;
   }
   conformance_expect_status(run, s, HURRAY_OK, &err,
-                            "allocate(device %u, 10000 bytes, alignment %u, class %s)",
-                            (unsigned)d, (unsigned)alignment, name);
+                            "allocate(device %u, 10000 bytes, alignment %u, class %s)", (unsigned)d,
+                            (unsigned)alignment, name);
   const hurray_plugin_allocation *a = hurray_plugin_buffer_allocation(buffer);
   const hurray_buffer_handle *h = hurray_plugin_buffer_handle(buffer);
   CONFORM(run, h->alignment >= alignment,
@@ -71,8 +70,7 @@ static uint32_t allocate_one(conformance_run *run, uint32_t d,
             "device %u class %s: the host address %p shows alignment %llu, less than the %u "
             "declared (PL-ALLOC-3)",
             (unsigned)d, name, a->host_address,
-            (unsigned long long)lowest_set_bit((uintptr_t)a->host_address),
-            (unsigned)h->alignment);
+            (unsigned long long)lowest_set_bit((uintptr_t)a->host_address), (unsigned)h->alignment);
   }
   CONFORM(run,
           a->alignment_basis != HURRAY_PLUGIN_ALIGNMENT_DEVICE_GUARANTEE || a->host_address == NULL,
@@ -199,12 +197,11 @@ void conformance_check_copy(conformance_run *run) {
       hurray_error err;
       memset(&err, 0, sizeof err);
       hurray_plugin_buffer *buffer = NULL;
-      conformance_expect_status(run,
-                                hurray_plugin_allocate(plugin, d, size, 64,
-                                                       info.memory_classes[c].memory_class,
-                                                       &buffer, &err),
-                                HURRAY_OK, &err, "allocate(device %u, 64 KiB, class %s)",
-                                (unsigned)d, name);
+      conformance_expect_status(
+          run,
+          hurray_plugin_allocate(plugin, d, size, 64, info.memory_classes[c].memory_class, &buffer,
+                                 &err),
+          HURRAY_OK, &err, "allocate(device %u, 64 KiB, class %s)", (unsigned)d, name);
       conformance_expect_status(run, hurray_plugin_buffer_write(buffer, 0, pattern, size, &err),
                                 HURRAY_OK, &err, "copy_to_device of 64 KiB (class %s)", name);
       conformance_expect_status(run, hurray_plugin_buffer_write(buffer, 100, pattern, 1000, &err),
@@ -222,9 +219,9 @@ void conformance_check_copy(conformance_run *run) {
                                 "a read of 11 bytes at 10 before the end");
       conformance_expect_eq(run, err.value, size + 1u, "its error's value (the end asked)");
       conformance_expect_eq(run, err.expected, size, "its error's expected (the size)");
-      conformance_expect_status(run, hurray_plugin_buffer_write(buffer, UINT64_MAX, pattern, 2, &err),
-                                HURRAY_ERR_INVALID_ARGUMENT, &err,
-                                "a write at offset UINT64_MAX");
+      conformance_expect_status(run,
+                                hurray_plugin_buffer_write(buffer, UINT64_MAX, pattern, 2, &err),
+                                HURRAY_ERR_INVALID_ARGUMENT, &err, "a write at offset UINT64_MAX");
       hurray_plugin_buffer_free(buffer);
     }
   }

@@ -48,9 +48,7 @@ static void read_table(conformance_run *run, hurray_plugin_table *out) {
   conformance_expect_status(run, s, HURRAY_OK, &err, "hurray_plugin_table_validate of the table");
 }
 
-void conformance_table_of(conformance_run *run, hurray_plugin_table *out) {
-  read_table(run, out);
-}
+void conformance_table_of(conformance_run *run, hurray_plugin_table *out) { read_table(run, out); }
 
 static const char *yes_no(bool b) { return b ? "yes" : "no"; }
 
@@ -62,8 +60,8 @@ void conformance_check_table(conformance_run *run) {
   const hurray_plugin_table *again = entry(HURRAY_PLUGIN_ABI_VERSION);
   /* PL-ENTRY-2: the same table, unchanged, for as long as it is loaded. */
   bool same = first != NULL && again != NULL && first->struct_size == again->struct_size &&
-              memcmp(first, again, first->struct_size < sizeof *first ? first->struct_size
-                                                                       : sizeof *first) == 0;
+              memcmp(first, again,
+                     first->struct_size < sizeof *first ? first->struct_size : sizeof *first) == 0;
   /* It SHOULD answer other hosts too, so they can say what differs. */
   const uint32_t others[] = {HURRAY_PLUGIN_ABI_MAKE(1u, 0u),
                              HURRAY_PLUGIN_ABI_MAKE(HURRAY_PLUGIN_ABI_MAJOR + 1u, 0u)};
@@ -148,29 +146,26 @@ void conformance_check_devices(conformance_run *run) {
     hurray_plugin_device_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
-    conformance_expect_status(run, hurray_plugin_describe_device(plugin, d, &info, &err),
-                              HURRAY_OK, &err, "describe_device(%u)", (unsigned)d);
-    conformance_expect_status(run,
-                              hurray_plugin_device_info_validate(
-                                  &info, hurray_plugin_device_tag(plugin), &err),
-                              HURRAY_OK, &err, "device %u's description", (unsigned)d);
+    conformance_expect_status(run, hurray_plugin_describe_device(plugin, d, &info, &err), HURRAY_OK,
+                              &err, "describe_device(%u)", (unsigned)d);
+    conformance_expect_status(
+        run, hurray_plugin_device_info_validate(&info, hurray_plugin_device_tag(plugin), &err),
+        HURRAY_OK, &err, "device %u's description", (unsigned)d);
     CONFORM(run, memchr(info.name, '\0', sizeof info.name) != NULL,
             "device %u's name is not NUL-terminated within %zu bytes (PL-DEV-3)", (unsigned)d,
             sizeof info.name);
     char line[512];
     int used = snprintf(line, sizeof line, "device %u: %s; IPC events %s", (unsigned)d, info.name,
-                        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u
-                            ? "exported"
-                            : "not exported");
+                        (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u ? "exported"
+                                                                                  : "not exported");
     for (uint32_t c = 0; c < info.memory_class_count && used > 0 && (size_t)used < sizeof line;
          c++) {
       char name[32];
       const hurray_plugin_memory_class_info *mc = &info.memory_classes[c];
       used += snprintf(line + used, sizeof line - (size_t)used, "; %s %s, up to %u",
                        conformance_class_name(mc->memory_class, name),
-                       (mc->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u
-                           ? "host-accessible"
-                           : "device-only",
+                       (mc->flags & HURRAY_PLUGIN_MEMORY_HOST_ACCESSIBLE) != 0u ? "host-accessible"
+                                                                                : "device-only",
                        (unsigned)mc->max_alignment);
     }
     conformance_note(run, "%s", line);
@@ -178,8 +173,7 @@ void conformance_check_devices(conformance_run *run) {
   hurray_plugin_device_info past;
   memset(&past, 0, sizeof past);
   past.struct_size = sizeof past;
-  conformance_expect_status(run, hurray_plugin_describe_device(plugin, count, &past, &err),
-                            HURRAY_ERR_INVALID_ARGUMENT, &err,
-                            "describe_device(%u), past the %u device(s)", (unsigned)count,
-                            (unsigned)count);
+  conformance_expect_status(
+      run, hurray_plugin_describe_device(plugin, count, &past, &err), HURRAY_ERR_INVALID_ARGUMENT,
+      &err, "describe_device(%u), past the %u device(s)", (unsigned)count, (unsigned)count);
 }

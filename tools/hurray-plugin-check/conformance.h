@@ -112,10 +112,12 @@ const char *conformance_file(const conformance_run *run);
 void conformance_unload(conformance_run *run);
 
 /** Ends the check as failed with the formatted message (CLI-CHK-5). */
-CONFORMANCE_PRINTF(2, 3) _Noreturn void conformance_fail(conformance_run *run, const char *format, ...);
+CONFORMANCE_PRINTF(2, 3)
+_Noreturn void conformance_fail(conformance_run *run, const char *format, ...);
 
 /** Ends the check as skipped, saying why. */
-CONFORMANCE_PRINTF(2, 3) _Noreturn void conformance_skip(conformance_run *run, const char *format, ...);
+CONFORMANCE_PRINTF(2, 3)
+_Noreturn void conformance_skip(conformance_run *run, const char *format, ...);
 
 /** Adds one line to the check's notes (a measured value, a remark). */
 CONFORMANCE_PRINTF(2, 3) void conformance_note(conformance_run *run, const char *format, ...);
@@ -135,11 +137,11 @@ void conformance_expect_eq(conformance_run *run, uint64_t got, uint64_t want, co
                            ...);
 
 /** Fails the check with the formatted message unless cond holds. */
-#define CONFORM(run, cond, ...)           \
-  do {                                    \
-    if (!(cond)) {                        \
+#define CONFORM(run, cond, ...)             \
+  do {                                      \
+    if (!(cond)) {                          \
       conformance_fail((run), __VA_ARGS__); \
-    }                                     \
+    }                                       \
   } while (0)
 
 /** The plugin's table as the loader reads it (the entry's answer to this

@@ -46,8 +46,8 @@ static const conformance_check checks[] = {
      "allocate, copy, events and free from four threads, frees from another thread", true, false,
      conformance_check_concurrency},
     {"unload-with-buffers-held", "PL-LIFE-1..2, PL-LOAD-7",
-     "a buffer handed over outlives the plugin's unload; its release closes the plugin", true,
-     true, conformance_check_unload_with_buffers_held},
+     "a buffer handed over outlives the plugin's unload; its release closes the plugin", true, true,
+     conformance_check_unload_with_buffers_held},
     {"unload-idle", "PL-LOAD-7", "an unload with nothing live closes the plugin at once", true,
      true, conformance_check_unload_idle},
     {"double-free", "PL-LIFE-3", "a second free is refused and changes nothing", true, false,
@@ -135,8 +135,7 @@ void conformance_note(conformance_run *run, const char *format, ...) {
 /* The outcome of a failed expectation: "<what>: <tail>", <what> formatted
  * from format and args. The caller ends the check after its va_end. */
 CONFORMANCE_PRINTF(3, 0)
-static void fail_detail(conformance_run *run, const char *tail, const char *format,
-                        va_list args) {
+static void fail_detail(conformance_run *run, const char *tail, const char *format, va_list args) {
   char what[512];
   vsnprintf(what, sizeof what, format, args);
   snprintf(run->out->detail, sizeof run->out->detail, "%s: %s", what, tail);

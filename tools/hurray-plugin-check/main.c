@@ -23,25 +23,26 @@
 static const char program[] = "hurray-plugin-check";
 
 static void print_usage(FILE *stream) {
-  fputs("Usage: hurray-plugin-check [--strict] [--json] [--check NAME]... PLUGIN_FILE\n"
-        "       hurray-plugin-check --list\n"
-        "\n"
-        "Checks a libhurray device plugin the way libhurray uses it: its table, its\n"
-        "devices, allocation with measured alignment, copies, events, a handoff of\n"
-        "its buffers, threads, unloading with buffers held, and export to another\n"
-        "process where it offers it. Each check runs on a fresh registry.\n"
-        "\n"
-        "  --strict        fail when the plugin has no device here (for CI: never\n"
-        "                  pass having tested nothing)\n"
-        "  --json          print one JSON object instead of text\n"
-        "  --check NAME    run only this check; repeatable (names: --list)\n"
-        "  --list          print every check, what it checks and its rules\n"
-        "  -h, --help      print this help\n"
-        "\n"
-        "Exit status: 0 no check failed (and, with --strict, a device was found),\n"
-        "1 a check failed, the loader refused the plugin, or --strict found no\n"
-        "device, 2 usage or I/O error.\n",
-        stream);
+  fputs(
+      "Usage: hurray-plugin-check [--strict] [--json] [--check NAME]... PLUGIN_FILE\n"
+      "       hurray-plugin-check --list\n"
+      "\n"
+      "Checks a libhurray device plugin the way libhurray uses it: its table, its\n"
+      "devices, allocation with measured alignment, copies, events, a handoff of\n"
+      "its buffers, threads, unloading with buffers held, and export to another\n"
+      "process where it offers it. Each check runs on a fresh registry.\n"
+      "\n"
+      "  --strict        fail when the plugin has no device here (for CI: never\n"
+      "                  pass having tested nothing)\n"
+      "  --json          print one JSON object instead of text\n"
+      "  --check NAME    run only this check; repeatable (names: --list)\n"
+      "  --list          print every check, what it checks and its rules\n"
+      "  -h, --help      print this help\n"
+      "\n"
+      "Exit status: 0 no check failed (and, with --strict, a device was found),\n"
+      "1 a check failed, the loader refused the plugin, or --strict found no\n"
+      "device, 2 usage or I/O error.\n",
+      stream);
 }
 
 /* A text from outside (a path, a plugin's reason) escaped for the terminal
@@ -122,10 +123,11 @@ static void print_header(const char *file, const plugin_summary *s, bool json, b
       print_text(s->name, true);
       printf(", \"version\": ");
       print_text(s->version, true);
-      printf(", \"device_tag\": \"%s\", \"abi\": \"%u.%u\", \"devices\": %u, "
-             "\"unavailable_reason\": ",
-             s->tag, (unsigned)HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(s->abi),
-             (unsigned)HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(s->abi), (unsigned)s->devices);
+      printf(
+          ", \"device_tag\": \"%s\", \"abi\": \"%u.%u\", \"devices\": %u, "
+          "\"unavailable_reason\": ",
+          s->tag, (unsigned)HURRAY_PLUGIN_ABI_VERSION_MAJOR_OF(s->abi),
+          (unsigned)HURRAY_PLUGIN_ABI_VERSION_MINOR_OF(s->abi), (unsigned)s->devices);
       if (s->devices > 0u) {
         printf("null");
       } else {

@@ -155,9 +155,9 @@ static PyObject *consume(PyObject *mod, PyObject *capsule) {
       PyErr_Format(PyExc_RuntimeError, "accept failed: %s", hurray_status_name(err.status));
       return NULL;
     }
-    PyObject *item = Py_BuildValue("(KIsN)", (unsigned long long)acc.handle.byte_size,
-                                   acc.handle.alignment, hurray_sync_mode_name(acc.handle.sync_mode),
-                                   PyLong_FromVoidPtr(acc.data));
+    PyObject *item =
+        Py_BuildValue("(KIsN)", (unsigned long long)acc.handle.byte_size, acc.handle.alignment,
+                      hurray_sync_mode_name(acc.handle.sync_mode), PyLong_FromVoidPtr(acc.data));
     if (item == NULL || PyList_Append(out, item) < 0) {
       Py_XDECREF(item);
       Py_DECREF(out);
@@ -205,7 +205,10 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, .m_name = "_hurray_test_producer", .m_size = -1, .m_methods = methods,
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_hurray_test_producer",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__hurray_test_producer(void);
