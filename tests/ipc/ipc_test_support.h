@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "hurray/ipc.h"
@@ -145,6 +147,22 @@ static inline void send_raw_fds(int fd, const uint8_t *buf, size_t len, const in
     memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
   }
   ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* A raw SOCK_SEQPACKET connection to a producer's abstract address "@name",
+ * as a consumer that speaks no protocol (or a hostile one) would make it. */
+static inline int raw_connect(const char *address) {
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  size_t n = strlen(address + 1); /* "@name": the abstract name "name" */
+  ck_assert_uint_lt(n, sizeof sa.sun_path);
+  memcpy(sa.sun_path + 1, address + 1, n);
+  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1u + n);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, len), 0);
+  return fd;
 }
 
 /* The same with one descriptor, or none when `passed` is negative. */

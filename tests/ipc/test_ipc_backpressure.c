@@ -52,20 +52,6 @@ static pid_t start_reader(const char *address) {
   _exit(received == READER_OFFERS ? 0 : 1);
 }
 
-/* A consumer that connects and then never reads: a raw socket. */
-static int stalled_consumer(const char *address) {
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  size_t n = strlen(address + 1); /* "@name": the abstract name "name" */
-  memcpy(sa.sun_path + 1, address + 1, n);
-  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1u + n);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, len), 0);
-  return fd;
-}
-
 START_TEST(stalled_consumer_stalls_nobody) {  // IPC-FLOW-1, IPC-FLT-1
   leak_probe probe = leak_start("one consumer never reads");
   char address[64];
@@ -75,7 +61,7 @@ START_TEST(stalled_consumer_stalls_nobody) {  // IPC-FLOW-1, IPC-FLT-1
   hurray_ipc_producer *p = NULL;
   hurray_error err;
   ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
-  int stalled_fd = stalled_consumer(address);
+  int stalled_fd = raw_connect(address); /* connects, then never reads */
   uint64_t stalled = 0;
   ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, 5000, &stalled, &err), HURRAY_OK);
   pid_t reader = start_reader(address);

@@ -24,20 +24,6 @@ enum { LIMIT = 4, CONNECTIONS = 40, FORGED = 5000 };
 
 static uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
 
-/* A raw connection to the producer's abstract address "@name". */
-static int raw_connect(const char *address) {
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  size_t n = strlen(address + 1);
-  memcpy(sa.sun_path + 1, address + 1, n);
-  socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1u + n);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, len), 0);
-  return fd;
-}
-
 /* The first message a raw connection got from the producer, decoded; then
  * whether the producer closed it (a refused connection is closed at once). */
 static hurray_ipc_message first_message(int fd, int *closed) {
