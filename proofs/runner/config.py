@@ -85,16 +85,46 @@ def function_timeout(function):
     return FUNCTION_TIMEOUTS.get(function, WP_TIMEOUT_S)
 
 
-# The goals a negative variant names (fails:) run at this timeout, both
-# provers, whatever the function's own: each must have proved in the
-# function's own unit within half of it (the variant's check), so that its
-# failure is the mutation's doing and not a slow goal cut short. Every other
-# goal of the mutated function runs at the function's own timeout and must
-# prove as it does in the function's unit, so a mutation broader than its
-# fails: line still fails the variant. (Before the ledger, the named goals ran
-# at the function's timeout: net_store_message's variant paid 2 x 120 s for
-# one goal that proves in under a second.)
-NEGATIVE_TIMEOUT_S = WP_TIMEOUT_S
+# A negative variant proves, in its mutated function, the goals of the
+# categories its named goals belong to (-wp-prop: @ensures for a
+# rejected_ensures, @invariant for a loop_invariant_N_preserved, ...; see
+# variant_categories): every other goal of those categories must prove as it
+# does in the function's unit, so a mutation broader than its fails: line
+# within them still fails the variant. Goals of other categories are left to
+# the function's own units, which the mutation cannot reach.
+#
+# The named goals run at NEGATIVE_TIMEOUT_S, both provers, whatever the
+# function's own timeout (a variant may raise it with a `timeout:` line for a
+# slow named goal). Each named goal must have proved in the function's own
+# unit within half of it (the variant's check, judge.py): its failure is then
+# the mutation's doing and not a slow goal cut short. In the first ledger,
+# every named goal but four proved in under a second (the slowest, 2.8 s,
+# table-encode-over-count-byte's, whose variant says timeout: 6); 3 s keeps
+# three times that. At 10 s a goal the named goals cost about 700 CPU s of a
+# cold run, CVC4 running to the timeout on each (Z3 answers "unknown" at once).
+NEGATIVE_TIMEOUT_S = 3
+
+# The goal categories (-wp-prop) of WP's goal names, most specific first.
+GOAL_CATEGORIES = [("_loop_invariant", "@invariant"), ("_loop_assigns", "@assigns"),
+                   ("_assigns", "@assigns"), ("_assert_rte", "@rte"), ("_assert", "@assert"),
+                   ("_ensures", "@ensures"), ("_variant", "@variant"),
+                   ("_terminates", "@terminates"), ("_requires", "@call")]
+
+
+def goal_category(goal):
+    """The -wp-prop category of a goal's name relative to its function
+    ("rejected_ensures_2", "loop_invariant_3_preserved"), or None."""
+    for part, category in GOAL_CATEGORIES:
+        if part in "_" + goal:
+            return category
+    return None
+
+
+def variant_categories(named):
+    """The -wp-prop selection of a variant's goal run: the categories of its
+    named goals; None (every goal) when one of them has no known category."""
+    cats = [goal_category(g) for g in named]
+    return None if not cats or None in cats else sorted(set(cats))
 
 # The theorems of proofs/theorems/ (their functions and their lemmas) prove
 # at this timeout, multiplied like the others. Their slowest goals took
@@ -105,19 +135,28 @@ NEGATIVE_TIMEOUT_S = WP_TIMEOUT_S
 # while every goal proves.
 THEOREM_TIMEOUT_S = 30
 
-# Smoke tests (a prover must NOT prove false from the hypotheses) stop at
-# this timeout, in wall-clock time and not multiplied by --processes. A smoke
-# test passes only when both provers give up, and on WP's quantified memory
-# model they rarely do before the timeout: the smoke tests cost their
-# timeout each. What they are for, a contradiction among the hypotheses, is
-# found in far less: the smoke variants in proofs/negative/ (smoke-fails:)
-# plant a contradictory precondition that takes a case split over
-# BP-ALIGN-1's 32 powers of two, and a branch a precondition makes
-# unreachable, and each run must catch them at this timeout, under the
-# pool's load, or the proof fails. The smoke tests run in runs of their own
-# (smoke runs: -wp-prop SMOKE_ONLY), both provers racing on each, exactly as
-# the smoke variants' smoke runs do.
-SMOKE_TIMEOUT_S = 1
+# Smoke tests (a prover must NOT prove false from the hypotheses) stop at a
+# resource limit, SMOKE_STEPS (Why3's step limit: CVC4's --rlimit, Z3's
+# rlimit), the same on every machine and under any load. A smoke test passes
+# only when both provers give up, and on WP's quantified memory model they
+# rarely give up before their limit: the smoke tests cost their limit each.
+# What they are for, a contradiction among the hypotheses, the smoke variants
+# in proofs/negative/ (smoke-fails:) plant: a contradictory precondition that
+# takes a case split over BP-ALIGN-1's 32 powers of two, and a branch a
+# precondition makes unreachable; every run must catch them at this limit or
+# the proof fails. Measured (2026-12-07, Frama-C 25, CVC4 1.8, Z3 4.8.12):
+# CVC4 finds the planted contradiction in all 35 of its smoke tests from
+# 40000 steps and in 3 of 35 at 30000; 80000 keeps twice that. It costs about
+# 0.3 CPU s a test, where the former 1 s wall-clock timeout cost about 1.5
+# CPU s a test in the pool and gave each prover only its share of a core
+# there (about 0.5 CPU s: CVC4 near 45000 steps, so the planted fault was
+# caught by a few thousand steps of margin, and less on a busier machine).
+# Z3 at the same step count stops within a few hundredths of a second: it
+# answers the plain contradictions it finds at once.
+SMOKE_STEPS = 80000
+# A wall-clock backstop only, never reached at the step limit (CVC4 at 80000
+# steps takes under 1 CPU s): not multiplied by --processes.
+SMOKE_TIMEOUT_S = 20
 # Every property category but the smoke tests: a run given
 # -wp-prop=SMOKE_ONLY with -wp-smoke-tests generates its functions' smoke
 # tests and nothing else (checked: a smoke run that generates another goal

@@ -8,7 +8,8 @@ other. Nothing is taken from a cache (-wp-cache none): a script names a
 prover to try, never a result. WP rewrites the scripts with the prover that
 won (-wp-time-margin large: every proof is kept), which is how the runner
 learns each goal's winner. A smoke run lets both provers race on each smoke
-test, as every smoke run always has."""
+test, each stopped at the smoke step limit (config.SMOKE_STEPS); a smoke run
+proves nothing else, so the limit reaches no other goal."""
 import concurrent.futures
 import json
 import os
@@ -50,6 +51,7 @@ def function_timeouts(functions, scale, every=False):
 
 
 SMOKE_RUN = ["-wp-prover", ",".join(config.PROVERS), "-wp-smoke-tests",
+             "-wp-steps", str(config.SMOKE_STEPS),
              "-wp-smoke-timeout", str(config.SMOKE_TIMEOUT_S), "-wp-prop=" + config.SMOKE_ONLY]
 
 

@@ -50,8 +50,9 @@ def parse_args(argv):
     ap.add_argument("--work", help="where the runs' files go (default: BUILD/proofs)")
     ap.add_argument("--jobs", type=int, default=2,
                     help="prover processes per Frama-C run (-wp-par); the machine's cores")
-    ap.add_argument("--processes", type=int, default=2,
-                    help="Frama-C runs at a time (goal timeouts are multiplied by this)")
+    ap.add_argument("--processes", type=int, default=3,
+                    help="Frama-C runs at a time (goal timeouts are multiplied by this); "
+                         "3 on 2 cores keeps both busy while a run generates goals")
     ap.add_argument("--audit-slice", default=None,
                     help="gate: the slice to audit (0..%d), 'all' or 'none' (default: the "
                          "number of commits on the branch modulo %d; 'none' is for the "

@@ -11,7 +11,7 @@ from . import config, framac, sources
 
 BATCH_CPU_S = 120
 DEFAULT_COST_S = 30.0
-SMOKE_COST_S = 1.2  # a passing smoke test: both provers to the 1 s timeout
+SMOKE_COST_S = 0.35  # a passing smoke test: both provers to the step limit, in the pool
 
 
 def session_dir(project, md):
@@ -240,7 +240,7 @@ class Planner:
         if hints:
             named = [] if v["smoke"] else list(v["named"])
             framac.write_scripts(j.session, hints, named)
-            timeout = config.function_timeout(fct) if v["smoke"] else config.NEGATIVE_TIMEOUT_S
+            timeout = config.function_timeout(fct) if v["smoke"] else v["timeout"]
             cmd += framac.hinted_options(j.session, timeout, self.scale)
             j.named_timeout = timeout
         else:  # no winners known: the provers race, the named goals at the function's timeout
@@ -248,6 +248,12 @@ class Planner:
                     "-wp-timeout", str(config.function_timeout(fct) * self.scale)]
             j.named_timeout = config.function_timeout(fct)
         cmd += framac.function_timeouts([fct], self.scale, every=True) + opts
+        if not v["smoke"]:
+            # Only the categories of the goals it names (config.variant_categories).
+            cats = config.variant_categories([g[len(fct) + 1:] if g.startswith(fct + "_")
+                                              else g for g in v["named"]])
+            if cats:
+                cmd += ["-wp-prop", ",".join(cats)]
         self.finish(j, cmd, [fct])
         if v["smoke"]:
             s = self.job(name + "-smoke", "variant-smoke", md, [u], own.smoke * SMOKE_COST_S

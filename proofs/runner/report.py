@@ -129,10 +129,11 @@ def write(paths, verdict, views, inventory, jobs, wall, cpu, args, mode, counts)
         "- Wall %.0f s, CPU %.0f s; %d Frama-C runs, %d at a time, %d prover jobs each" %
         (wall, cpu, len(jobs), args.processes, args.jobs),
         "- Timeouts: %d s a goal (longer for the functions in `FUNCTION_TIMEOUTS`), the goals "
-        "a negative variant names %d s, each multiplied by %d, the runs at a time; smoke "
-        "tests %d s, not multiplied (why: `proofs/runner/config.py`)" %
+        "a negative variant names %d s (or its `timeout:`), each multiplied by %d, the runs "
+        "at a time; smoke tests a step limit of %d for each prover, the same under any load "
+        "(why: `proofs/runner/config.py`)" %
         (config.WP_TIMEOUT_S, config.NEGATIVE_TIMEOUT_S, args.processes,
-         config.SMOKE_TIMEOUT_S),
+         config.SMOKE_STEPS),
         "",
         "`Script` in the provers column: WP's bit-shift tactic rewrote a shift by a",
         "constant into a multiplication, and Z3 or CVC4 proved what it left; `Qed`: WP's",

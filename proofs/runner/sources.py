@@ -183,7 +183,7 @@ def declared_lemmas(paths):
 
 def parse_variant(path):
     """A negative variant: file:, function:, machdep:, fails: or smoke-fails:,
-    the comment lines (why), then the text to replace: and what to put with:."""
+    optionally timeout: (seconds, for its named goals), the comment lines (why), then the text to replace: and what to put with:."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     meta, why, i = {}, [], 0
@@ -207,6 +207,10 @@ def parse_variant(path):
     meta["smoke"] = "smoke-fails" in meta
     key = "smoke-fails" if meta["smoke"] else "fails"
     meta["named"] = sorted(x.strip() for x in meta.get(key, "").split(",") if x.strip())
+    try:  # the named goals' timeout, when one is slower than config's allows
+        meta["timeout"] = int(meta.get("timeout", config.NEGATIVE_TIMEOUT_S))
+    except ValueError:
+        raise ValueError("%s: timeout: %r is not a number of seconds" % (path, meta["timeout"]))
     return meta
 
 

@@ -72,7 +72,8 @@ def function_options(md, function, flags_text):
         opts += ["timeout %d" % config.function_timeout(function)]
     opts += ["options " + " ".join(config.FUNCTION_WP_OPTIONS.get(function, []))]
     if md == config.MACHDEPS[0]:
-        opts += ["smoke timeout %d, runs %s" % (config.SMOKE_TIMEOUT_S, config.SMOKE_ONLY)]
+        opts += ["smoke steps %d, timeout %d, runs %s" % (
+            config.SMOKE_STEPS, config.SMOKE_TIMEOUT_S, config.SMOKE_ONLY)]
     return "\n".join(opts)
 
 
@@ -200,6 +201,7 @@ class Inventory:
             material = core.key_material(v.get("function", ""), v["with"]) \
                 if v.get("function") in core.functions else ""
             opts = function_options(md, v.get("function"), flags_text) + \
-                "\nvariant named goals timeout %d\n%s" % (config.NEGATIVE_TIMEOUT_S, vtext)
+                "\nvariant named goals timeout %d, categories %s\n%s" % (
+                    config.NEGATIVE_TIMEOUT_S, config.GOAL_CATEGORIES, vtext)
         material = normalized.path_free(material, *self.roots)
         return normalized.digest(RUN_PROTOCOL, self.versions, opts, material)
