@@ -7,6 +7,7 @@ units       the proof units and their keys
 ledger      proofs/ledger.txt: one line per unit, the audit slices
 framac      Frama-C commands, the pool that runs them, their output
 plan        which Frama-C runs prove a set of units
+selection   which goals of its function a negative variant's run generates
 judge       each unit's verdict from the runs that proved it
 report      the proof report and summary
 modes       gate, cold, update and keys: what each command does

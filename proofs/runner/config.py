@@ -85,46 +85,23 @@ def function_timeout(function):
     return FUNCTION_TIMEOUTS.get(function, WP_TIMEOUT_S)
 
 
-# A negative variant proves, in its mutated function, the goals of the
-# categories its named goals belong to (-wp-prop: @ensures for a
-# rejected_ensures, @invariant for a loop_invariant_N_preserved, ...; see
-# variant_categories): every other goal of those categories must prove as it
-# does in the function's unit, so a mutation broader than its fails: line
-# within them still fails the variant. Goals of other categories are left to
-# the function's own units, which the mutation cannot reach.
+# A negative variant proves, of its mutated function, the goals that its
+# named goals' properties select (selection.py: their behavior and category,
+# or their property's name): every other selected goal must prove as it does
+# in the function's unit. The mutation changes that function's body only, and
+# the goals it does not select are the function's own units' to prove.
 #
 # The named goals run at NEGATIVE_TIMEOUT_S, both provers, whatever the
 # function's own timeout (a variant may raise it with a `timeout:` line for a
 # slow named goal). Each named goal must have proved in the function's own
 # unit within half of it (the variant's check, judge.py): its failure is then
 # the mutation's doing and not a slow goal cut short. In the first ledger,
-# every named goal but four proved in under a second (the slowest, 2.8 s,
-# table-encode-over-count-byte's, whose variant says timeout: 6); 3 s keeps
-# three times that. At 10 s a goal the named goals cost about 700 CPU s of a
-# cold run, CVC4 running to the timeout on each (Z3 answers "unknown" at once).
+# every named goal took at most 1.3 s but three, in the variants that say
+# timeout: 4 (2.0 s; 2.1 and 2.8 s). At 10 s a goal, the
+# named goals cost about 700 CPU s of a cold run, CVC4 running to the
+# timeout on each (Z3 answers "unknown" at once).
 NEGATIVE_TIMEOUT_S = 3
 
-# The goal categories (-wp-prop) of WP's goal names, most specific first.
-GOAL_CATEGORIES = [("_loop_invariant", "@invariant"), ("_loop_assigns", "@assigns"),
-                   ("_assigns", "@assigns"), ("_assert_rte", "@rte"), ("_assert", "@assert"),
-                   ("_ensures", "@ensures"), ("_variant", "@variant"),
-                   ("_terminates", "@terminates"), ("_requires", "@call")]
-
-
-def goal_category(goal):
-    """The -wp-prop category of a goal's name relative to its function
-    ("rejected_ensures_2", "loop_invariant_3_preserved"), or None."""
-    for part, category in GOAL_CATEGORIES:
-        if part in "_" + goal:
-            return category
-    return None
-
-
-def variant_categories(named):
-    """The -wp-prop selection of a variant's goal run: the categories of its
-    named goals; None (every goal) when one of them has no known category."""
-    cats = [goal_category(g) for g in named]
-    return None if not cats or None in cats else sorted(set(cats))
 
 # The theorems of proofs/theorems/ (their functions and their lemmas) prove
 # at this timeout, multiplied like the others. Their slowest goals took
@@ -146,15 +123,16 @@ THEOREM_TIMEOUT_S = 30
 # precondition makes unreachable; every run must catch them at this limit or
 # the proof fails. Measured (2026-12-07, Frama-C 25, CVC4 1.8, Z3 4.8.12):
 # CVC4 finds the planted contradiction in all 35 of its smoke tests from
-# 40000 steps and in 3 of 35 at 30000; 80000 keeps twice that. It costs about
-# 0.3 CPU s a test, where the former 1 s wall-clock timeout cost about 1.5
-# CPU s a test in the pool and gave each prover only its share of a core
-# there (about 0.5 CPU s: CVC4 near 45000 steps, so the planted fault was
-# caught by a few thousand steps of margin, and less on a busier machine).
-# Z3 at the same step count stops within a few hundredths of a second: it
-# answers the plain contradictions it finds at once.
-SMOKE_STEPS = 80000
-# A wall-clock backstop only, never reached at the step limit (CVC4 at 80000
+# 38000 steps (34 at 36000, 26 at 33000, 3 at 30000); 60000 keeps 1.6 times
+# that. The smoke tests cost their limit: the 34 of ipc_check_header took
+# 20 CPU s at 60000 and 28 at 80000 (both provers), where the former 1 s
+# wall-clock race cost about 1.5 CPU s a test in the pool and gave each
+# prover only its share of a core there (about 0.5 CPU s: CVC4 near 45000
+# steps, less on a busier machine). Z3 at the same step count stops within a
+# tenth of a second: it answers the plain contradictions it finds at once
+# (on both smoke variants, it failed no smoke test that CVC4 did not).
+SMOKE_STEPS = 60000
+# A wall-clock backstop only, never reached at the step limit (CVC4 at 60000
 # steps takes under 1 CPU s): not multiplied by --processes.
 SMOKE_TIMEOUT_S = 20
 # Every property category but the smoke tests: a run given

@@ -252,7 +252,10 @@ def digest(*parts):
 
 def path_free(text, *roots):
     """The text with the checkout's own paths replaced: keys must not depend
-    on where the checkout lives (CI clones into a fresh directory)."""
-    for name, root in roots:
+    on where the checkout lives (CI clones into a fresh directory), nor on
+    where its build directory is (build/gcc for tools/test, build for a
+    fresh clone's proofs-cold): the longest root first, since the build
+    directory usually lies inside the checkout."""
+    for name, root in sorted(roots, key=lambda r: -len(r[1].rstrip(os.sep))):
         text = text.replace(root.rstrip(os.sep), "<%s>" % name)
     return text

@@ -7,7 +7,7 @@ import math
 import os
 import re
 
-from . import config, framac, sources
+from . import config, framac, selection, sources
 
 BATCH_CPU_S = 120
 DEFAULT_COST_S = 30.0
@@ -248,12 +248,8 @@ class Planner:
                     "-wp-timeout", str(config.function_timeout(fct) * self.scale)]
             j.named_timeout = config.function_timeout(fct)
         cmd += framac.function_timeouts([fct], self.scale, every=True) + opts
-        if not v["smoke"]:
-            # Only the categories of the goals it names (config.variant_categories).
-            cats = config.variant_categories([g[len(fct) + 1:] if g.startswith(fct + "_")
-                                              else g for g in v["named"]])
-            if cats:
-                cmd += ["-wp-prop", ",".join(cats)]
+        if not v["smoke"]:  # the goals its named goals select (selection.py)
+            cmd += selection.variant_selection(fct, v["named"])
         self.finish(j, cmd, [fct])
         if v["smoke"]:
             s = self.job(name + "-smoke", "variant-smoke", md, [u], own.smoke * SMOKE_COST_S

@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 
-from . import config, normalized, sources
+from . import config, normalized, selection, sources
 
 # Changes whenever the runner changes how a unit is proved in a way its
 # options below do not show: every key changes with it, so the ledger is
@@ -201,7 +201,9 @@ class Inventory:
             material = core.key_material(v.get("function", ""), v["with"]) \
                 if v.get("function") in core.functions else ""
             opts = function_options(md, v.get("function"), flags_text) + \
-                "\nvariant named goals timeout %d, categories %s\n%s" % (
-                    config.NEGATIVE_TIMEOUT_S, config.GOAL_CATEGORIES, vtext)
+                "\nvariant named goals timeout %d, selection %s\n%s" % (
+                    config.NEGATIVE_TIMEOUT_S, "" if v["smoke"] else
+                    " ".join(selection.variant_selection(v.get("function", ""), v["named"])),
+                    vtext)
         material = normalized.path_free(material, *self.roots)
         return normalized.digest(RUN_PROTOCOL, self.versions, opts, material)
