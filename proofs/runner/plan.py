@@ -9,9 +9,9 @@ import re
 
 from . import config, framac, selection, sources
 
-BATCH_CPU_S = 120
+BATCH_CPU_S = 200
 DEFAULT_COST_S = 30.0
-SMOKE_COST_S = 0.35  # a passing smoke test: both provers to the step limit, in the pool
+SMOKE_COST_S = 0.6  # a passing smoke test: both provers to the step limit, in the pool
 
 
 def session_dir(project, md):
