@@ -53,9 +53,15 @@ def compile_flags(project):
         raise SystemExit("proofs: cannot read %s (%s): run meson setup first" % (db_path, e))
     build_src = meson_source_root(project.build) or project.src
 
+    build = os.path.normpath(project.build)
+
     def here(path):
-        # A path of the build's source tree, as a path of the tree proved.
+        # A path of the build's source tree, as a path of the tree proved;
+        # the build directory's own files (generated headers) stay where
+        # they are, wherever the build directory lies.
         path = os.path.normpath(path)
+        if path == build or path.startswith(build + os.sep):
+            return path
         if path == build_src or path.startswith(build_src + os.sep):
             return project.src + path[len(build_src):]
         return path
