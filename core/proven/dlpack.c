@@ -79,6 +79,51 @@ hurray_status hurray_dlpack_device_type_from_pair(hurray_device_tag device_tag,
   return HURRAY_OK;
 }
 
+/* The device tag of a DLPack device type (BP-DLPACK-2); HURRAY_DEVICE_INVALID
+ * for a type with no mapping. The switch lives here, in a function of its own,
+ * so that the caller's goals do not split over its twelve cases. */
+/*@
+  terminates \true;
+  assigns \nothing;
+  ensures \result == bp_dlpack_tag(device_type);
+  ensures \result != 0xFF ==> bp_dlpack_of_pair(\result, bp_dlpack_class(device_type)) == device_type;
+*/
+static hurray_device_tag dlpack_device_tag(int32_t device_type) {
+  switch (device_type) {
+    case HURRAY_DLPACK_CPU: return HURRAY_DEVICE_CPU;
+    case HURRAY_DLPACK_CUDA:
+    case HURRAY_DLPACK_CUDA_HOST:
+    case HURRAY_DLPACK_CUDA_MANAGED: return HURRAY_DEVICE_CUDA;
+    case HURRAY_DLPACK_ROCM:
+    case HURRAY_DLPACK_ROCM_HOST: return HURRAY_DEVICE_ROCM;
+    case HURRAY_DLPACK_METAL: return HURRAY_DEVICE_METAL;
+    case HURRAY_DLPACK_VULKAN: return HURRAY_DEVICE_VULKAN;
+    case HURRAY_DLPACK_WEBGPU: return HURRAY_DEVICE_WEBGPU;
+    case HURRAY_DLPACK_HEXAGON: return HURRAY_DEVICE_HEXAGON;
+    case HURRAY_DLPACK_ONEAPI: return HURRAY_DEVICE_LEVEL_ZERO;
+    case HURRAY_DLPACK_OPENCL: return HURRAY_DEVICE_OPENCL;
+    default: return HURRAY_DEVICE_INVALID;
+  }
+}
+
+/* The memory class of a DLPack device type that has a device tag
+ * (BP-DLPACK-2): pinned host memory and managed memory have types of their
+ * own, every other type is standard memory. */
+/*@
+  terminates \true;
+  assigns \nothing;
+  ensures \result == bp_dlpack_class(device_type);
+*/
+static hurray_memory_class dlpack_memory_class(int32_t device_type) {
+  if (device_type == HURRAY_DLPACK_CUDA_HOST || device_type == HURRAY_DLPACK_ROCM_HOST) {
+    return HURRAY_MEMORY_HOST_PINNED;
+  }
+  if (device_type == HURRAY_DLPACK_CUDA_MANAGED) {
+    return HURRAY_MEMORY_UNIFIED;
+  }
+  return HURRAY_MEMORY_STANDARD;
+}
+
 /*@
   requires out_device_tag == \null || \valid(out_device_tag);
   requires out_memory_class == \null || \valid(out_memory_class);
@@ -118,32 +163,7 @@ hurray_status hurray_dlpack_device_type_to_pair(int32_t device_type,
                                                 hurray_device_tag *out_device_tag,
                                                 hurray_memory_class *out_memory_class,
                                                 hurray_error *err) {
-  hurray_device_tag tag = HURRAY_DEVICE_INVALID; /* stays so for a type with no mapping */
-  hurray_memory_class memory_class = HURRAY_MEMORY_STANDARD;
-  switch (device_type) {
-    case HURRAY_DLPACK_CPU: tag = HURRAY_DEVICE_CPU; break;
-    case HURRAY_DLPACK_CUDA: tag = HURRAY_DEVICE_CUDA; break;
-    case HURRAY_DLPACK_CUDA_HOST:
-      tag = HURRAY_DEVICE_CUDA;
-      memory_class = HURRAY_MEMORY_HOST_PINNED;
-      break;
-    case HURRAY_DLPACK_CUDA_MANAGED:
-      tag = HURRAY_DEVICE_CUDA;
-      memory_class = HURRAY_MEMORY_UNIFIED;
-      break;
-    case HURRAY_DLPACK_ROCM: tag = HURRAY_DEVICE_ROCM; break;
-    case HURRAY_DLPACK_ROCM_HOST:
-      tag = HURRAY_DEVICE_ROCM;
-      memory_class = HURRAY_MEMORY_HOST_PINNED;
-      break;
-    case HURRAY_DLPACK_METAL: tag = HURRAY_DEVICE_METAL; break;
-    case HURRAY_DLPACK_VULKAN: tag = HURRAY_DEVICE_VULKAN; break;
-    case HURRAY_DLPACK_WEBGPU: tag = HURRAY_DEVICE_WEBGPU; break;
-    case HURRAY_DLPACK_HEXAGON: tag = HURRAY_DEVICE_HEXAGON; break;
-    case HURRAY_DLPACK_ONEAPI: tag = HURRAY_DEVICE_LEVEL_ZERO; break;
-    case HURRAY_DLPACK_OPENCL: tag = HURRAY_DEVICE_OPENCL; break;
-    default: break;
-  }
+  hurray_device_tag tag = dlpack_device_tag(device_type);
   if (tag == HURRAY_DEVICE_INVALID) {
     /* The value is (uint64_t)device_type, written without converting a
      * negative number to an unsigned type (-warn-unsigned-downcast). */
@@ -158,6 +178,6 @@ hurray_status hurray_dlpack_device_type_to_pair(int32_t device_type,
     return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
   }
   *out_device_tag = tag;
-  *out_memory_class = memory_class;
+  *out_memory_class = dlpack_memory_class(device_type);
   return HURRAY_OK;
 }
