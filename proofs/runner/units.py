@@ -15,6 +15,7 @@ Frama-C proves (normalized.py says which part of it), the options of its run
 (data model, preprocessor flags, kernel and RTE warnings, provers, timeouts,
 smoke settings), the variant's text for a variant, and the versions of
 Frama-C, Why3, Z3 and CVC4 and the pinned why3.conf."""
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -152,13 +153,20 @@ class Inventory:
         self.versions = tool_versions(p)
         self.flags_text = normalized.path_free(" ".join(self.flags), *self.roots)
         os.makedirs(p.work, exist_ok=True)
+        prints = []  # (where its Program goes, machdep, files, model, what)
         for md in sorted({u.machdep for u in self.units} & set(config.MACHDEPS)):
-            out = lambda what: os.path.join(p.work, "print-%s-%s.c" % (md, what))
-            self.programs[md] = normalized.Program(normalized.print_program(
-                md, p.sources, self.flags, p.model, out("core")))
+            prints.append((md, md, p.sources, p.model, "core"))
             for what, files in (("integrator", p.integrator), ("theorems", p.theorems)):
-                self.programs[(md, what)] = normalized.Program(normalized.print_program(
-                    md, files, self.flags, None, out(what))) if files else None
+                self.programs[(md, what)] = None
+                if files:
+                    prints.append(((md, what), md, files, None, what))
+        # Each print is a Frama-C parse of its own (about a second): all at once.
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(prints))) as pool:
+            texts = [(at, pool.submit(normalized.print_program, md, files, self.flags, model,
+                                      os.path.join(p.work, "print-%s-%s.c" % (md, what))))
+                     for at, md, files, model, what in prints]
+            for at, text in texts:
+                self.programs[at] = normalized.Program(text.result())
         for u in self.units:
             u.key = self.key_of(u)
 
