@@ -621,7 +621,7 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
     ensures \result == HURRAY_ERR_TRAILING_BYTES;
     ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
     ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
+    ensures out_kept: bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
     assumes in != \null && out != \null && count != \null;
     assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
