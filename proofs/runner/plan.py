@@ -91,7 +91,10 @@ class Planner:
         return hints_of(self.entry(u.name), relative_prefix(u))
 
     def hinted(self, u):
-        return bool(self.hints(u))
+        """A unit the ledger knows: its goals' winners, or none when Qed
+        proved every goal (a goal that now needs a prover gets them in
+        UNHINTED_ORDER). Only a unit the ledger lacks races its provers."""
+        return bool(self.hints(u)) or self.entry(u.name) is not None
 
     def goal_job(self, name, kind, md, units, cost, files, model, timeout, extra,
                  functions=()):
