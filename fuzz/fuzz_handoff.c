@@ -12,8 +12,9 @@
  * function on arbitrary integers, the stand-alone cross-check, and list
  * push / borrow / destroy.
  *
- * Oracle: a model written here from the spec — the HO-SM-2 table transcribed
- * as text, the HO-CHECK-1..4 / HO-PAY-2..4 order, HO-LIST rules — predicts
+ * Oracle: a model written from the spec — the HO-SM-2 table transcribed as
+ * text (fuzz/handoff_model.c), the HO-CHECK-1..4 / HO-PAY-2..4 order, HO-LIST
+ * rules — predicts
  * every status, error payload, state and callback. Callbacks are counted:
  * each accepted buffer and each accepted event is released exactly once over
  * the object's life (the program ends by driving every object to the end), no
@@ -26,119 +27,12 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "handoff_model.h"
 #include "hurray/buffer.h"
 #include "hurray/handoff.h"
 #include "reference_decoder.h"
 
 FUZZ_ORACLE_BEGIN
-
-/* ---- HO-SM-2, as printed in the spec ---------------------------------- */
-
-enum {
-  ST_EMPTY,
-  ST_OFFERED,
-  ST_WITHDRAWN,
-  ST_READABLE,
-  ST_EVENT_PENDING,
-  ST_EVENT_WAITED,
-  ST_EVENT_RELEASED,
-  ST_EVENT_DROPPED,
-  ST_STREAM_BOUND,
-  ST_STREAM_WAITED,
-  ST_RELEASED,
-  ST_DESTROYED,
-  ST_COUNT
-};
-
-enum {
-  OP_OFFER,
-  OP_WITHDRAW,
-  OP_ACC_PS,
-  OP_ACC_EV,
-  OP_ACC_CS,
-  OP_EV_WAIT,
-  OP_REL_EV,
-  OP_ST_WAIT,
-  OP_ACCESS,
-  OP_ACCESS_OTHER,
-  OP_RELEASE,
-  OP_DESTROY,
-  OP_TRANSFER,
-  OP_COUNT
-};
-
-static const char *const state_names[ST_COUNT] = {"empty",          "offered",       "withdrawn",
-                                                  "readable",       "event_pending", "event_waited",
-                                                  "event_released", "event_dropped", "stream_bound",
-                                                  "stream_waited",  "released",      "destroyed"};
-
-/* One row per state, one cell per operation, in the spec's column order:
- * offer withdraw acc_ps acc_ev acc_cs ev_wait rel_ev st_wait access
- * access_other release destroy transfer. "[B]"/"[E]" mark the buffer /
- * event release. */
-static const char *const table_rows[ST_COUNT][OP_COUNT] = {
-    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
-     "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed", "AR"},
-    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
-};
-
-typedef struct model_step {
-  hurray_status status;
-  int next;
-  int effect; /* HURRAY_HANDOFF_EFFECT_* */
-} model_step;
-
-static model_step model_transition(uint32_t state, uint32_t op) {
-  model_step m = {HURRAY_ERR_INVALID_ARGUMENT, (int)state, HURRAY_HANDOFF_EFFECT_NONE};
-  if (state >= ST_COUNT || op >= OP_COUNT) {
-    return m;
-  }
-  const char *cell = table_rows[state][op];
-  if (strcmp(cell, "ILL") == 0) {
-    m.status = HURRAY_ERR_ILLEGAL_TRANSITION;
-  } else if (strcmp(cell, "AR") == 0) {
-    m.status = HURRAY_ERR_ALREADY_RELEASED;
-  } else if (strcmp(cell, "UAD") == 0) {
-    m.status = HURRAY_ERR_USE_AFTER_DESTROY;
-  } else {
-    m.status = HURRAY_OK;
-    if (strcmp(cell, "=") != 0) {
-      size_t name_len = strcspn(cell, " ");
-      m.next = -1;
-      for (int s = 0; s < ST_COUNT; s++) {
-        if (strlen(state_names[s]) == name_len && strncmp(cell, state_names[s], name_len) == 0) {
-          m.next = s;
-        }
-      }
-      FUZZ_CHECK(m.next >= 0);
-      if (strstr(cell, "[B]") != NULL) {
-        m.effect = HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
-      } else if (strstr(cell, "[E]") != NULL) {
-        m.effect = HURRAY_HANDOFF_EFFECT_RELEASE_EVENT;
-      }
-    }
-  }
-  return m;
-}
 
 /* ---- The objects and what the model knows of them --------------------- */
 
@@ -213,8 +107,8 @@ static void check_error(hurray_status got, const hurray_error *err, model_step w
  * table: status, error payload, next state, callbacks. */
 static void step_either(slot *s, uint32_t op, uint32_t alt_op, hurray_status got,
                         const hurray_error *err, int releases_before, int event_releases_before) {
-  model_step want = model_transition((uint32_t)s->state, op);
-  FUZZ_CHECK(model_transition((uint32_t)s->state, alt_op).status == want.status);
+  model_step want = handoff_model_transition((uint32_t)s->state, op);
+  FUZZ_CHECK(handoff_model_transition((uint32_t)s->state, alt_op).status == want.status);
   check_error(got, err, want, op, alt_op, s->state);
   if (got == HURRAY_OK) {
     s->state = want.next;
@@ -462,7 +356,7 @@ static void do_accept(slot *s, uint8_t param) {
     return;
   }
   /* Not offered: the table answers for every accept operation alike. */
-  model_step want = model_transition((uint32_t)s->state, OP_ACC_PS);
+  model_step want = handoff_model_transition((uint32_t)s->state, OP_ACC_PS);
   FUZZ_CHECK(got == want.status);
   if (got == HURRAY_ERR_ILLEGAL_TRANSITION) {
     FUZZ_CHECK(err.value >= OP_ACC_PS && err.value <= OP_ACC_CS &&
@@ -533,7 +427,7 @@ static void finish(slot *s) {
     return;
   }
   for (size_t k = 0; k < sizeof path / sizeof path[0] && s->state != ST_DESTROYED; k++) {
-    model_step want = model_transition((uint32_t)s->state, path[k]);
+    model_step want = handoff_model_transition((uint32_t)s->state, path[k]);
     if (want.status == HURRAY_OK) {
       do_simple(s, path[k]);
     }
@@ -615,7 +509,7 @@ static void do_list_transfer(slot *s) {
   int e = s->event_releases;
   int state = s->state;
   hurray_status got = hurray_buffer_list_push_handoff(lm.list, &s->handoff, &err);
-  model_step table = model_transition((uint32_t)state, OP_TRANSFER);
+  model_step table = handoff_model_transition((uint32_t)state, OP_TRANSFER);
   if (table.status == HURRAY_OK) {
     ref_verdict want = list_verdict(&s->handle);
     if (want.status == HURRAY_ERR_CAPACITY) {
@@ -775,7 +669,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint32_t op = (uint32_t)(param >> 4);
         hurray_handoff_step got =
             hurray_handoff_transition((hurray_handoff_state)state, (hurray_handoff_op)op);
-        model_step want = model_transition(state, op);
+        model_step want = handoff_model_transition(state, op);
         FUZZ_CHECK(got.status == want.status && (int)got.next == want.next &&
                    (int)got.effect == want.effect);
         break;
@@ -795,7 +689,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK((strcmp(state_name, "invalid") == 0) == (param >= ST_COUNT));
         FUZZ_CHECK((strcmp(op_name, "invalid") == 0) == (param >= OP_COUNT));
         if (param < ST_COUNT) {
-          FUZZ_CHECK(strcmp(state_name, state_names[param]) == 0);
+          FUZZ_CHECK(strcmp(state_name, handoff_model_state_name(param)) == 0);
         }
         break;
       }

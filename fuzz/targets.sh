@@ -25,6 +25,10 @@ hurray_fuzz_extra_sources() {
         tools/hurray-inspect/report_text.c tools/hurray-inspect/json_writer.c \
         tools/hurray-inspect/text_sink.c fuzz/cli_hex_reference.c fuzz/cli_json_reader.c
       ;;
+    handoff)
+      # The oracle's HO-SM-2 table (fuzz/handoff_model.h).
+      echo fuzz/handoff_model.c
+      ;;
     ipc_message)
       # The message writers the oracle re-encodes with (built into libhurray from ipc/).
       echo ipc/ipc_encode.c
