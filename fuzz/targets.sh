@@ -36,7 +36,7 @@ hurray_fuzz_extra_sources() {
     ipc_api)
       # The IPC transport, built into libhurray from ipc/ (Linux only).
       # The fault injection (fuzz/ipc_faults.h) and its rounds.
-      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c \
+      echo ipc/ipc_encode.c ipc/ipc_common.c ipc/ipc_consumer.c ipc/ipc_producer.c ipc/ipc_share.c \
         $HURRAY_FUZZ_HOSTILE_PLUGIN fuzz/ipc_endpoints.c plugins/common/plugin_support.c \
         fuzz/ipc_faults.c fuzz/ipc_fault_rounds.c
       ;;

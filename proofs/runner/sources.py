@@ -21,7 +21,6 @@ class Project:
         j = lambda *p: os.path.join(self.src, *p)
         self.proven = sorted(glob.glob(j("core", "proven", "*.c")))
         self.headers = sorted(glob.glob(j("core", "proven", "*.h")))
-        self.harness = sorted(glob.glob(j("proofs", "harness", "*.c")))
         self.integrator = sorted(glob.glob(j("proofs", "integrator", "*.c")))
         self.theorems = sorted(glob.glob(j("proofs", "theorems", "*.c")))
         self.variants = sorted(glob.glob(j("proofs", "negative", "*.variant")))
@@ -40,7 +39,7 @@ class Project:
     @property
     def sources(self):
         """The files of every core run (functions, model lemmas)."""
-        return self.proven + self.harness
+        return self.proven
 
 
 def compile_flags(project):

@@ -88,7 +88,7 @@ class Inventory:
         self.problems = []
         p = project
         self.contracts = {}  # function -> (file, requirement IDs)
-        for path in p.proven + p.harness + p.headers + p.public_headers:
+        for path in p.proven + p.headers + p.public_headers:
             for name, ids in sources.functions_with_contracts(path):
                 self.contracts[name] = (p.rel(path), ids)
         self.integrator_fcts, self.theorem_fcts = [], []
@@ -98,7 +98,7 @@ class Inventory:
                 for name, ids in sources.functions_with_contracts(path):
                     self.contracts[name] = (p.rel(path), ids)
                     names.append(name)
-        self.lemmas = sources.declared_lemmas(p.proven + p.headers + p.harness + [p.model])
+        self.lemmas = sources.declared_lemmas(p.proven + p.headers + [p.model])
         self.theorem_lemmas = sources.declared_lemmas(p.theorems)
         core = sorted(n for n in self.contracts
                       if n not in self.integrator_fcts + self.theorem_fcts)
