@@ -7,6 +7,9 @@
  *  - hurray_buffer_table_decode and _decode_exact agree with the reference
  *    reader (fuzz/reference_decoder.c) on status, payload and every decoded
  *    handle; on a refusal *count and out[] stay untouched (BP-TABLE-8);
+ *  - hurray_buffer_table_check gives the reference's verdict for room for
+ *    every handle, and its accessors read every accepted handle's fields
+ *    (BP-TABLE-10);
  *  - a capacity one short of the count is reported before any handle is
  *    written (BP-TABLE-4);
  *  - an accepted table encodes back to the same bytes, and the encoder
@@ -283,8 +286,41 @@ static void check_flags(const uint8_t *data, size_t size) {
                                           HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5),
                                  s, &err) &&
              count == NOT_WRITTEN);
+  /* The same for the exact decoder and the encoder with flags, and their
+   * NULL arguments, named by position (in/handles 0, out 2, count/written 4),
+   * before the flags: no wire byte reaches these paths, the input picks the
+   * bad bit and which argument is NULL. */
+  s = hurray_buffer_table_decode_exact_flags(data, size, out, MAX_HANDLES, &count, bad, &err);
+  FUZZ_CHECK(ref_verdict_matches(
+                 ref_fail(HURRAY_ERR_INVALID_ARGUMENT, bad, HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5), s,
+                 &err) &&
+             count == NOT_WRITTEN);
+  size_t written = NOT_WRITTEN;
+  s = hurray_buffer_table_encode_flags(raw, size % 4u, encoded, sizeof encoded, &written, bad,
+                                       &err);
+  FUZZ_CHECK(ref_verdict_matches(
+                 ref_fail(HURRAY_ERR_INVALID_ARGUMENT, bad, HURRAY_BUFFER_TABLE_ALLOW_EMPTY, 5), s,
+                 &err) &&
+             written == NOT_WRITTEN);
+  const size_t null_at = (size_t)(size % 3u) * 2u; /* 0, 2 or 4 */
+  const hurray_status null_exact = hurray_buffer_table_decode_exact_flags(
+      null_at == 0 ? NULL : data, size, null_at == 2 ? NULL : out, MAX_HANDLES,
+      null_at == 4 ? NULL : &count, bad, &err);
+  FUZZ_CHECK(
+      ref_verdict_matches(ref_fail(HURRAY_ERR_NULL_ARGUMENT, 0, 0, null_at), null_exact, &err));
+  const hurray_status null_plain =
+      hurray_buffer_table_decode_flags(null_at == 0 ? NULL : data, size, null_at == 2 ? NULL : out,
+                                       MAX_HANDLES, null_at == 4 ? NULL : &count, 0, &err);
+  FUZZ_CHECK(
+      ref_verdict_matches(ref_fail(HURRAY_ERR_NULL_ARGUMENT, 0, 0, null_at), null_plain, &err));
+  const hurray_status null_encode =
+      hurray_buffer_table_encode_flags(null_at == 0 ? NULL : raw, 1, null_at == 2 ? NULL : encoded,
+                                       sizeof encoded, null_at == 4 ? NULL : &written, bad, &err);
+  FUZZ_CHECK(
+      ref_verdict_matches(ref_fail(HURRAY_ERR_NULL_ARGUMENT, 0, 0, null_at), null_encode, &err) &&
+      count == NOT_WRITTEN && written == NOT_WRITTEN);
   if (zero_count) {
-    size_t written = NOT_WRITTEN;
+    written = NOT_WRITTEN;
     ref_error_poison(&err);
     s = hurray_buffer_table_encode_flags(raw, 0, encoded, sizeof encoded, &written,
                                          HURRAY_BUFFER_TABLE_ALLOW_EMPTY, &err);
@@ -298,8 +334,56 @@ static void check_flags(const uint8_t *data, size_t size) {
   }
 }
 
+/* BP-TABLE-10: the check without stores gives the reference's verdict for a
+ * decoder with room for every handle, writes *count only on success, err
+ * only on failure, and its accessors read each accepted handle's fields. */
+static void check_without_stores(const uint8_t *data, size_t size) {
+  size_t count = NOT_WRITTEN;
+  size_t want_count = NOT_WRITTEN;
+  hurray_error err;
+  ref_error_poison(&err);
+  ref_verdict want = ref_decode_table(data, size, MAX_HANDLES, false, want_handles, &want_count);
+  const hurray_status s = hurray_buffer_table_check(data, size, &count, &err);
+  FUZZ_CHECK(ref_verdict_matches(want, s, &err));
+  if (s != HURRAY_OK) {
+    FUZZ_CHECK(count == NOT_WRITTEN);
+    return;
+  }
+  FUZZ_CHECK(ref_error_is_poisoned(&err));
+  FUZZ_CHECK(count == want_count && count == data[0]);
+  for (size_t i = 0; i < count; i++) {
+    const ref_fields *f = &want_handles[i];
+    FUZZ_CHECK(hurray_buffer_table_byte_size(data, i) == f->byte_size &&
+               hurray_buffer_table_alignment(data, i) == f->alignment &&
+               hurray_buffer_table_device_tag(data, i) == f->device_tag &&
+               hurray_buffer_table_sync_mode(data, i) == f->sync_mode &&
+               hurray_buffer_table_memory_class(data, i) == f->memory_class);
+  }
+  FUZZ_CHECK(hurray_buffer_table_byte_size(data, count) == 0 &&
+             hurray_buffer_table_alignment(data, count) == 0 &&
+             hurray_buffer_table_device_tag(data, count) == HURRAY_DEVICE_INVALID &&
+             hurray_buffer_table_sync_mode(data, count) == HURRAY_SYNC_INVALID &&
+             hurray_buffer_table_memory_class(data, count) == HURRAY_MEMORY_INVALID);
+  /* NULL arguments: in is argument 0, count argument 2; a NULL table reads
+   * nothing. */
+  ref_error_poison(&err);
+  const bool null_in = size % 2u == 0u;
+  size_t untouched = NOT_WRITTEN;
+  const hurray_status null_status =
+      hurray_buffer_table_check(null_in ? NULL : data, size, null_in ? &untouched : NULL, &err);
+  FUZZ_CHECK(ref_verdict_matches(ref_fail(HURRAY_ERR_NULL_ARGUMENT, 0, 0, null_in ? 0 : 2),
+                                 null_status, &err) &&
+             untouched == NOT_WRITTEN);
+  FUZZ_CHECK(hurray_buffer_table_byte_size(NULL, 0) == 0 &&
+             hurray_buffer_table_alignment(NULL, 0) == 0 &&
+             hurray_buffer_table_device_tag(NULL, 0) == HURRAY_DEVICE_INVALID &&
+             hurray_buffer_table_sync_mode(NULL, 0) == HURRAY_SYNC_INVALID &&
+             hurray_buffer_table_memory_class(NULL, 0) == HURRAY_MEMORY_INVALID);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)check_decode(data, size, true);
+  check_without_stores(data, size);
   bool complete = size >= 1 && size >= 1 + 16 * (size_t)data[0];
   if (complete && data[0] > 0) {
     check_capacity(data, size);

@@ -624,3 +624,194 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
   }
   return status;
 }
+
+/* BP-TABLE-10: the decoder's verdict without its stores. The same steps as
+ * hurray_buffer_table_decode() less the capacity, which cannot fail here;
+ * its behaviors are the decoder's, named alike, and
+ * proofs/theorems/table_check.c proves the two give the same status and
+ * error for every input. */
+/*@
+  requires in != \null && len >= 1 ==>
+             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
+  requires err == \null || \valid(err);
+  requires in != \null && len >= 1 ==>
+             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
+  requires count == \null || \valid(count);
+  requires count != \null ==> \separated(count, err);
+  requires count != \null && in != \null && len >= 1 ==>
+             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  terminates \true;
+  assigns *count;
+  assigns err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior no_in:
+    assumes in == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
+  behavior no_count:
+    assumes in != \null && count == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior empty_input:  // BP-TABLE-2
+    assumes in != \null && count != \null && len < 1;
+    ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
+    ensures *count == \old(*count);
+  behavior truncated:  // BP-TABLE-2: the length is checked before any handle is read
+    assumes in != \null && count != \null && len >= 1;
+    assumes len < bp_table_size(in[0]);
+    ensures \result == HURRAY_ERR_TRUNCATED;
+    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
+    ensures *count == \old(*count);
+  behavior empty_table:  // BP-TABLE-3
+    assumes in != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] == 0;
+    ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
+    ensures *count == \old(*count);
+  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
+    assumes in != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1;
+    assumes !bp_table_handles_valid(in, in[0]);
+    ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
+              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
+    ensures *count == \old(*count);
+  behavior not_colocated:  // BP-COLOC-2: after every handle, the first mismatch
+    assumes in != \null && count != \null && len >= 1;
+    assumes len >= bp_table_size(in[0]) && in[0] >= 1;
+    assumes bp_table_handles_valid(in, in[0]) && !bp_table_colocated(in, in[0]);
+    ensures \exists integer k; 1 <= k < \old(in[0]) &&
+              bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
+    ensures *count == \old(*count);
+  behavior accepted:  // BP-TABLE-1..3, BP-TABLE-5, BP-COLOC-1: OK iff the spec accepts it
+    assumes in != \null && count != \null;
+    assumes bp_valid_table(in, len);
+    ensures \result == HURRAY_OK && *count == \old(in[0]);
+    ensures bp_error_unchanged{Pre, Post}(err);
+  complete behaviors;
+  disjoint behaviors;
+*/
+hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len, size_t *count,
+                                        hurray_error *err) {
+  if (in == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
+  }
+  if (count == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  if (len < 1u) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, 1u, 0);
+  }
+  const size_t n = in[0];
+  const size_t needed = 1u + HURRAY_BUFFER_HANDLE_SIZE * n;
+  if (len < needed) {
+    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, needed, 0);
+  }
+  if (n == 0u) {
+    return hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+  }
+  const hurray_status status = check_table_handles(in, n, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
+  *count = n;
+  return HURRAY_OK;
+}
+
+/* The accessors of BP-TABLE-10. Each reads the count byte, then at most the
+ * field of handle `index`: a table the check accepted holds every handle
+ * below its count, and the count byte is all an index past it needs. */
+/*@
+  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  terminates \true;
+  assigns \nothing;
+  behavior in_table:  // BP-WIRE-1
+    assumes table != \null && index < table[0];
+    ensures \result == bp_le64(bp_table_handle(table, index));
+  behavior past_count:
+    assumes table == \null || index >= table[0];
+    ensures \result == 0;
+  complete behaviors;
+  disjoint behaviors;
+*/
+uint64_t hurray_buffer_table_byte_size(const uint8_t *table, size_t index) {
+  if (table == NULL || index >= table[0]) {
+    return 0u;
+  }
+  return load_le64(table + 1 + HURRAY_BUFFER_HANDLE_SIZE * index);
+}
+
+/*@
+  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  terminates \true;
+  assigns \nothing;
+  behavior in_table:  // BP-WIRE-1
+    assumes table != \null && index < table[0];
+    ensures \result == bp_le32(bp_table_handle(table, index) + 8);
+  behavior past_count:  // BP-ALIGN-1: 0 is no alignment
+    assumes table == \null || index >= table[0];
+    ensures \result == 0;
+  complete behaviors;
+  disjoint behaviors;
+*/
+uint32_t hurray_buffer_table_alignment(const uint8_t *table, size_t index) {
+  if (table == NULL || index >= table[0]) {
+    return 0u;
+  }
+  return load_le32(table + 1 + HURRAY_BUFFER_HANDLE_SIZE * index + 8);
+}
+
+/*@
+  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  terminates \true;
+  assigns \nothing;
+  behavior in_table:  // BP-WIRE-1
+    assumes table != \null && index < table[0];
+    ensures \result == bp_table_handle(table, index)[12];
+  behavior past_count:  // BP-DEV-1: 0xFF is no device tag
+    assumes table == \null || index >= table[0];
+    ensures \result == HURRAY_DEVICE_INVALID;
+  complete behaviors;
+  disjoint behaviors;
+*/
+hurray_device_tag hurray_buffer_table_device_tag(const uint8_t *table, size_t index) {
+  if (table == NULL || index >= table[0]) {
+    return HURRAY_DEVICE_INVALID;
+  }
+  return table[1 + HURRAY_BUFFER_HANDLE_SIZE * index + 12];
+}
+
+/*@
+  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  terminates \true;
+  assigns \nothing;
+  behavior in_table:  // BP-WIRE-1
+    assumes table != \null && index < table[0];
+    ensures \result == bp_table_handle(table, index)[13];
+  behavior past_count:  // BP-SYNC-1: 0xFF is no sync mode
+    assumes table == \null || index >= table[0];
+    ensures \result == HURRAY_SYNC_INVALID;
+  complete behaviors;
+  disjoint behaviors;
+*/
+hurray_sync_mode hurray_buffer_table_sync_mode(const uint8_t *table, size_t index) {
+  if (table == NULL || index >= table[0]) {
+    return HURRAY_SYNC_INVALID;
+  }
+  return table[1 + HURRAY_BUFFER_HANDLE_SIZE * index + 13];
+}
+
+/*@
+  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  terminates \true;
+  assigns \nothing;
+  behavior in_table:  // BP-WIRE-1
+    assumes table != \null && index < table[0];
+    ensures \result == bp_table_handle(table, index)[14];
+  behavior past_count:  // BP-MEM-1: 0xFF is no memory class
+    assumes table == \null || index >= table[0];
+    ensures \result == HURRAY_MEMORY_INVALID;
+  complete behaviors;
+  disjoint behaviors;
+*/
+hurray_memory_class hurray_buffer_table_memory_class(const uint8_t *table, size_t index) {
+  if (table == NULL || index >= table[0]) {
+    return HURRAY_MEMORY_INVALID;
+  }
+  return table[1 + HURRAY_BUFFER_HANDLE_SIZE * index + 14];
+}

@@ -392,6 +392,39 @@ hurray_buffer_table_decode_exact(const uint8_t *in, size_t len, hurray_buffer_ha
                                  size_t cap, size_t *count, hurray_error *err);
 
 /**
+ * Checks the buffer table at the start of `in` without decoding it
+ * (BP-TABLE-10): the status and error hurray_buffer_table_decode() gives for
+ * the same bytes with room for every handle, BP-TABLE-1..3 and BP-TABLE-5 with
+ * colocation (BP-COLOC-1/2). It reads at most 1 + 16 * count bytes. On
+ * success *count is the number of handles; on failure only err is written.
+ * NULL_ARGUMENT names `in` (index 0) or `count` (index 2). Read the fields of
+ * an accepted table with the hurray_buffer_table_*() accessors below.
+ */
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len,
+                                                                    size_t *count,
+                                                                    hurray_error *err);
+
+/**
+ * Field values of handle `index` of a table hurray_buffer_table_check()
+ * accepted, read from its bytes (BP-WIRE-1, BP-TABLE-10); `table` is the
+ * `in` the check was given. `index` must be below the count: for an index at
+ * or past it (or a NULL table) no byte of the handle is read and the answer is
+ * a value no accepted handle holds in that field: alignment 0, device tag
+ * HURRAY_DEVICE_INVALID, sync mode HURRAY_SYNC_INVALID, memory class
+ * HURRAY_MEMORY_INVALID. The byte size answers 0, which an empty buffer also
+ * has: compare the index with the count first.
+ */
+HURRAY_API uint64_t hurray_buffer_table_byte_size(const uint8_t *table, size_t index);
+/** See hurray_buffer_table_byte_size(). */
+HURRAY_API uint32_t hurray_buffer_table_alignment(const uint8_t *table, size_t index);
+/** See hurray_buffer_table_byte_size(). */
+HURRAY_API hurray_device_tag hurray_buffer_table_device_tag(const uint8_t *table, size_t index);
+/** See hurray_buffer_table_byte_size(). */
+HURRAY_API hurray_sync_mode hurray_buffer_table_sync_mode(const uint8_t *table, size_t index);
+/** See hurray_buffer_table_byte_size(). */
+HURRAY_API hurray_memory_class hurray_buffer_table_memory_class(const uint8_t *table, size_t index);
+
+/**
  * Encodes `count` handles as a table into out[0..cap). Validates each handle
  * and colocation first, so it never writes a table a reader would reject.
  * *written receives 1 + 16 * count. CAPACITY when cap is too small (value:
