@@ -397,32 +397,25 @@ hurray_buffer_table_decode_exact(const uint8_t *in, size_t len, hurray_buffer_ha
  * the same bytes with room for every handle, BP-TABLE-1..3 and BP-TABLE-5 with
  * colocation (BP-COLOC-1/2). It reads at most 1 + 16 * count bytes. On
  * success *count is the number of handles; on failure only err is written.
- * NULL_ARGUMENT names `in` (index 0) or `count` (index 2). Read the fields of
- * an accepted table with the hurray_buffer_table_*() accessors below.
+ * NULL_ARGUMENT names `in` (index 0) or `count` (index 2). Read the handles of
+ * an accepted table with hurray_buffer_table_handle().
  */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len,
                                                                     size_t *count,
                                                                     hurray_error *err);
 
 /**
- * Field values of handle `index` of a table hurray_buffer_table_check()
- * accepted, read from its bytes (BP-WIRE-1, BP-TABLE-10); `table` is the
- * `in` the check was given. `index` must be below the count: for an index at
- * or past it (or a NULL table) no byte of the handle is read and the answer is
- * a value no accepted handle holds in that field: alignment 0, device tag
- * HURRAY_DEVICE_INVALID, sync mode HURRAY_SYNC_INVALID, memory class
- * HURRAY_MEMORY_INVALID. The byte size answers 0, which an empty buffer also
- * has: compare the index with the count first.
+ * The field values of handle `index` of a table hurray_buffer_table_check()
+ * accepted, read from its bytes into *out (BP-WIRE-1, BP-TABLE-10); `table`
+ * is the `in` the check was given. An index at or past the count is
+ * INVALID_ARGUMENT (value: the index, expected: the count, index: 1) and no
+ * byte of that handle is read; NULL_ARGUMENT names `table` (0) or `out` (2).
+ * *out is written only on success.
  */
-HURRAY_API uint64_t hurray_buffer_table_byte_size(const uint8_t *table, size_t index);
-/** See hurray_buffer_table_byte_size(). */
-HURRAY_API uint32_t hurray_buffer_table_alignment(const uint8_t *table, size_t index);
-/** See hurray_buffer_table_byte_size(). */
-HURRAY_API hurray_device_tag hurray_buffer_table_device_tag(const uint8_t *table, size_t index);
-/** See hurray_buffer_table_byte_size(). */
-HURRAY_API hurray_sync_mode hurray_buffer_table_sync_mode(const uint8_t *table, size_t index);
-/** See hurray_buffer_table_byte_size(). */
-HURRAY_API hurray_memory_class hurray_buffer_table_memory_class(const uint8_t *table, size_t index);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_handle(const uint8_t *table,
+                                                                     size_t index,
+                                                                     hurray_buffer_handle *out,
+                                                                     hurray_error *err);
 
 /**
  * Encodes `count` handles as a table into out[0..cap). Validates each handle

@@ -2142,85 +2142,38 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact(const
 */
 HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len, size_t *count, hurray_error *err);
 
-/* hurray_buffer_table_byte_size (core/proven/wire.c) */
+/* hurray_buffer_table_handle (core/proven/wire.c) */
 /*@
-  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  requires table != \null ==> \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
+  requires out == \null || \valid(out);
+  requires err == \null || \valid(err);
+  requires out != \null ==> \separated(out, err);
+  requires table != \null && out != \null ==>
+             \separated(table + (0 .. bp_table_size(table[0]) - 1), out);
+  requires table != \null ==> \separated(table + (0 .. bp_table_size(table[0]) - 1), err);
   terminates \true;
-  assigns \nothing;
-  behavior in_table:  // BP-WIRE-1
-    assumes table != \null && index < table[0];
-    ensures \result == bp_le64(bp_table_handle(table, index));
-  behavior past_count:
-    assumes table == \null || index >= table[0];
-    ensures \result == 0;
+  assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
+  behavior no_table:
+    assumes table == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
+  behavior no_out:
+    assumes table != \null && out == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior past_count:  // BP-TABLE-10
+    assumes table != \null && out != \null && index >= table[0];
+    ensures \result == HURRAY_ERR_INVALID_ARGUMENT;
+    ensures bp_error_is(err, \result, index, \old(table[0]), 1);
+    ensures *out == \old(*out);
+  behavior in_table:  // BP-WIRE-1, BP-TABLE-10
+    assumes table != \null && out != \null && index < table[0];
+    ensures \result == HURRAY_OK;
+    ensures bp_decoded_from{Post, Pre}(out, bp_table_handle(table, index));
+    ensures out->reserved == 0;
+    ensures bp_error_unchanged{Pre, Post}(err);
   complete behaviors;
   disjoint behaviors;
 */
-HURRAY_API uint64_t hurray_buffer_table_byte_size(const uint8_t *table, size_t index);
-
-/* hurray_buffer_table_alignment (core/proven/wire.c) */
-/*@
-  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
-  terminates \true;
-  assigns \nothing;
-  behavior in_table:  // BP-WIRE-1
-    assumes table != \null && index < table[0];
-    ensures \result == bp_le32(bp_table_handle(table, index) + 8);
-  behavior past_count:  // BP-ALIGN-1: 0 is no alignment
-    assumes table == \null || index >= table[0];
-    ensures \result == 0;
-  complete behaviors;
-  disjoint behaviors;
-*/
-HURRAY_API uint32_t hurray_buffer_table_alignment(const uint8_t *table, size_t index);
-
-/* hurray_buffer_table_device_tag (core/proven/wire.c) */
-/*@
-  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
-  terminates \true;
-  assigns \nothing;
-  behavior in_table:  // BP-WIRE-1
-    assumes table != \null && index < table[0];
-    ensures \result == bp_table_handle(table, index)[12];
-  behavior past_count:  // BP-DEV-1: 0xFF is no device tag
-    assumes table == \null || index >= table[0];
-    ensures \result == HURRAY_DEVICE_INVALID;
-  complete behaviors;
-  disjoint behaviors;
-*/
-HURRAY_API hurray_device_tag hurray_buffer_table_device_tag(const uint8_t *table, size_t index);
-
-/* hurray_buffer_table_sync_mode (core/proven/wire.c) */
-/*@
-  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
-  terminates \true;
-  assigns \nothing;
-  behavior in_table:  // BP-WIRE-1
-    assumes table != \null && index < table[0];
-    ensures \result == bp_table_handle(table, index)[13];
-  behavior past_count:  // BP-SYNC-1: 0xFF is no sync mode
-    assumes table == \null || index >= table[0];
-    ensures \result == HURRAY_SYNC_INVALID;
-  complete behaviors;
-  disjoint behaviors;
-*/
-HURRAY_API hurray_sync_mode hurray_buffer_table_sync_mode(const uint8_t *table, size_t index);
-
-/* hurray_buffer_table_memory_class (core/proven/wire.c) */
-/*@
-  requires table == \null || \valid_read(table + (0 .. bp_table_size(table[0]) - 1));
-  terminates \true;
-  assigns \nothing;
-  behavior in_table:  // BP-WIRE-1
-    assumes table != \null && index < table[0];
-    ensures \result == bp_table_handle(table, index)[14];
-  behavior past_count:  // BP-MEM-1: 0xFF is no memory class
-    assumes table == \null || index >= table[0];
-    ensures \result == HURRAY_MEMORY_INVALID;
-  complete behaviors;
-  disjoint behaviors;
-*/
-HURRAY_API hurray_memory_class hurray_buffer_table_memory_class(const uint8_t *table, size_t index);
+HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_handle(const uint8_t *table, size_t index, hurray_buffer_handle *out, hurray_error *err);
 
 /* hurray_buffer_handle_encode (core/proven/wire_encode.c) */
 /*@
