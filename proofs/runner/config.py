@@ -58,10 +58,10 @@ FUNCTION_TIMEOUTS = {
     # The IPC message decoder's stores carry the frames of *out, handles[]
     # and segments[] a field at a time through calls that write the others.
     # In the pool (the run of 0d8f607) the slowest took 13 to 15 s
-    # (ipc_store_offer_message, CVC4) and 8 to 9 s (ipc_store_offer_buffers,
+    # (hurray_ipc_store_offer_message, CVC4) and 8 to 9 s (ipc_store_offer_buffers,
     # Z3); one of segments[] had timed out at 20 s under load by hand.
     "ipc_store_offer_buffers": 60,
-    "ipc_store_offer_message": 60,
+    "hurray_ipc_store_offer_message": 60,
     # The message store's three stores of segments[] (its asserts 3, 4, 6)
     # take CVC4 6 to 8 s alone with -machdep x86_32 (2026-12-06), and the
     # decoder's null_argument ensures Z3 4 to 5 s after 1.4 s of Qed; both
