@@ -203,6 +203,56 @@ hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_u
   return HURRAY_OK;
 }
 
+hurray_status hurray_internal_ipc_socket_at(const struct sockaddr_un *sa, unsigned sa_len,
+                                            int listening, int *fd, hurray_error *err) {
+  int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (s < 0) {
+    return hurray_internal_ipc_fail_errno(err, errno, "socket");
+  }
+  if (listening) {
+    if (bind(s, (const struct sockaddr *)sa, (socklen_t)sa_len) != 0 || listen(s, 64) != 0) {
+      int e = errno;
+      close(s);
+      return hurray_internal_ipc_fail_errno(err, e, "bind/listen");
+    }
+  } else {
+    int rc;
+    do {
+      rc = connect(s, (const struct sockaddr *)sa, (socklen_t)sa_len);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      int e = errno;
+      close(s);
+      return hurray_internal_ipc_fail_errno(err, e, "connect");
+    }
+  }
+  *fd = s;
+  return HURRAY_OK;
+}
+
+hurray_status hurray_internal_ipc_adopt_checks(int fd, const void *out, hurray_error *err) {
+  if (out == NULL) {
+    if (fd >= 0) {
+      close(fd);
+    }
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  }
+  if (fd < 0) {
+    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(int64_t)fd, 0, 0);
+  }
+  return HURRAY_OK;
+}
+
+hurray_status hurray_internal_ipc_peer_cred(int fd, struct ucred *cred, hurray_error *err) {
+  socklen_t len = sizeof *cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) != 0) {
+    int e = errno;
+    close(fd);
+    return hurray_internal_ipc_fail_errno(err, e, "getsockopt(SO_PEERCRED)");
+  }
+  return HURRAY_OK;
+}
+
 /* ---- Segments (IPC-SEG-1) ---------------------------------------------- */
 
 uint32_t hurray_ipc_required_seals(void) {

@@ -55,4 +55,18 @@ struct sockaddr_un;
 hurray_status hurray_internal_ipc_address(const char *address, struct sockaddr_un *sa,
                                           unsigned *sa_len, hurray_error *err);
 
+/* A SOCK_SEQPACKET socket at the address hurray_internal_ipc_address
+ * parsed: bound and listening when listening is nonzero, else connected. */
+hurray_status hurray_internal_ipc_socket_at(const struct sockaddr_un *sa, unsigned sa_len,
+                                            int listening, int *fd, hurray_error *err);
+
+/* The argument checks of the from_socket entry points, which own fd from
+ * the call on: it is closed when out is NULL, so that it never leaks. */
+hurray_status hurray_internal_ipc_adopt_checks(int fd, const void *out, hurray_error *err);
+
+/* The peer's credentials (SO_PEERCRED); on failure fd is closed, as the
+ * connection it was to start is given up. */
+struct ucred;
+hurray_status hurray_internal_ipc_peer_cred(int fd, struct ucred *cred, hurray_error *err);
+
 #endif /* HURRAY_IPC_COMMON_H */

@@ -131,11 +131,9 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
     uid_count = opts->allowed_uid_count;
   }
   struct ucred cred;
-  socklen_t len = sizeof cred;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-    int e = errno;
-    close(fd);
-    return hurray_internal_ipc_fail_errno(err, e, "getsockopt(SO_PEERCRED)");
+  hurray_status st = hurray_internal_ipc_peer_cred(fd, &cred, err);
+  if (st != HURRAY_OK) {
+    return st;
   }
   hurray_ipc_consumer *c = calloc(1, sizeof *c);
   ipc_link *link = calloc(1, sizeof *link);
@@ -150,7 +148,7 @@ static hurray_status start(int fd, const hurray_ipc_consumer_options *opts,
   link->producer_pid = (int32_t)cred.pid;
   c->link = link;
   /* The first message: HELLO, or REFUSE with the reason (IPC-CRED-2). */
-  hurray_status st = hurray_internal_ipc_wait_readable(fd, timeout, err);
+  st = hurray_internal_ipc_wait_readable(fd, timeout, err);
   int fds[IPC_RECV_FDS];
   size_t nfds = 0;
   size_t n = 0;
@@ -200,36 +198,19 @@ hurray_status hurray_ipc_consumer_connect(const char *address,
   }
   struct sockaddr_un sa;
   unsigned sa_len = 0;
+  int fd = -1;
   hurray_status st = hurray_internal_ipc_address(address, &sa, &sa_len, err);
-  if (st != HURRAY_OK) {
-    return st;
+  if (st == HURRAY_OK) {
+    st = hurray_internal_ipc_socket_at(&sa, sa_len, 0, &fd, err);
   }
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    return hurray_internal_ipc_fail_errno(err, errno, "socket");
-  }
-  int rc;
-  do {
-    rc = connect(fd, (struct sockaddr *)&sa, (socklen_t)sa_len);
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    int e = errno;
-    close(fd);
-    return hurray_internal_ipc_fail_errno(err, e, "connect");
-  }
-  return start(fd, opts, out, err);
+  return st == HURRAY_OK ? start(fd, opts, out, err) : st;
 }
 
 hurray_status hurray_ipc_consumer_from_socket(int fd, const hurray_ipc_consumer_options *opts,
                                               hurray_ipc_consumer **out, hurray_error *err) {
-  if (out == NULL) {
-    if (fd >= 0) {
-      close(fd);
-    }
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
-  }
-  if (fd < 0) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(int64_t)fd, 0, 0);
+  hurray_status st = hurray_internal_ipc_adopt_checks(fd, out, err);
+  if (st != HURRAY_OK) {
+    return st;
   }
   return start(fd, opts, out, err);
 }

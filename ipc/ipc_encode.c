@@ -142,23 +142,39 @@ static void put_opaque(uint8_t *out, const uint8_t *device_uuid, const uint8_t *
   }
 }
 
-size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id, uint32_t buffer_index,
-                                uint32_t kind, uint64_t segment_size, const uint8_t *device_uuid,
-                                const uint8_t *driver_uuid, const uint8_t *handle,
-                                uint32_t handle_size) {
+/* The body fields DEVICE and EVENT share (IPC-MSG-13, -14): offer_id,
+ * buffer_index, kind, handle_size and the opaque tail; NULL when the handle
+ * does not fit or out is too small. The caller writes what differs. */
+static uint8_t *start_device_or_event(uint8_t *out, size_t cap, uint32_t type, uint32_t body_size,
+                                      uint64_t offer_id, uint32_t buffer_index, uint32_t kind,
+                                      const uint8_t *device_uuid, const uint8_t *driver_uuid,
+                                      const uint8_t *handle, uint32_t handle_size) {
   if (handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE || (handle_size > 0u && handle == NULL)) {
-    return 0;
+    return NULL;
   }
-  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_DEVICE, HURRAY_IPC_DEVICE_BODY_SIZE);
+  uint8_t *body = start_fixed(out, cap, type, body_size);
   if (body == NULL) {
-    return 0;
+    return NULL;
   }
   put_le64(body, offer_id);
   put_le32(body + 8, buffer_index);
   put_le32(body + 12, kind);
-  put_le64(body + 16, segment_size);
   put_le32(body + 24, handle_size);
   put_opaque(out, device_uuid, driver_uuid, handle, handle_size);
+  return body;
+}
+
+size_t hurray_ipc_encode_device(uint8_t *out, size_t cap, uint64_t offer_id, uint32_t buffer_index,
+                                uint32_t kind, uint64_t segment_size, const uint8_t *device_uuid,
+                                const uint8_t *driver_uuid, const uint8_t *handle,
+                                uint32_t handle_size) {
+  uint8_t *body = start_device_or_event(out, cap, HURRAY_IPC_MSG_DEVICE,
+                                        HURRAY_IPC_DEVICE_BODY_SIZE, offer_id, buffer_index, kind,
+                                        device_uuid, driver_uuid, handle, handle_size);
+  if (body == NULL) {
+    return 0;
+  }
+  put_le64(body + 16, segment_size);
   /* The descriptor of kind FD travels with this message (IPC-MSG-13). */
   put_le16(out + 12, kind == HURRAY_IPC_DEVICE_FD ? 1u : 0u);
   return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_DEVICE_BODY_SIZE;
@@ -168,17 +184,8 @@ size_t hurray_ipc_encode_event(uint8_t *out, size_t cap, uint64_t offer_id, uint
                                uint32_t kind, const uint8_t *device_uuid,
                                const uint8_t *driver_uuid, const uint8_t *handle,
                                uint32_t handle_size) {
-  if (handle_size > HURRAY_IPC_DEVICE_HANDLE_SIZE || (handle_size > 0u && handle == NULL)) {
-    return 0;
-  }
-  uint8_t *body = start_fixed(out, cap, HURRAY_IPC_MSG_EVENT, HURRAY_IPC_EVENT_BODY_SIZE);
-  if (body == NULL) {
-    return 0;
-  }
-  put_le64(body, offer_id);
-  put_le32(body + 8, buffer_index);
-  put_le32(body + 12, kind);
-  put_le32(body + 24, handle_size);
-  put_opaque(out, device_uuid, driver_uuid, handle, handle_size);
-  return HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_EVENT_BODY_SIZE;
+  uint8_t *body = start_device_or_event(out, cap, HURRAY_IPC_MSG_EVENT, HURRAY_IPC_EVENT_BODY_SIZE,
+                                        offer_id, buffer_index, kind, device_uuid, driver_uuid,
+                                        handle, handle_size);
+  return body == NULL ? 0 : HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_EVENT_BODY_SIZE;
 }

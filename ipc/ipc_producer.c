@@ -136,11 +136,9 @@ static void send_refuse(int fd, uint32_t reason, uint64_t value) {
 /* IPC-CRED-1, IPC-CRED-2: admits or refuses a new connection; takes fd. */
 static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurray_error *err) {
   struct ucred cred;
-  socklen_t len = sizeof cred;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-    int e = errno;
-    close(fd);
-    return hurray_internal_ipc_fail_errno(err, e, "getsockopt(SO_PEERCRED)");
+  hurray_status st = hurray_internal_ipc_peer_cred(fd, &cred, err);
+  if (st != HURRAY_OK) {
+    return st;
   }
   ipc_conn probe = {NULL, fd, 0, 0, 0, (int32_t)cred.pid, (uint32_t)cred.uid};
   if (!hurray_internal_ipc_uid_allowed((uint32_t)cred.uid, p->allowed_uids, p->allowed_uid_count)) {
@@ -169,7 +167,7 @@ static hurray_status admit(hurray_ipc_producer *p, int fd, ipc_conn **out, hurra
   uint8_t hello[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_HELLO_BODY_SIZE];
   size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), (uint32_t)geteuid(),
                                      HURRAY_IPC_MAX_FDS);
-  hurray_status st = hurray_internal_ipc_send_now(fd, hello, n, NULL, 0, err);
+  st = hurray_internal_ipc_send_now(fd, hello, n, NULL, 0, err);
   if (st != HURRAY_OK) {
     close(fd);
     free(c);
@@ -231,26 +229,19 @@ hurray_status hurray_ipc_producer_listen(const char *address,
   }
   struct sockaddr_un sa;
   unsigned sa_len = 0;
-  hurray_status st = hurray_internal_ipc_address(address, &sa, &sa_len, err);
-  if (st != HURRAY_OK) {
-    return st;
-  }
   hurray_ipc_producer *p = NULL;
-  st = producer_new(opts, &p, err);
+  hurray_status st = hurray_internal_ipc_address(address, &sa, &sa_len, err);
+  if (st == HURRAY_OK) {
+    st = producer_new(opts, &p, err);
+  }
   if (st != HURRAY_OK) {
     return st;
   }
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    st = hurray_internal_ipc_fail_errno(err, errno, "socket");
+  int fd = -1;
+  st = hurray_internal_ipc_socket_at(&sa, sa_len, 1, &fd, err);
+  if (st != HURRAY_OK) {
     hurray_ipc_producer_destroy(&p);
     return st;
-  }
-  if (bind(fd, (struct sockaddr *)&sa, (socklen_t)sa_len) != 0 || listen(fd, 64) != 0) {
-    int e = errno;
-    close(fd);
-    hurray_ipc_producer_destroy(&p);
-    return hurray_internal_ipc_fail_errno(err, e, "bind/listen");
   }
   p->listen_fd = fd;
   if (address[0] != '@') {
@@ -263,17 +254,12 @@ hurray_status hurray_ipc_producer_listen(const char *address,
 hurray_status hurray_ipc_producer_from_socket(int fd, const hurray_ipc_producer_options *opts,
                                               hurray_ipc_producer **out, uint64_t *out_consumer_id,
                                               hurray_error *err) {
-  if (out == NULL) {
-    if (fd >= 0) {
-      close(fd);
-    }
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
-  }
-  if (fd < 0) {
-    return hurray_internal_ipc_fail(err, HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)(int64_t)fd, 0, 0);
+  hurray_status st = hurray_internal_ipc_adopt_checks(fd, out, err);
+  if (st != HURRAY_OK) {
+    return st;
   }
   hurray_ipc_producer *p = NULL;
-  hurray_status st = producer_new(opts, &p, err);
+  st = producer_new(opts, &p, err);
   if (st != HURRAY_OK) {
     close(fd);
     return st;
