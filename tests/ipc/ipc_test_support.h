@@ -149,6 +149,24 @@ static inline void send_raw_fds(int fd, const uint8_t *buf, size_t len, const in
   ck_assert_int_eq(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len);
 }
 
+/* Both ends of a SOCK_SEQPACKET socketpair, as the in-process tests connect. */
+static inline void socket_pair(int sv[2]) {
+  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+}
+
+/* Reads the next message a peer sent to a raw end (flags: 0 or
+ * MSG_DONTWAIT); it must be one, well formed and without descriptors. */
+static inline hurray_ipc_message raw_recv(int fd, int flags) {
+  uint8_t buf[256];
+  ssize_t n = recv(fd, buf, sizeof buf, flags);
+  ck_assert_int_gt(n, 0);
+  hurray_ipc_message m;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_message_decode(buf, (size_t)n, 0, &m, NULL, NULL, 0, &err),
+                   HURRAY_OK);
+  return m;
+}
+
 /* A raw SOCK_SEQPACKET connection to a producer's abstract address "@name",
  * as a consumer that speaks no protocol (or a hostile one) would make it. */
 static inline int raw_connect(const char *address) {
@@ -252,6 +270,61 @@ static inline hurray_ipc_producer_options producer_options(event_log *log) {
   return o;
 }
 
+/* A producer listening on "@hurray-test-PID-tag" (written to address, cap
+ * bytes), its events recorded in *events; max_consumers 0: the default. */
+static inline hurray_ipc_producer *listening_producer(char *address, size_t cap, const char *tag,
+                                                      event_log *events, uint32_t max_consumers) {
+  snprintf(address, cap, "@hurray-test-%d-%s", (int)getpid(), tag);
+  hurray_ipc_producer_options po = producer_options(events);
+  po.max_consumers = max_consumers;
+  hurray_ipc_producer *p = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
+  return p;
+}
+
+/* A producer with options po on one end of a socketpair; the other end,
+ * *peer, is a raw consumer that has read the HELLO and sends what a test
+ * forges. */
+static inline hurray_ipc_producer *producer_with_raw_peer(const hurray_ipc_producer_options *po,
+                                                          uint64_t *cid, int *peer) {
+  int sv[2];
+  socket_pair(sv);
+  hurray_ipc_producer *p = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], po, &p, cid, &err), HURRAY_OK);
+  *peer = sv[1];
+  ck_assert_uint_eq(raw_recv(*peer, 0).type, HURRAY_IPC_MSG_HELLO);
+  return p;
+}
+
+/* A consumer on one end of a socketpair; the other end, *peer, is a raw
+ * producer that has sent HELLO and sends what a test forges. */
+static inline hurray_ipc_consumer *consumer_with_raw_peer(int *peer) {
+  int sv[2];
+  socket_pair(sv);
+  uint8_t hello[HURRAY_IPC_HEADER_SIZE + HURRAY_IPC_HELLO_BODY_SIZE];
+  size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), 0, 253);
+  send_raw_fds(sv[0], hello, n, NULL, 0);
+  hurray_ipc_consumer *c = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  *peer = sv[0];
+  return c;
+}
+
+/* A producer (its events in *events) and a consumer on the two ends of a
+ * socketpair, HELLO exchanged; *cid: the consumer's id at the producer. */
+static inline void connected_pair(event_log *events, hurray_ipc_producer **p, uint64_t *cid,
+                                  hurray_ipc_consumer **c) {
+  int sv[2];
+  socket_pair(sv);
+  hurray_ipc_producer_options po = producer_options(events);
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, p, cid, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, c, &err), HURRAY_OK);
+}
+
 /* A CPU producer_synced handle of byte_size bytes, page-aligned. */
 static inline hurray_buffer_handle host_handle(uint64_t byte_size) {
   hurray_buffer_handle h;
@@ -275,6 +348,30 @@ static inline hurray_ipc_buffer_desc host_desc(int fd, uint64_t byte_size, void 
   d.release = release;
   d.release_ctx = ctx;
   return d;
+}
+
+/* Shares through p a sealed segment of size bytes holding the pattern
+ * (make_segment), its release going to release(..., ctx); *data: the
+ * producer's mapping of it. */
+static inline hurray_ipc_shared *share_segment(hurray_ipc_producer *p, uint64_t size, void **data,
+                                               hurray_buffer_release_fn release, void *ctx) {
+  int fd = make_segment(size, data);
+  hurray_ipc_buffer_desc d = host_desc(fd, size, *data, release, ctx);
+  hurray_ipc_shared *s = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  return s;
+}
+
+/* The end of a test of a producer and its raw peer around one shared page:
+ * the producer destroyed, the peer closed, the page unmapped, then nothing
+ * may be left open or mapped. */
+static inline void end_raw_peer_test(hurray_ipc_producer **p, int peer, void *page,
+                                     const leak_probe *probe) {
+  hurray_ipc_producer_destroy(p);
+  close(peer);
+  munmap(page, 4096);
+  leak_check(probe);
 }
 
 #endif /* HURRAY_IPC_TEST_SUPPORT_H */

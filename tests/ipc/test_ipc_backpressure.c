@@ -55,12 +55,9 @@ static pid_t start_reader(const char *address) {
 START_TEST(stalled_consumer_stalls_nobody) {  // IPC-FLOW-1, IPC-FLT-1
   leak_probe probe = leak_start("one consumer never reads");
   char address[64];
-  snprintf(address, sizeof address, "@hurray-test-%d-stall", (int)getpid());
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
+  hurray_ipc_producer *p = listening_producer(address, sizeof address, "stall", &events, 0);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
   int stalled_fd = raw_connect(address); /* connects, then never reads */
   uint64_t stalled = 0;
   ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, 5000, &stalled, &err), HURRAY_OK);
@@ -69,11 +66,8 @@ START_TEST(stalled_consumer_stalls_nobody) {  // IPC-FLOW-1, IPC-FLT-1
   ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, 5000, &reading, &err), HURRAY_OK);
 
   void *data = NULL;
-  int fd = make_segment(4096, &data);
   release_log rel = {0, NULL};
-  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, 4096, &data, count_release, &rel);
   /* Offers to the consumer that never reads, until its socket is full: the
    * call that does not fit returns at once, and nothing of it is held. */
   size_t stalled_holds = 0;

@@ -12,22 +12,14 @@
 #include <sys/stat.h>
 #include "check_main.h"
 
-static void pair(int sv[2]) {
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-}
-
 START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-OFF-2, HO-OWN-3
   leak_probe probe = leak_start("offer/accept/release 1 MiB");
-  int sv[2];
-  pair(sv);
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
   hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
   hurray_ipc_consumer *c = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  connected_pair(&events, &p, &cid, &c);
+  hurray_error err;
   ck_assert_int_eq(hurray_ipc_consumer_producer_pid(c), getpid());
 
   const uint64_t size = 1u << 20;
@@ -96,32 +88,6 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-O
 }
 END_TEST
 
-/* Reads the next message the consumer sent to the fake producer. */
-static hurray_ipc_message raw_recv(int fd) {
-  uint8_t buf[256];
-  ssize_t n = recv(fd, buf, sizeof buf, 0);
-  ck_assert_int_gt(n, 0);
-  hurray_ipc_message m;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_message_decode(buf, (size_t)n, 0, &m, NULL, NULL, 0, &err),
-                   HURRAY_OK);
-  return m;
-}
-
-/* A consumer connected to a fake producer at *peer (HELLO already sent). */
-static hurray_ipc_consumer *fake_producer(int *peer) {
-  int sv[2];
-  pair(sv);
-  uint8_t hello[32];
-  size_t n = hurray_ipc_encode_hello(hello, sizeof hello, (uint32_t)getpid(), 0, 253);
-  send_raw_fds(sv[0], hello, n, NULL, 0);
-  hurray_ipc_consumer *c = NULL;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
-  *peer = sv[0];
-  return c;
-}
-
 static uint8_t msg[16384];
 
 static size_t one_offer(uint64_t byte_size, uint64_t offset, uint32_t kind) {
@@ -136,7 +102,7 @@ static void expect_refused(const char *what, size_t len, const int *fds, size_t 
                            hurray_status status, uint64_t value, int expect_reject) {
   leak_probe probe = leak_start(what);
   int peer = -1;
-  hurray_ipc_consumer *c = fake_producer(&peer);
+  hurray_ipc_consumer *c = consumer_with_raw_peer(&peer);
   send_raw_fds(peer, msg, len, fds, nfds);
   hurray_ipc_received *r = NULL;
   hurray_error err;
@@ -145,7 +111,7 @@ static void expect_refused(const char *what, size_t len, const int *fds, size_t 
   ck_assert_msg(err.value == value, "%s: value %llu, expected %llu", what,
                 (unsigned long long)err.value, (unsigned long long)value);
   ck_assert_ptr_null(r);
-  hurray_ipc_message m = raw_recv(peer);
+  hurray_ipc_message m = raw_recv(peer, 0);
   if (expect_reject) {
     ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT); /* the producer learns why */
     ck_assert_uint_eq(m.code, (uint32_t)status);
@@ -214,7 +180,7 @@ static void expect_device_mismatch(const char *what, const uint64_t *device_offe
   ck_assert_int_eq(hurray_ipc_segment_create(4096, &segment, &data, &err), HURRAY_OK);
   leak_probe probe = leak_start(what);
   int peer = -1;
-  hurray_ipc_consumer *c = fake_producer(&peer);
+  hurray_ipc_consumer *c = consumer_with_raw_peer(&peer);
   for (size_t k = 0; k < count; k++) {
     size_t n = device_fd_message(device_offers[k], device_indices[k]);
     send_raw_fds(peer, msg, n, &segment, 1);
@@ -230,7 +196,7 @@ static void expect_device_mismatch(const char *what, const uint64_t *device_offe
   ck_assert_msg(err.value == value && err.index == index, "%s: value %llu index %zu", what,
                 (unsigned long long)err.value, (size_t)err.index);
   ck_assert_ptr_null(r);
-  hurray_ipc_message m = raw_recv(peer);
+  hurray_ipc_message m = raw_recv(peer, 0);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REFUSE);
   ck_assert_uint_eq(m.code, HURRAY_IPC_REFUSE_PROTOCOL_ERROR);
   hurray_ipc_consumer_destroy(&c);
@@ -275,7 +241,7 @@ START_TEST(device_memory_without_plugins_is_rejected) {  // IPC-SEG-5
   ck_assert_int_eq(hurray_ipc_segment_create(4096, &segment, &data, &err), HURRAY_OK);
   leak_probe probe = leak_start("device memory, no plugins");
   int peer = -1;
-  hurray_ipc_consumer *c = fake_producer(&peer);
+  hurray_ipc_consumer *c = consumer_with_raw_peer(&peer);
   size_t n = device_fd_message(1, 0);
   send_raw_fds(peer, msg, n, &segment, 1);
   hurray_buffer_handle h = host_handle(4096);
@@ -287,7 +253,7 @@ START_TEST(device_memory_without_plugins_is_rejected) {  // IPC-SEG-5
   ck_assert_uint_eq(err.value, HURRAY_DEVICE_CPU);
   ck_assert_uint_eq(err.index, 0);
   ck_assert_ptr_null(r);
-  hurray_ipc_message m = raw_recv(peer);
+  hurray_ipc_message m = raw_recv(peer, 0);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT);
   ck_assert_uint_eq(m.code, HURRAY_ERR_DEVICE_UNAVAILABLE);
   /* the connection goes on: a host offer after it is accepted */
@@ -347,20 +313,6 @@ START_TEST(byte_size_larger_than_segment) {  // IPC-SEG-2
 }
 END_TEST
 
-/* A producer on one end of a socketpair, its events logged; the other end
- * is a raw peer that has read the HELLO and sends what a test forges. */
-static hurray_ipc_producer *producer_with_raw_peer(event_log *events, uint64_t *cid, int *peer) {
-  int sv[2];
-  pair(sv);
-  hurray_ipc_producer_options po = producer_options(events);
-  hurray_ipc_producer *p = NULL;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, cid, &err), HURRAY_OK);
-  *peer = sv[1];
-  (void)recv(*peer, msg, sizeof msg, 0); /* HELLO */
-  return p;
-}
-
 START_TEST(sealing_makes_the_bytes_immutable) {  // IPC-SEG-1, IPC-SEG-2, BP-OWN-6
   leak_probe probe = leak_start("a writable mapping blocks the seal");
   int fd = -1;
@@ -390,7 +342,7 @@ START_TEST(sealing_makes_the_bytes_immutable) {  // IPC-SEG-1, IPC-SEG-2, BP-OWN
   ck_assert_int_eq(
       fcntl(weak, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL), 0);
   int sv[2];
-  pair(sv);
+  socket_pair(sv);
   hurray_ipc_producer *p = NULL;
   ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], NULL, &p, NULL, &err), HURRAY_OK);
   release_log rel = {0, NULL};
@@ -412,9 +364,10 @@ END_TEST
 START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
   leak_probe probe = leak_start("producer: forged and repeated releases");
   event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
   uint64_t cid = 0;
   int peer = -1;
-  hurray_ipc_producer *p = producer_with_raw_peer(&events, &cid, &peer);
+  hurray_ipc_producer *p = producer_with_raw_peer(&po, &cid, &peer);
   hurray_error err;
   void *data = NULL;
   int fd = make_segment(4096, &data);
@@ -458,26 +411,21 @@ START_TEST(producer_side_faults) {  // IPC-REL-1, IPC-OFF-1, IPC-ERR-2
   ck_assert_int_eq(rel.calls, 0); /* the producer still holds its own reference */
   hurray_ipc_shared_retire(s);
   ck_assert_int_eq(rel.calls, 1);
-  hurray_ipc_producer_destroy(&p);
-  close(peer);
-  munmap(data, 4096);
-  leak_check(&probe);
+  end_raw_peer_test(&p, peer, data, &probe);
 }
 END_TEST
 
 START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
   leak_probe probe = leak_start("producer: all-ones offer ids and indexes name nothing");
   event_log events = {0};
+  hurray_ipc_producer_options po = producer_options(&events);
   uint64_t cid = 0;
   int peer = -1;
-  hurray_ipc_producer *p = producer_with_raw_peer(&events, &cid, &peer);
+  hurray_ipc_producer *p = producer_with_raw_peer(&po, &cid, &peer);
   hurray_error err;
   void *data = NULL;
-  int fd = make_segment(4096, &data);
   release_log rel = {0, NULL};
-  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, 4096, &data, count_release, &rel);
   uint64_t first = 0;
   uint64_t second = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &first, &err), HURRAY_OK);
@@ -515,25 +463,18 @@ START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
   ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 2);
   ck_assert_int_eq(rel.calls, 1);
-  hurray_ipc_producer_destroy(&p);
-  close(peer);
-  munmap(data, 4096);
-  leak_check(&probe);
+  end_raw_peer_test(&p, peer, data, &probe);
 }
 END_TEST
 
 START_TEST(consumer_rejects_offer) {  // IPC-MSG-10, IPC-REL-1
   leak_probe probe = leak_start("reject drops the offer's holds");
-  int sv[2];
-  pair(sv);
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
   hurray_ipc_producer *p = NULL;
   uint64_t cid = 0;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
   hurray_ipc_consumer *c = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &c, &err), HURRAY_OK);
+  connected_pair(&events, &p, &cid, &c);
+  hurray_error err;
   void *data = NULL;
   int fd = make_segment(8192, &data);
   release_log rel = {0, NULL};
@@ -567,7 +508,7 @@ START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
   leak_probe probe = leak_start("credentials refused");
   uint32_t other = (uint32_t)geteuid() + 12345u;
   int sv[2];
-  pair(sv);
+  socket_pair(sv);
   event_log events = {0};
   hurray_ipc_producer_options po = producer_options(&events);
   po.allowed_uid_count = 1;
@@ -587,7 +528,7 @@ START_TEST(credentials_refused_both_sides) {  // IPC-CRED-1..3
   ck_assert_ptr_null(c);
 
   /* the consumer refuses a producer of an unlisted uid */
-  pair(sv);
+  socket_pair(sv);
   memset(&events, 0, sizeof events);
   po = producer_options(&events);
   uint64_t cid = 0;
@@ -622,17 +563,10 @@ typedef struct shared_channel {
 
 static void open_shared_channel(shared_channel *ch) {
   memset(ch, 0, sizeof *ch);
-  int sv[2];
-  pair(sv);
-  hurray_ipc_producer_options po = producer_options(&ch->events);
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &ch->p, &ch->cid, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &ch->c, &err), HURRAY_OK);
+  connected_pair(&ch->events, &ch->p, &ch->cid, &ch->c);
   void *data = NULL;
-  int fd = make_segment(65536, &data);
   ch->rel.size = 65536;
-  hurray_ipc_buffer_desc d = host_desc(fd, 65536, data, unmap_release, &ch->rel);
-  ck_assert_int_eq(hurray_ipc_producer_share(ch->p, &d, &ch->s, &err), HURRAY_OK);
+  ch->s = share_segment(ch->p, 65536, &data, unmap_release, &ch->rel);
 }
 
 /* RX-OBJ-1, RX-REL-2, RX-REL-4: the offer is the neutral received tensor.

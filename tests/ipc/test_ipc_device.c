@@ -19,14 +19,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "hurray/plugin.h"
-
-extern char **environ;
 
 enum { DEVICE_BYTES = 1 << 20, BUFFERS = 2 };
 
@@ -136,64 +133,11 @@ static void free_device_buffer(void *data, void *ctx) {
 }
 
 static hurray_plugin_buffer *exportable(unsigned seed) {
-  hurray_error err;
-  hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64, HURRAY_MEMORY_STANDARD,
-                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
-                   HURRAY_OK);
   static unsigned char bytes[DEVICE_BYTES];
   for (size_t i = 0; i < sizeof bytes; i++) {
     bytes[i] = seeded(i, seed);
   }
-  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
-  return buffer;
-}
-
-static int count_events(const event_log *log, uint32_t kind) {
-  int n = 0;
-  for (int i = 0; i < log->count && i < MAX_EVENTS; i++) {
-    n += log->events[i].kind == kind;
-  }
-  return n;
-}
-
-/* Spawns this program as `role` with the socket end `child_end` as
- * descriptor 100 and `signal_end` (or -1) as 101. */
-static pid_t spawn_role(const char *role, int child_end, int signal_end) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  ck_assert_int_ne(child_end, 100); /* dup2 onto itself would keep CLOEXEC */
-  ck_assert_int_ne(signal_end, 101);
-  posix_spawn_file_actions_adddup2(&actions, child_end, 100);
-  if (signal_end >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, signal_end, 101);
-  }
-  char program[] = "/proc/self/exe";
-  char *role_arg = strdup(role);
-  char *file = strdup(plugin_file);
-  char descriptor[] = "100";
-  ck_assert(role_arg != NULL && file != NULL);
-  char *argv[] = {program, role_arg, file, descriptor, NULL};
-  pid_t child;
-  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  free(role_arg);
-  free(file);
-  return child;
-}
-
-/* A producer on `end` whose events go to `events`. */
-static hurray_ipc_producer *producer_on(int end, event_log *events, uint64_t *consumer_id) {
-  hurray_ipc_producer_options po;
-  memset(&po, 0, sizeof po);
-  po.struct_size = sizeof po;
-  po.on_event = record_event;
-  po.event_ctx = events;
-  hurray_ipc_producer *producer = NULL;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(end, &po, &producer, consumer_id, &err),
-                   HURRAY_OK);
-  return producer;
+  return exportable_holding(bytes, sizeof bytes);
 }
 
 /* BUFFERS exportable buffers, patterns seeded 1, 2, ..., shared. */
@@ -230,7 +174,7 @@ START_TEST(another_process_imports_the_offer) {
       hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id, &err),
       HURRAY_OK);
   /* Each release arrives as the consumer sends it (IPC-REL-1). */
-  for (int tries = 0; tries < 200 && count_events(&events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS;
+  for (int tries = 0; tries < 200 && events_of(&events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS;
        tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
   }
@@ -238,8 +182,8 @@ START_TEST(another_process_imports_the_offer) {
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
-  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_REJECTED), 0);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 0);
   /* The consumer's bytes, read through the producer's own buffers. */
   static unsigned char bytes[DEVICE_BYTES];
   for (unsigned b = 0; b < BUFFERS; b++) {
@@ -258,23 +202,6 @@ START_TEST(another_process_imports_the_offer) {
 }
 END_TEST
 
-/* A producer and a consumer in this process, on a socketpair. */
-static void local_pair(event_log *events, hurray_ipc_producer **producer, uint64_t *consumer_id,
-                       hurray_ipc_consumer **consumer, hurray_plugin_registry *plugins) {
-  int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-  hurray_ipc_producer_options po;
-  memset(&po, 0, sizeof po);
-  po.struct_size = sizeof po;
-  po.on_event = record_event;
-  po.event_ctx = events;
-  hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, producer, consumer_id, &err),
-                   HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, consumer, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(*consumer, plugins, &err), HURRAY_OK);
-}
-
 /* IPC-OFF-3, PL-IPC-2: what the producer cannot export it refuses (the host
  * decides, whatever the runtime would hand out); it never copies. */
 START_TEST(a_buffer_not_allocated_exportable_is_refused) {
@@ -285,7 +212,8 @@ START_TEST(a_buffer_not_allocated_exportable_is_refused) {
   hurray_ipc_producer *producer = NULL;
   uint64_t consumer_id = 0;
   hurray_ipc_consumer *consumer = NULL;
-  local_pair(&events, &producer, &consumer_id, &consumer, registry);
+  connected_pair(&events, &producer, &consumer_id, &consumer);
+  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, registry, &err), HURRAY_OK);
   hurray_plugin_buffer *plain = NULL;
   ck_assert_int_eq(
       hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &plain, &err), HURRAY_OK);
@@ -317,36 +245,17 @@ END_TEST
 START_TEST(one_refused_import_rejects_the_whole_offer) {
   hurray_error err;
   hurray_plugin_buffer *buffer = exportable(1u);
-  hurray_plugin_ipc_memory memory;
-  memset(&memory, 0, sizeof memory);
-  memory.struct_size = sizeof memory;
-  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
-  /* The consumer imports through a registry of its own, so that its
-   * imports are counted apart from the producer's buffer. */
+  hurray_plugin_ipc_memory memory = exported_memory(buffer);
   hurray_plugin_registry *own = NULL;
   hurray_plugin *loaded = NULL;
-  ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
+  load_own_registry(&own, &loaded);
   leak_probe probe = leak_start("device offer, second import refused");
-  int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-  uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
-  size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
-  send_raw_one(sv[0], msg, n, -1);
-  hurray_ipc_consumer *consumer = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &consumer, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
+  int peer = -1;
+  hurray_ipc_consumer *consumer = importing_consumer(own, &peer);
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(NULL, own, &err), HURRAY_ERR_NULL_ARGUMENT);
-  const int passed = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory.fd : -1;
-  const uint32_t handle_size = memory.kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory.handle_size
-                                                                              : 0u;
   for (uint32_t b = 0; b < BUFFERS; b++) {
-    uint64_t segment_size = b == 0 ? memory.segment_size : 16u; /* too small for 1 MiB */
-    n = hurray_ipc_encode_device(msg, sizeof msg, 1, b, memory.kind, segment_size,
-                                 memory.device_uuid, memory.driver_uuid, memory.handle,
-                                 handle_size);
-    ck_assert_uint_ne(n, 0);
-    send_raw_one(sv[0], msg, n, passed);
+    /* buffer 1's segment: too small for 1 MiB */
+    send_device_message(peer, &memory, b, b == 0 ? memory.segment_size : 16u);
   }
   hurray_buffer_handle handles[BUFFERS];
   hurray_ipc_segment segments[BUFFERS];
@@ -356,8 +265,9 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
     segments[b].memory_kind = HURRAY_IPC_MEMORY_DEVICE;
     segments[b].reserved = 0;
   }
-  n = hurray_ipc_encode_offer(msg, sizeof msg, 1, handles, segments, BUFFERS);
-  send_raw_one(sv[0], msg, n, -1);
+  uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
+  size_t n = hurray_ipc_encode_offer(msg, sizeof msg, 1, handles, segments, BUFFERS);
+  send_raw_one(peer, msg, n, -1);
   hurray_ipc_received *received = NULL;
   memset(&err, 0, sizeof err);
   ck_assert_int_eq(hurray_ipc_consumer_receive(consumer, 5000, &received, &err),
@@ -366,16 +276,12 @@ START_TEST(one_refused_import_rejects_the_whole_offer) {
   ck_assert_uint_eq(err.value, memory.offset + DEVICE_BYTES);
   ck_assert_ptr_null(received);
   ck_assert_uint_eq(live_buffers(loaded), 0); /* buffer 0's import undone */
-  ssize_t got = recv(sv[0], msg, sizeof msg, 0);
-  ck_assert_int_gt(got, 0);
-  hurray_ipc_message m;
-  ck_assert_int_eq(hurray_ipc_message_decode(msg, (size_t)got, 0, &m, NULL, NULL, 0, &err),
-                   HURRAY_OK);
+  hurray_ipc_message m = raw_recv(peer, 0);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_REJECT);
   ck_assert_uint_eq(m.code, HURRAY_ERR_IPC_BAD_SEGMENT);
   ck_assert_uint_eq(m.buffer_index, 1);
   hurray_ipc_consumer_destroy(&consumer);
-  close(sv[0]);
+  close(peer);
   leak_check(&probe);
   if (memory.kind == HURRAY_PLUGIN_IPC_MEMORY_FD) {
     close(memory.fd);
@@ -420,10 +326,10 @@ START_TEST(a_consumer_killed_holding_device_buffers) {
   int status = 0;
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  for (int tries = 0; tries < 100 && count_events(&events, HURRAY_IPC_EVENT_GONE) == 0; tries++) {
+  for (int tries = 0; tries < 100 && events_of(&events, HURRAY_IPC_EVENT_GONE) == 0; tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
   }
-  ck_assert_int_eq(count_events(&events, HURRAY_IPC_EVENT_GONE), 1);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
   for (int i = 0; i < events.count && i < MAX_EVENTS; i++) {
     if (events.events[i].kind == HURRAY_IPC_EVENT_GONE) {
       ck_assert_uint_eq(events.events[i].value, BUFFERS); /* holds reclaimed */

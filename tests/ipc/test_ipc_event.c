@@ -24,14 +24,11 @@
  */
 #include "ipc_device_support.h"
 
-#include <spawn.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "hurray/plugin.h"
-
-extern char **environ;
 
 enum { DEVICE_BYTES = 1 << 16 };
 
@@ -137,17 +134,11 @@ static void free_device_buffer(void *data, void *ctx) {
 }
 
 static hurray_plugin_buffer *exportable_written(void) {
-  hurray_error err;
-  hurray_plugin_buffer *buffer = NULL;
-  ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, DEVICE_BYTES, 64, HURRAY_MEMORY_STANDARD,
-                                                HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
-                   HURRAY_OK);
   static unsigned char bytes[DEVICE_BYTES];
   for (size_t i = 0; i < sizeof bytes; i++) {
     bytes[i] = seeded(i);
   }
-  ck_assert_int_eq(hurray_plugin_buffer_write(buffer, 0, bytes, sizeof bytes, &err), HURRAY_OK);
-  return buffer;
+  return exportable_holding(bytes, sizeof bytes);
 }
 
 /* An exportable event, recorded after the writes (PL-IPC-7). */
@@ -161,42 +152,18 @@ static hurray_plugin_event *recorded_event(void) {
   return event;
 }
 
-static int count_kind(const event_log *log, uint32_t kind) {
-  int n = 0;
-  for (int i = 0; i < log->count && i < MAX_EVENTS; i++) {
-    n += log->events[i].kind == kind;
-  }
-  return n;
-}
-
 /* IPC-OFF-4, IPC-SEG-7, IPC-REL-2 across two processes. */
 START_TEST(an_event_buffer_crosses_processes) {
   leak_probe probe = leak_start("event buffer to another process");
   hurray_error err;
   int pair[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  ck_assert_int_ne(pair[1], 100);
-  posix_spawn_file_actions_adddup2(&actions, pair[1], 100);
-  char program[] = "/proc/self/exe";
-  char role[] = "--consumer";
-  char *file = strdup(plugin_file);
-  char descriptor[] = "100";
-  ck_assert_ptr_nonnull(file);
-  char *argv[] = {program, role, file, descriptor, NULL};
-  pid_t child;
-  ck_assert_int_eq(posix_spawn(&child, program, &actions, NULL, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  free(file);
+  socket_pair(pair);
+  pid_t child = spawn_role("--consumer", pair[1], -1);
   close(pair[1]);
   event_log events;
   memset(&events, 0, sizeof events);
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *producer = NULL;
   uint64_t consumer_id = 0;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(pair[0], &po, &producer, &consumer_id, &err),
-                   HURRAY_OK);
+  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
   device_release released = {0, 99, exportable_written()};
   device_release unread = {0, 99, exportable_written()};
   hurray_ipc_shared *shared = NULL;
@@ -225,14 +192,14 @@ START_TEST(an_event_buffer_crosses_processes) {
   hurray_ipc_shared_retire(shared_unread);
   ck_assert_int_eq(released.calls, 0);       /* the consumer holds them */
   ck_assert_uint_eq(live_events(plugin), 2); /* and the events live for their waits */
-  for (int tries = 0; tries < 200 && count_kind(&events, HURRAY_IPC_EVENT_RELEASED) < 2; tries++) {
+  for (int tries = 0; tries < 200 && events_of(&events, HURRAY_IPC_EVENT_RELEASED) < 2; tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
   }
   int status = 0;
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  ck_assert_int_eq(count_kind(&events, HURRAY_IPC_EVENT_RELEASED), 2);
+  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 2);
   ck_assert_int_eq(released.calls, 1); /* exactly once (IPC-REL-2) */
   ck_assert_int_eq(unread.calls, 1);
   /* Each buffer's event went right before its release callback: one
@@ -253,10 +220,8 @@ START_TEST(a_plugin_without_event_export_refuses) {
   event_log events;
   memset(&events, 0, sizeof events);
   int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *producer = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &producer, NULL, &err), HURRAY_OK);
+  socket_pair(sv);
+  hurray_ipc_producer *producer = producer_on(sv[0], &events, NULL);
   hurray_plugin_buffer *buffer = exportable_written();
   hurray_ipc_shared *shared = NULL;
   device_release released = {0, 0, buffer};
@@ -323,29 +288,20 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
                       hurray_plugin *own_plugin, hurray_plugin_registry *own) {
   hurray_error err;
   leak_probe probe = leak_start(fc->name);
-  int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-  uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
-  size_t n = hurray_ipc_encode_hello(msg, sizeof msg, (uint32_t)getpid(), 0, 253);
-  send_raw_one(sv[0], msg, n, -1);
-  hurray_ipc_consumer *consumer = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, &consumer, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, own, &err), HURRAY_OK);
+  int peer = -1;
+  hurray_ipc_consumer *consumer = importing_consumer(own, &peer);
   if (fc->device_message) {
-    const int passed = memory->kind == HURRAY_PLUGIN_IPC_MEMORY_FD ? memory->fd : -1;
-    n = hurray_ipc_encode_device(
-        msg, sizeof msg, 1, 0, memory->kind, memory->segment_size, memory->device_uuid,
-        memory->driver_uuid, memory->handle,
-        memory->kind == HURRAY_PLUGIN_IPC_MEMORY_HANDLE ? memory->handle_size : 0u);
-    send_raw_one(sv[0], msg, n, passed);
+    send_device_message(peer, memory, 0, memory->segment_size);
   }
+  uint8_t msg[HURRAY_IPC_MAX_MESSAGE_SIZE];
+  size_t n = 0;
   for (uint32_t k = 0; k < fc->event_count; k++) {
     n = hurray_ipc_encode_event(msg, sizeof msg, fc->event_offer != 0u ? fc->event_offer : 1u,
                                 fc->event_indices[k], ev->kind, ev->device_uuid, ev->driver_uuid,
                                 ev->handle,
                                 fc->handle_size != 0u ? fc->handle_size : ev->handle_size);
     ck_assert_uint_ne(n, 0);
-    send_raw_one(sv[0], msg, n, -1);
+    send_raw_one(peer, msg, n, -1);
   }
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = (hurray_sync_mode)fc->sync_mode;
@@ -359,7 +315,7 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   }
   n = hurray_ipc_encode_offer(msg, sizeof msg, 1, &handle, &segment, 1);
   ck_assert_uint_ne(n, 0);
-  send_raw_one(sv[0], msg, n, host_fd);
+  send_raw_one(peer, msg, n, host_fd);
   if (host_fd >= 0) {
     close(host_fd);
   }
@@ -372,16 +328,12 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
   ck_assert_ptr_null(received);
   ck_assert_uint_eq(err.index, fc->event_count == 2u ? fc->event_indices[1] : 0u);
   /* What the producer hears: REFUSE PROTOCOL_ERROR (IPC-ERR-2) or REJECT. */
-  ssize_t got = recv(sv[0], msg, sizeof msg, MSG_DONTWAIT);
-  ck_assert_int_gt(got, 0);
-  hurray_ipc_message m;
-  ck_assert_int_eq(hurray_ipc_message_decode(msg, (size_t)got, 0, &m, NULL, NULL, 0, &err),
-                   HURRAY_OK);
+  hurray_ipc_message m = raw_recv(peer, MSG_DONTWAIT);
   ck_assert_uint_eq(m.type, fc->protocol_error ? HURRAY_IPC_MSG_REFUSE : HURRAY_IPC_MSG_REJECT);
   ck_assert_uint_eq(m.code,
                     fc->protocol_error ? HURRAY_IPC_REFUSE_PROTOCOL_ERROR : (uint32_t)fc->expected);
   hurray_ipc_consumer_destroy(&consumer);
-  close(sv[0]);
+  close(peer);
   /* Nothing imported, opened or mapped stays behind (IPC-ERR-1). */
   ck_assert_uint_eq(live_buffers(own_plugin), 0);
   ck_assert_uint_eq(live_events(own_plugin), 0);
@@ -394,20 +346,15 @@ static void run_fault(const fault_case *fc, hurray_plugin_buffer *buffer,
 START_TEST(event_faults_leave_nothing_behind) {
   hurray_error err;
   hurray_plugin_buffer *buffer = exportable_written();
-  hurray_plugin_ipc_memory memory;
-  memset(&memory, 0, sizeof memory);
-  memory.struct_size = sizeof memory;
-  ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &memory, &err), HURRAY_OK);
+  hurray_plugin_ipc_memory memory = exported_memory(buffer);
   hurray_plugin_event *event = recorded_event();
   hurray_plugin_ipc_event ev;
   memset(&ev, 0, sizeof ev);
   ev.struct_size = sizeof ev;
   ck_assert_int_eq(hurray_plugin_event_export(event, &ev, &err), HURRAY_OK);
-  /* The consumer imports through a registry of its own, counted apart. */
   hurray_plugin_registry *own = NULL;
   hurray_plugin *loaded = NULL;
-  ck_assert_int_eq(hurray_plugin_registry_create(&own, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_plugin_load(own, plugin_file, 0, &loaded, &err), HURRAY_OK);
+  load_own_registry(&own, &loaded);
   const fault_case cases[] = {
       {"EVENT for a producer_synced buffer",
        1,

@@ -45,13 +45,9 @@ static hurray_ipc_message first_message(int fd, int *closed) {
 START_TEST(connection_flood_beyond_the_limit) {
   leak_probe probe = leak_start("40 connections, limit 4");
   char address[64];
-  snprintf(address, sizeof address, "@hurray-test-%d-flood", (int)getpid());
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  po.max_consumers = LIMIT;
-  hurray_ipc_producer *p = NULL;
+  hurray_ipc_producer *p = listening_producer(address, sizeof address, "flood", &events, LIMIT);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
   int fds[CONNECTIONS];
   for (int i = 0; i < CONNECTIONS; i++) {
     fds[i] = raw_connect(address);
@@ -124,8 +120,6 @@ static void count_event(const hurray_ipc_event *ev, void *ctx) {
  * real RELEASE after them still drops exactly that hold. */
 START_TEST(forged_message_flood_drops_nothing) {
   leak_probe probe = leak_start("5000 forged RELEASE and REJECT");
-  int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
   kind_counts counts;
   memset(&counts, 0, sizeof counts);
   hurray_ipc_producer_options po;
@@ -133,18 +127,13 @@ START_TEST(forged_message_flood_drops_nothing) {
   po.struct_size = (uint32_t)sizeof po;
   po.on_event = count_event;
   po.event_ctx = &counts;
-  hurray_ipc_producer *p = NULL;
-  hurray_error err;
   uint64_t cid = 0;
-  ck_assert_int_eq(hurray_ipc_producer_from_socket(sv[0], &po, &p, &cid, &err), HURRAY_OK);
-  int peer = sv[1];
-  ck_assert_int_gt(recv(peer, msg, sizeof msg, 0), 0); /* HELLO */
+  int peer = -1;
+  hurray_ipc_producer *p = producer_with_raw_peer(&po, &cid, &peer);
+  hurray_error err;
   void *data = NULL;
-  int fd = make_segment(4096, &data);
   release_log rel = {0, NULL};
-  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, 4096, &data, count_release, &rel);
   uint64_t offer = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer, &err), HURRAY_OK);
   hurray_ipc_shared_retire(s);
@@ -180,10 +169,7 @@ START_TEST(forged_message_flood_drops_nothing) {
   ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(counts.by_kind[HURRAY_IPC_EVENT_RELEASED], 1);
   ck_assert_int_eq(rel.calls, 1);
-  hurray_ipc_producer_destroy(&p);
-  close(peer);
-  munmap(data, 4096);
-  leak_check(&probe);
+  end_raw_peer_test(&p, peer, data, &probe);
 }
 END_TEST
 

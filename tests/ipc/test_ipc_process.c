@@ -108,12 +108,9 @@ static int reap(pid_t pid) {
 START_TEST(sigkilled_consumer_is_reclaimed_once) {  // IPC-FLT-1
   leak_probe probe = leak_start("SIGKILLed consumer (producer side)");
   char address[64];
-  snprintf(address, sizeof address, "@hurray-test-%d-kill", (int)getpid());
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
+  hurray_ipc_producer *p = listening_producer(address, sizeof address, "kill", &events, 0);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
   const uint64_t size = 1u << 20;
   int to_child = -1;
   int from_child = -1;
@@ -121,11 +118,8 @@ START_TEST(sigkilled_consumer_is_reclaimed_once) {  // IPC-FLT-1
   uint64_t cid = 0;
   ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, WAIT_MS, &cid, &err), HURRAY_OK);
   void *data = NULL;
-  int fd = make_segment(size, &data);
   mapped_release rel = {{0, NULL}, size};
-  hurray_ipc_buffer_desc d = host_desc(fd, size, data, unmap_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, size, &data, unmap_release, &rel);
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
   hurray_ipc_shared_retire(s);
   ck_assert_int_eq(read_byte(from_child), 'm'); /* the child maps and has read the bytes */
@@ -158,7 +152,7 @@ END_TEST
 START_TEST(killed_producer_leaves_mappings_valid) {  // IPC-FLT-2
   leak_probe probe = leak_start("killed producer (consumer side)");
   int sv[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  socket_pair(sv);
   int up[2];
   ck_assert_int_eq(pipe(up), 0);
   const uint64_t size = 4u << 20;
@@ -219,12 +213,9 @@ END_TEST
 START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
   leak_probe probe = leak_start("two consumer processes, one buffer");
   char address[64];
-  snprintf(address, sizeof address, "@hurray-test-%d-two", (int)getpid());
   event_log events = {0};
-  hurray_ipc_producer_options po = producer_options(&events);
-  hurray_ipc_producer *p = NULL;
+  hurray_ipc_producer *p = listening_producer(address, sizeof address, "two", &events, 0);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_producer_listen(address, &po, &p, &err), HURRAY_OK);
   const uint64_t size = 1u << 20;
   int to[2];
   int from[2];
@@ -235,11 +226,8 @@ START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
     ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, WAIT_MS, &cids[k], &err), HURRAY_OK);
   }
   void *data = NULL;
-  int fd = make_segment(size, &data);
   mapped_release rel = {{0, NULL}, size};
-  hurray_ipc_buffer_desc d = host_desc(fd, size, data, unmap_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, size, &data, unmap_release, &rel);
   for (int k = 0; k < 2; k++) {
     ck_assert_int_eq(hurray_ipc_producer_offer(p, cids[k], &s, 1, 0, NULL, &err), HURRAY_OK);
   }
@@ -289,11 +277,8 @@ START_TEST(filesystem_address) {  // IPC-CHAN-1
   uint64_t cid = 0;
   ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, WAIT_MS, &cid, &err), HURRAY_OK);
   void *data = NULL;
-  int fd = make_segment(4096, &data);
   mapped_release rel = {{0, NULL}, 4096};
-  hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, unmap_release, &rel);
-  hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(p, 4096, &data, unmap_release, &rel);
   ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
   hurray_ipc_shared_retire(s);
   ck_assert_int_eq(read_byte(from), 'm');
