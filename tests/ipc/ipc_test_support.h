@@ -374,4 +374,25 @@ static inline void end_raw_peer_test(hurray_ipc_producer **p, int peer, void *pa
   leak_check(probe);
 }
 
+/* A producer with options po and its raw peer (producer_with_raw_peer),
+ * sharing one pattern page whose release rel counts. */
+typedef struct raw_peer_page {
+  hurray_ipc_producer *p;
+  uint64_t cid;
+  int peer;
+  void *data;
+  release_log rel;
+  hurray_ipc_shared *s;
+} raw_peer_page;
+
+static inline void open_raw_peer_page(raw_peer_page *f, const hurray_ipc_producer_options *po) {
+  memset(f, 0, sizeof *f);
+  f->p = producer_with_raw_peer(po, &f->cid, &f->peer);
+  f->s = share_segment(f->p, 4096, &f->data, count_release, &f->rel);
+}
+
+static inline void close_raw_peer_page(raw_peer_page *f, const leak_probe *probe) {
+  end_raw_peer_test(&f->p, f->peer, f->data, probe);
+}
+
 #endif /* HURRAY_IPC_TEST_SUPPORT_H */

@@ -419,28 +419,24 @@ START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
   leak_probe probe = leak_start("producer: all-ones offer ids and indexes name nothing");
   event_log events = {0};
   hurray_ipc_producer_options po = producer_options(&events);
-  uint64_t cid = 0;
-  int peer = -1;
-  hurray_ipc_producer *p = producer_with_raw_peer(&po, &cid, &peer);
+  raw_peer_page f;
+  open_raw_peer_page(&f, &po);
   hurray_error err;
-  void *data = NULL;
-  release_log rel = {0, NULL};
-  hurray_ipc_shared *s = share_segment(p, 4096, &data, count_release, &rel);
   uint64_t first = 0;
   uint64_t second = 0;
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &first, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &second, &err), HURRAY_OK);
-  hurray_ipc_shared_retire(s); /* from here on only the consumer's two holds keep it */
+  ck_assert_int_eq(hurray_ipc_producer_offer(f.p, f.cid, &f.s, 1, 0, &first, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(f.p, f.cid, &f.s, 1, 0, &second, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(f.s); /* from here on only the consumer's two holds keep it */
   /* Each names an offer or a buffer the consumer does not hold; before the
    * fix, all-ones meant "every index" or "every offer" and these three
    * dropped both holds and released the buffer while it was still held. */
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, first, UINT32_MAX);
-  send_raw_fds(peer, msg, n, NULL, 0);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
   n = hurray_ipc_encode_release(msg, sizeof msg, UINT64_MAX, 0);
-  send_raw_fds(peer, msg, n, NULL, 0);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
   n = hurray_ipc_encode_reject(msg, sizeof msg, UINT64_MAX, HURRAY_ERR_IPC_BAD_SEGMENT, 0, 0, 0);
-  send_raw_fds(peer, msg, n, NULL, 0);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 0);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 0);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 3);
@@ -449,21 +445,21 @@ START_TEST(wire_values_are_never_wildcards) {  // IPC-REL-1
   ck_assert_uint_eq(ev->value, UINT64_MAX); /* the value it named */
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 0);
   size_t holds = 0;
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, NULL, 0, &holds, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(f.p, NULL, 0, &holds, &err), HURRAY_OK);
   ck_assert_uint_eq(holds, 2);
-  ck_assert_int_eq(rel.calls, 0);
+  ck_assert_int_eq(f.rel.calls, 0);
   /* the real releases still drop exactly what they name */
   n = hurray_ipc_encode_release(msg, sizeof msg, first, 0);
-  send_raw_fds(peer, msg, n, NULL, 0);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
-  ck_assert_int_eq(rel.calls, 0);
+  ck_assert_int_eq(f.rel.calls, 0);
   n = hurray_ipc_encode_release(msg, sizeof msg, second, 0);
-  send_raw_fds(peer, msg, n, NULL, 0);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 2);
-  ck_assert_int_eq(rel.calls, 1);
-  end_raw_peer_test(&p, peer, data, &probe);
+  ck_assert_int_eq(f.rel.calls, 1);
+  close_raw_peer_page(&f, &probe);
 }
 END_TEST
 

@@ -127,16 +127,12 @@ START_TEST(forged_message_flood_drops_nothing) {
   po.struct_size = (uint32_t)sizeof po;
   po.on_event = count_event;
   po.event_ctx = &counts;
-  uint64_t cid = 0;
-  int peer = -1;
-  hurray_ipc_producer *p = producer_with_raw_peer(&po, &cid, &peer);
+  raw_peer_page f;
+  open_raw_peer_page(&f, &po);
   hurray_error err;
-  void *data = NULL;
-  release_log rel = {0, NULL};
-  hurray_ipc_shared *s = share_segment(p, 4096, &data, count_release, &rel);
   uint64_t offer = 0;
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer, &err), HURRAY_OK);
-  hurray_ipc_shared_retire(s);
+  ck_assert_int_eq(hurray_ipc_producer_offer(f.p, f.cid, &f.s, 1, 0, &offer, &err), HURRAY_OK);
+  hurray_ipc_shared_retire(f.s);
   int sent = 0;
   while (sent < FORGED) {
     uint64_t forged = offer + 1u + (uint64_t)sent;
@@ -144,16 +140,16 @@ START_TEST(forged_message_flood_drops_nothing) {
                              : hurray_ipc_encode_reject(msg, sizeof msg, forged,
                                                         HURRAY_ERR_UNSUPPORTED, 0, 0, 0);
     ck_assert_uint_gt(n, 0);
-    if (send(peer, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n) {
+    if (send(f.peer, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n) {
       sent++;
       continue;
     }
     ck_assert_int_eq(errno, EAGAIN); /* the socket is full: let the producer read */
-    ck_assert_int_eq(hurray_ipc_producer_poll(p, 100, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 100, &err), HURRAY_OK);
   }
   for (int round = 0; round < 200 && counts.by_kind[HURRAY_IPC_EVENT_PROTOCOL_ERROR] < FORGED;
        round++) {
-    ck_assert_int_eq(hurray_ipc_producer_poll(p, 50, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 50, &err), HURRAY_OK);
   }
   ck_assert_int_eq(counts.by_kind[HURRAY_IPC_EVENT_PROTOCOL_ERROR], FORGED);
   ck_assert_uint_eq(counts.last_status, HURRAY_ERR_ALREADY_RELEASED);
@@ -161,15 +157,15 @@ START_TEST(forged_message_flood_drops_nothing) {
   ck_assert_int_eq(counts.by_kind[HURRAY_IPC_EVENT_GONE], 0);
   ck_assert_int_eq(counts.by_kind[HURRAY_IPC_EVENT_RELEASED], 0);
   size_t holds = 0;
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, NULL, 0, &holds, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(f.p, NULL, 0, &holds, &err), HURRAY_OK);
   ck_assert_uint_eq(holds, 1);
-  ck_assert_int_eq(rel.calls, 0);
+  ck_assert_int_eq(f.rel.calls, 0);
   size_t n = hurray_ipc_encode_release(msg, sizeof msg, offer, 0);
-  send_raw_fds(peer, msg, n, NULL, 0);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
+  send_raw_fds(f.peer, msg, n, NULL, 0);
+  ck_assert_int_eq(hurray_ipc_producer_poll(f.p, 1000, &err), HURRAY_OK);
   ck_assert_int_eq(counts.by_kind[HURRAY_IPC_EVENT_RELEASED], 1);
-  ck_assert_int_eq(rel.calls, 1);
-  end_raw_peer_test(&p, peer, data, &probe);
+  ck_assert_int_eq(f.rel.calls, 1);
+  close_raw_peer_page(&f, &probe);
 }
 END_TEST
 
