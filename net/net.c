@@ -242,6 +242,24 @@ void hurray_internal_net_ctl_post(hurray_net_connection *conn) {
   }
 }
 
+/* Creates conn's endpoint from ep (completed by ep_params_common) and
+ * starts it: the events it missed replayed, the control receive posted,
+ * then *out = conn. On failure conn is freed; `call` names the attempt. */
+static hurray_status start_endpoint(hurray_net_connection *conn, ucp_ep_params_t *ep,
+                                    const char *call, hurray_net_connection **out,
+                                    hurray_error *err) {
+  ep_params_common(ep, conn);
+  ucs_status_t s = ucp_ep_create(conn->worker, ep, &conn->ep);
+  if (s != UCS_OK) {
+    conn_free(conn);
+    return hurray_internal_net_fail_ucs(err, s, call);
+  }
+  replay_missed_events(conn->worker);
+  hurray_internal_net_ctl_post(conn);
+  *out = conn;
+  return HURRAY_OK;
+}
+
 hurray_status hurray_net_connect(hurray_net_context *ctx, const char *address, uint16_t port,
                                  const hurray_net_options *opts, hurray_net_connection **out,
                                  hurray_error *err) {
@@ -266,16 +284,7 @@ hurray_status hurray_net_connect(hurray_net_context *ctx, const char *address, u
   ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
   ep.sockaddr.addr = (const struct sockaddr *)&ss;
   ep.sockaddr.addrlen = sslen;
-  ep_params_common(&ep, conn);
-  ucs_status_t s = ucp_ep_create(conn->worker, &ep, &conn->ep);
-  if (s != UCS_OK) {
-    conn_free(conn);
-    return hurray_internal_net_fail_ucs(err, s, "ucp_ep_create (connect)");
-  }
-  replay_missed_events(conn->worker);
-  hurray_internal_net_ctl_post(conn);
-  *out = conn;
-  return HURRAY_OK;
+  return start_endpoint(conn, &ep, "ucp_ep_create (connect)", out, err);
 }
 
 hurray_bool32 hurray_net_connection_broken(const hurray_net_connection *conn) {
@@ -428,16 +437,7 @@ hurray_status hurray_net_accept(hurray_net_listener *l, const hurray_net_options
   memset(&ep, 0, sizeof ep);
   ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST;
   ep.conn_request = request;
-  ep_params_common(&ep, conn);
-  ucs_status_t s = ucp_ep_create(conn->worker, &ep, &conn->ep);
-  if (s != UCS_OK) {
-    conn_free(conn);
-    return hurray_internal_net_fail_ucs(err, s, "ucp_ep_create (accept)");
-  }
-  replay_missed_events(conn->worker);
-  hurray_internal_net_ctl_post(conn);
-  *out = conn;
-  return HURRAY_OK;
+  return start_endpoint(conn, &ep, "ucp_ep_create (accept)", out, err);
 }
 
 void hurray_net_listener_destroy(hurray_net_listener **lp) {
