@@ -210,23 +210,62 @@ static const uint8_t device_uuid[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 static const uint8_t driver_uuid[16] = {0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7,
                                         0xD8, 0xD9, 0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF};
 
-static void put32(size_t at, uint32_t v) {
-  for (unsigned k = 0; k < 4; k++) {
+/* Writes v over the width bytes of msg at `at`, little-endian. */
+static void put_le(size_t at, unsigned width, uint64_t v) {
+  for (unsigned k = 0; k < width; k++) {
     msg[at + k] = (uint8_t)(v >> (8 * k));
   }
+}
+
+static void put32(size_t at, uint32_t v) { put_le(at, 4, v); }
+
+static void put64(size_t at, uint64_t v) { put_le(at, 8, v); }
+
+/* A 64-byte handle of DEVICE or EVENT. */
+typedef struct opaque_handle {
+  uint8_t bytes[64];
+} opaque_handle;
+
+/* A handle whose bytes count up from first. */
+static opaque_handle counting_handle(unsigned first) {
+  opaque_handle h;
+  for (unsigned k = 0; k < sizeof h.bytes; k++) {
+    h.bytes[k] = (uint8_t)(first + k);
+  }
+  return h;
+}
+
+/* The opaque tail DEVICE and EVENT share (IPC-MSG-13, -14), as the writers
+ * laid it out in msg. */
+static void expect_opaque_tail(const uint8_t handle[64]) {
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
+  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, 64);
+}
+
+/* The checks DEVICE and EVENT make alike on the n bytes in msg, in order:
+ * handle_size (body offset 24) from 1 to 64 for a handle kind, then the
+ * reserved word (28) zero. The message is left as valid as it came, with
+ * handle_size `handle_size`. */
+static void expect_handle_size_checks(size_t n, uint32_t handle_size, uint32_t reserved) {
+  put32(40, 0);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 64, 24);
+  put32(40, 65);
+  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 65, 64, 24);
+  put32(40, handle_size);
+  put32(44, reserved);
+  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 28);
+  put32(44, 0);
 }
 
 START_TEST(device_messages) {  // IPC-MSG-13
   hurray_ipc_message m;
   hurray_error err;
-  uint8_t handle[64];
-  for (unsigned k = 0; k < sizeof handle; k++) {
-    handle[k] = (uint8_t)(0x40 + k);
-  }
+  const opaque_handle handle = counting_handle(0x40);
   /* kind HANDLE (a CUDA-style IPC handle): no descriptor */
   size_t n = hurray_ipc_encode_device(msg, sizeof msg, 0x0102030405060708u, 3,
                                       HURRAY_IPC_DEVICE_HANDLE, 1u << 20, device_uuid, driver_uuid,
-                                      handle, 64);
+                                      handle.bytes, 64);
   ck_assert_uint_eq(n, 16 + HURRAY_IPC_DEVICE_BODY_SIZE);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.type, HURRAY_IPC_MSG_DEVICE);
@@ -236,9 +275,7 @@ START_TEST(device_messages) {  // IPC-MSG-13
   ck_assert_uint_eq(m.value, 1u << 20);
   ck_assert_uint_eq(m.expected, 64);
   ck_assert_uint_eq(m.fd_count, 0);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, 64);
+  expect_opaque_tail(handle.bytes);
   /* the checks, in offset order */
   put32(24, 253);
   expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 253, 253, 8);
@@ -251,14 +288,7 @@ START_TEST(device_messages) {  // IPC-MSG-13
   msg[12] = 1; /* a descriptor with a handle-kind export */
   expect(n, 1, HURRAY_ERR_INVALID_ARGUMENT, 1, 0, 12);
   msg[12] = 0;
-  put32(40, 0);
-  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 64, 24);
-  put32(40, 65);
-  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 65, 64, 24);
-  put32(40, 64);
-  put32(44, 5);
-  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, 5, 0, 28);
-  put32(44, 0);
+  expect_handle_size_checks(n, 64, 5);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   /* kind FD (a Vulkan OPAQUE_FD, a memfd): one descriptor */
   n = hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_FD, 4096, NULL, NULL, NULL,
@@ -286,26 +316,18 @@ START_TEST(device_messages) {  // IPC-MSG-13
          HURRAY_IPC_DEVICE_BODY_SIZE, 8);
   /* the writer refuses a handle longer than the field */
   ck_assert_uint_eq(hurray_ipc_encode_device(msg, sizeof msg, 9, 0, HURRAY_IPC_DEVICE_HANDLE, 4096,
-                                             NULL, NULL, handle, 65),
+                                             NULL, NULL, handle.bytes, 65),
                     0);
 }
 END_TEST
 
-static void put64(size_t at, uint64_t v) {
-  for (unsigned k = 0; k < 8; k++) {
-    msg[at + k] = (uint8_t)(v >> (8 * k));
-  }
-}
-
 START_TEST(event_messages) {  // IPC-MSG-14
   hurray_ipc_message m;
   hurray_error err;
-  uint8_t handle[64];
-  for (unsigned k = 0; k < sizeof handle; k++) {
-    handle[k] = (uint8_t)(0x80 + k);
-  }
+  const opaque_handle handle = counting_handle(0x80);
   size_t n = hurray_ipc_encode_event(msg, sizeof msg, 0x1112131415161718u, 252,
-                                     HURRAY_IPC_EVENT_HANDLE, device_uuid, driver_uuid, handle, 64);
+                                     HURRAY_IPC_EVENT_HANDLE, device_uuid, driver_uuid,
+                                     handle.bytes, 64);
   ck_assert_uint_eq(n, 16 + HURRAY_IPC_EVENT_BODY_SIZE);
   ck_assert_uint_eq(msg[12], 0); /* no descriptor */
   memset(&m, 0xAB, sizeof m);
@@ -319,9 +341,7 @@ START_TEST(event_messages) {  // IPC-MSG-14
   ck_assert_uint_eq(m.expected, 64);
   ck_assert_uint_eq(m.fd_count, 0);
   ck_assert_uint_eq(m.buffer_count, 0);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_UUID_OFFSET, device_uuid, 16);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_DRIVER_UUID_OFFSET, driver_uuid, 16);
-  ck_assert_mem_eq(msg + HURRAY_IPC_DEVICE_HANDLE_OFFSET, handle, 64);
+  expect_opaque_tail(handle.bytes);
   /* the checks, in order: body size, descriptors, then the fields */
   msg[12] = 1;
   put32(24, 253); /* the descriptor count is checked first */
@@ -337,14 +357,7 @@ START_TEST(event_messages) {  // IPC-MSG-14
   put64(32, (uint64_t)1 << 63);
   expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, (uint64_t)1 << 63, 0, 16);
   put64(32, 0);
-  put32(40, 0);
-  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 0, 64, 24);
-  put32(40, 65);
-  expect(n, 0, HURRAY_ERR_INVALID_ARGUMENT, 65, 64, 24);
-  put32(40, 16);
-  put32(44, 7);
-  expect(n, 0, HURRAY_ERR_RESERVED_BYTE_NONZERO, 7, 0, 28);
-  put32(44, 0);
+  expect_handle_size_checks(n, 16, 7);
   ck_assert_int_eq(decode(n, 0, &m, &err), HURRAY_OK);
   ck_assert_uint_eq(m.expected, 16);
   /* a body of another size */
@@ -352,16 +365,16 @@ START_TEST(event_messages) {  // IPC-MSG-14
   expect(n + 8, 0, HURRAY_ERR_INVALID_ARGUMENT, HURRAY_IPC_EVENT_BODY_SIZE + 8,
          HURRAY_IPC_EVENT_BODY_SIZE, 8);
   /* the writer zeroes handle bytes past handle_size, refuses more than 64 */
-  n = hurray_ipc_encode_event(msg, sizeof msg, 1, 0, HURRAY_IPC_EVENT_HANDLE, NULL, NULL, handle,
-                              8);
-  ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_HANDLE_OFFSET + 7], handle[7]);
+  n = hurray_ipc_encode_event(msg, sizeof msg, 1, 0, HURRAY_IPC_EVENT_HANDLE, NULL, NULL,
+                              handle.bytes, 8);
+  ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_HANDLE_OFFSET + 7], handle.bytes[7]);
   ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_HANDLE_OFFSET + 8], 0);
   ck_assert_uint_eq(msg[HURRAY_IPC_DEVICE_UUID_OFFSET], 0);
   ck_assert_uint_eq(hurray_ipc_encode_event(msg, sizeof msg, 1, 0, HURRAY_IPC_EVENT_HANDLE, NULL,
-                                            NULL, handle, 65),
+                                            NULL, handle.bytes, 65),
                     0);
   ck_assert_uint_eq(hurray_ipc_encode_event(msg, 16 + HURRAY_IPC_EVENT_BODY_SIZE - 1, 1, 0,
-                                            HURRAY_IPC_EVENT_HANDLE, NULL, NULL, handle, 8),
+                                            HURRAY_IPC_EVENT_HANDLE, NULL, NULL, handle.bytes, 8),
                     0);
 }
 END_TEST
