@@ -242,6 +242,20 @@ void hurray_internal_net_ctl_post(hurray_net_connection *conn) {
   }
 }
 
+/* What hurray_net_connect and hurray_net_listen check first: ctx, address
+ * and out given (NULL_ARGUMENT, index: the argument, out_index for out),
+ * then the address parsed into *ss. */
+static hurray_status endpoint_arguments(const hurray_net_context *ctx, const char *address,
+                                        uint16_t port, const void *out, size_t out_index,
+                                        struct sockaddr_storage *ss, socklen_t *sslen,
+                                        hurray_error *err) {
+  if (ctx == NULL || address == NULL || out == NULL) {
+    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
+                                    ctx == NULL ? 0u : (address == NULL ? 1u : out_index), NULL);
+  }
+  return parse_address(address, port, ss, sslen, err);
+}
+
 /* Creates conn's endpoint from ep (completed by ep_params_common) and
  * starts it: the events it missed replayed, the control receive posted,
  * then *out = conn. On failure conn is freed; `call` names the attempt. */
@@ -263,13 +277,9 @@ static hurray_status start_endpoint(hurray_net_connection *conn, ucp_ep_params_t
 hurray_status hurray_net_connect(hurray_net_context *ctx, const char *address, uint16_t port,
                                  const hurray_net_options *opts, hurray_net_connection **out,
                                  hurray_error *err) {
-  if (ctx == NULL || address == NULL || out == NULL) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
-                                    ctx == NULL ? 0u : (address == NULL ? 1u : 4u), NULL);
-  }
   struct sockaddr_storage ss;
   socklen_t sslen = 0;
-  hurray_status st = parse_address(address, port, &ss, &sslen, err);
+  hurray_status st = endpoint_arguments(ctx, address, port, out, 4u, &ss, &sslen, err);
   if (st != HURRAY_OK) {
     return st;
   }
@@ -352,13 +362,9 @@ static void conn_request_cb(ucp_conn_request_h request, void *arg) {
 
 hurray_status hurray_net_listen(hurray_net_context *ctx, const char *address, uint16_t port,
                                 hurray_net_listener **out, hurray_error *err) {
-  if (ctx == NULL || address == NULL || out == NULL) {
-    return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
-                                    ctx == NULL ? 0u : (address == NULL ? 1u : 3u), NULL);
-  }
   struct sockaddr_storage ss;
   socklen_t sslen = 0;
-  hurray_status st = parse_address(address, port, &ss, &sslen, err);
+  hurray_status st = endpoint_arguments(ctx, address, port, out, 3u, &ss, &sslen, err);
   if (st != HURRAY_OK) {
     return st;
   }
