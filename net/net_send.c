@@ -66,15 +66,22 @@ static hurray_status send_wait(hurray_net_connection *conn, net_op *ops, size_t 
   }
 }
 
+/* The table a send decoded: its handles, count of them. */
+typedef struct send_table {
+  hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
+  size_t count;
+} send_table;
+
 /* The first checks of a send (NET-SEND-1), shared by both kinds of source:
- * the table, and one source per handle. */
+ * the table, decoded into *t, and one source per handle. */
 static hurray_status send_table_check(const uint8_t *table, size_t table_len, size_t source_count,
-                                      hurray_buffer_handle *handles, size_t *n, hurray_error *err) {
-  hurray_status st = hurray_buffer_table_decode_exact(table, table_len, handles,
-                                                      HURRAY_BUFFER_TABLE_MAX_HANDLES, n, err);
-  if (st == HURRAY_OK && source_count != *n) {
-    st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, source_count, *n, 4,
-                                  "%zu sources for a table of %zu handles", source_count, *n);
+                                      send_table *t, hurray_error *err) {
+  t->count = 0;
+  hurray_status st = hurray_buffer_table_decode_exact(
+      table, table_len, t->handles, HURRAY_BUFFER_TABLE_MAX_HANDLES, &t->count, err);
+  if (st == HURRAY_OK && source_count != t->count) {
+    st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, source_count, t->count, 4,
+                                  "%zu sources for a table of %zu handles", source_count, t->count);
   }
   return st;
 }
@@ -86,22 +93,21 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
                                     conn == NULL ? 0u : (table == NULL ? 1u : 3u), NULL);
   }
-  hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
-  size_t n = 0;
+  send_table decoded;
   /* NET-SEND-1: every check before anything is posted to UCX. */
-  hurray_status st = send_table_check(table, table_len, source_count, handles, &n, err);
-  for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
+  hurray_status st = send_table_check(table, table_len, source_count, &decoded, err);
+  for (size_t i = 0; st == HURRAY_OK && i < decoded.count; i++) {
     if (sources[i].struct_size != (uint32_t)sizeof(hurray_net_source)) {
       st = hurray_internal_net_fail(err, HURRAY_ERR_INVALID_ARGUMENT, sources[i].struct_size,
                                     sizeof(hurray_net_source), i, "source %zu: struct_size", i);
-    } else if (sources[i].data == NULL && handles[i].byte_size != 0u) {
-      st = hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, handles[i].byte_size, i,
-                                    "source %zu: data is NULL for %llu bytes", i,
-                                    (unsigned long long)handles[i].byte_size);
+    } else if (sources[i].data == NULL && decoded.handles[i].byte_size != 0u) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, decoded.handles[i].byte_size,
+                                    i, "source %zu: data is NULL for %llu bytes", i,
+                                    (unsigned long long)decoded.handles[i].byte_size);
     }
   }
   if (st == HURRAY_OK) {
-    st = hurray_internal_net_check_handles(handles, n, 0, NULL, err);
+    st = hurray_internal_net_check_handles(decoded.handles, decoded.count, 0, NULL, err);
   }
   if (st == HURRAY_OK && conn->ep != NULL) {
     /* NET-SEND-4: a refusal of an earlier tensor that came after its send
@@ -127,11 +133,11 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
   uint64_t id = ++conn->next_tensor_id;
   uint8_t msg[HURRAY_NET_MAX_MESSAGE_SIZE];
   size_t msg_len = hurray_net_encode_tensor(msg, sizeof msg, id, table, table_len);
-  net_op *ops = calloc(n + 1u, sizeof *ops);
+  net_op *ops = calloc(decoded.count + 1u, sizeof *ops);
   if (ops == NULL) {
     release_sources(sources, source_count);
-    return hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY, (n + 1u) * sizeof *ops, 0, 0,
-                                    NULL);
+    return hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY,
+                                    (decoded.count + 1u) * sizeof *ops, 0, 0, NULL);
   }
   hurray_internal_net_ctl_post(conn);
   hurray_internal_net_op_send(&ops[0], conn->ep, msg, msg_len, HURRAY_NET_TAG_CONTROL);
@@ -142,18 +148,18 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
    * the lanes are shared-memory ones. */
   st = send_wait(conn, ops, 1, deadline, timeout_ms, id, err);
   if (st == HURRAY_OK && ops[0].status == UCS_OK) {
-    for (size_t i = 0; i < n; i++) {
-      if (handles[i].byte_size != 0u) { /* NET-TAG-2: no message for an empty buffer */
+    for (size_t i = 0; i < decoded.count; i++) {
+      if (decoded.handles[i].byte_size != 0u) { /* NET-TAG-2: no message for an empty buffer */
         hurray_internal_net_op_send(&ops[i + 1u], conn->ep, sources[i].data,
-                                    (size_t)handles[i].byte_size,
+                                    (size_t)decoded.handles[i].byte_size,
                                     hurray_net_data_tag(id, (uint32_t)i));
       }
     }
-    st = send_wait(conn, ops, n + 1u, deadline, timeout_ms, id, err);
+    st = send_wait(conn, ops, decoded.count + 1u, deadline, timeout_ms, id, err);
   }
   unsigned idle = 0;
   if (st == HURRAY_OK) {
-    for (size_t i = 0; i <= n; i++) {
+    for (size_t i = 0; i <= decoded.count; i++) {
       if (ops[i].posted && ops[i].status != UCS_OK) {
         st = hurray_internal_net_fail_ucs(err, ops[i].status,
                                           i == 0u ? "ucp_tag_send_nbx (message)"
@@ -173,7 +179,7 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
     hurray_internal_net_conn_end(conn);
     while (1) {
       size_t pending = 0;
-      for (size_t i = 0; i <= n; i++) {
+      for (size_t i = 0; i <= decoded.count; i++) {
         pending += (ops[i].posted && !ops[i].done) ? 1u : 0u;
       }
       if (pending == 0u) {
@@ -182,11 +188,11 @@ hurray_status hurray_net_send(hurray_net_connection *conn, const uint8_t *table,
       hurray_internal_net_progress(conn->worker, &idle);
     }
   }
-  for (size_t i = 0; i <= n; i++) {
+  for (size_t i = 0; i <= decoded.count; i++) {
     hurray_internal_net_op_reap(&ops[i]);
   }
   free(ops);
-  release_sources(sources, n);
+  release_sources(sources, decoded.count);
   if (st == HURRAY_OK && tensor_id != NULL) {
     *tensor_id = id;
   }
@@ -207,18 +213,17 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
     return hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0,
                                     conn == NULL ? 0u : (table == NULL ? 1u : 3u), NULL);
   }
-  hurray_buffer_handle handles[HURRAY_BUFFER_TABLE_MAX_HANDLES];
-  size_t n = 0;
+  send_table decoded;
   /* NET-SEND-1 first: a table the send would refuse costs no copy. */
-  hurray_status st = send_table_check(table, table_len, buffer_count, handles, &n, err);
+  hurray_status st = send_table_check(table, table_len, buffer_count, &decoded, err);
   if (st == HURRAY_OK) {
-    st = hurray_internal_net_check_handles(handles, n, 0, NULL, err);
+    st = hurray_internal_net_check_handles(decoded.handles, decoded.count, 0, NULL, err);
   }
-  for (size_t i = 0; st == HURRAY_OK && i < n; i++) {
-    if (buffers[i] == NULL && handles[i].byte_size != 0u) {
-      st = hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, handles[i].byte_size, i,
-                                    "buffer %zu is NULL for %llu bytes", i,
-                                    (unsigned long long)handles[i].byte_size);
+  for (size_t i = 0; st == HURRAY_OK && i < decoded.count; i++) {
+    if (buffers[i] == NULL && decoded.handles[i].byte_size != 0u) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, decoded.handles[i].byte_size,
+                                    i, "buffer %zu is NULL for %llu bytes", i,
+                                    (unsigned long long)decoded.handles[i].byte_size);
     }
   }
   if (st != HURRAY_OK) {
@@ -226,20 +231,20 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
   }
   hurray_net_source sources[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   memset(sources, 0, sizeof sources);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < decoded.count; i++) {
     sources[i].struct_size = (uint32_t)sizeof sources[i];
     sources[i].release = free_staging;
-    if (handles[i].byte_size == 0u) {
+    if (decoded.handles[i].byte_size == 0u) {
       continue;
     }
     void *copy = NULL;
-    if (handles[i].byte_size > SIZE_MAX ||
-        posix_memalign(&copy, 64, (size_t)handles[i].byte_size) != 0) {
-      st = hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY, handles[i].byte_size, 64, i,
-                                    "host copy of buffer %zu", i);
+    if (decoded.handles[i].byte_size > SIZE_MAX ||
+        posix_memalign(&copy, 64, (size_t)decoded.handles[i].byte_size) != 0) {
+      st = hurray_internal_net_fail(err, HURRAY_ERR_OUT_OF_MEMORY, decoded.handles[i].byte_size, 64,
+                                    i, "host copy of buffer %zu", i);
     } else {
       sources[i].data = copy;
-      st = hurray_plugin_buffer_read(buffers[i], 0, copy, handles[i].byte_size, err);
+      st = hurray_plugin_buffer_read(buffers[i], 0, copy, decoded.handles[i].byte_size, err);
       if (st != HURRAY_OK && err != NULL) {
         err->index = i;
       }
@@ -252,5 +257,6 @@ hurray_status hurray_net_send_plugin_buffers(hurray_net_connection *conn, const 
     }
   }
   /* From here hurray_net_send owns the copies: each released exactly once. */
-  return hurray_net_send(conn, table, table_len, sources, n, timeout_ms, tensor_id, err);
+  return hurray_net_send(conn, table, table_len, sources, decoded.count, timeout_ms, tensor_id,
+                         err);
 }
