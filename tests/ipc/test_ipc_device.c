@@ -140,16 +140,26 @@ static hurray_plugin_buffer *exportable(unsigned seed) {
   return exportable_holding(bytes, sizeof bytes);
 }
 
-/* BUFFERS exportable buffers, patterns seeded 1, 2, ..., shared. */
-static void share_buffers(hurray_ipc_producer *producer, device_release *released,
-                          hurray_ipc_shared **shared) {
+/* A producer whose events are logged, sharing BUFFERS exportable buffers
+ * (patterns seeded 1, 2, ...) with the consumer at the other end. */
+typedef struct device_offer {
+  event_log events;
+  uint64_t consumer_id;
+  hurray_ipc_producer *producer;
+  device_release released[BUFFERS];
+  hurray_ipc_shared *shared[BUFFERS];
+} device_offer;
+
+/* The producer of *o on the socket end `end`. */
+static void share_device_buffers(int end, device_offer *o) {
+  memset(o, 0, sizeof *o);
+  o->producer = producer_on(end, &o->events, &o->consumer_id);
   hurray_error err;
   for (unsigned b = 0; b < BUFFERS; b++) {
-    released[b].calls = 0;
-    released[b].buffer = exportable(1u + b);
-    ck_assert_int_eq(hurray_ipc_producer_share_device(producer, released[b].buffer, NULL,
-                                                      free_device_buffer, &released[b], &shared[b],
-                                                      &err),
+    o->released[b].buffer = exportable(1u + b);
+    ck_assert_int_eq(hurray_ipc_producer_share_device(o->producer, o->released[b].buffer, NULL,
+                                                      free_device_buffer, &o->released[b],
+                                                      &o->shared[b], &err),
                      HURRAY_OK);
   }
 }
@@ -159,45 +169,41 @@ START_TEST(another_process_imports_the_offer) {
   leak_probe probe = leak_start("device offer to another process");
   hurray_error err;
   int pair[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  socket_pair(pair);
   pid_t child = spawn_role("--consumer", pair[1], -1);
   close(pair[1]);
-  event_log events;
-  memset(&events, 0, sizeof events);
-  uint64_t consumer_id = 0;
-  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
-  device_release released[BUFFERS];
-  hurray_ipc_shared *shared[BUFFERS];
-  share_buffers(producer, released, shared);
+  device_offer sharing;
+  share_device_buffers(pair[0], &sharing);
   uint64_t offer_id = 0;
-  ck_assert_int_eq(
-      hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, &offer_id, &err),
-      HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(sharing.producer, sharing.consumer_id, sharing.shared,
+                                             BUFFERS, 0, &offer_id, &err),
+                   HURRAY_OK);
   /* Each release arrives as the consumer sends it (IPC-REL-1). */
-  for (int tries = 0; tries < 200 && events_of(&events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS;
-       tries++) {
-    ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
+  for (int tries = 0;
+       tries < 200 && events_of(&sharing.events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS; tries++) {
+    ck_assert_int_eq(hurray_ipc_producer_poll(sharing.producer, 100, &err), HURRAY_OK);
   }
   int status = 0;
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 0);
+  ck_assert_int_eq(events_of(&sharing.events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
+  ck_assert_int_eq(events_of(&sharing.events, HURRAY_IPC_EVENT_REJECTED), 0);
   /* The consumer's bytes, read through the producer's own buffers. */
   static unsigned char bytes[DEVICE_BYTES];
   for (unsigned b = 0; b < BUFFERS; b++) {
-    ck_assert_int_eq(hurray_plugin_buffer_read(released[b].buffer, 0, bytes, sizeof bytes, &err),
-                     HURRAY_OK);
+    ck_assert_int_eq(
+        hurray_plugin_buffer_read(sharing.released[b].buffer, 0, bytes, sizeof bytes, &err),
+        HURRAY_OK);
     for (size_t i = 0; i < sizeof bytes; i++) {
       ck_assert_uint_eq(bytes[i], seeded(i, 10u + b));
     }
-    ck_assert_int_eq(released[b].calls, 0); /* still the producer's */
-    hurray_ipc_shared_retire(shared[b]);
-    ck_assert_int_eq(released[b].calls, 1); /* released exactly once (IPC-REL-2) */
+    ck_assert_int_eq(sharing.released[b].calls, 0); /* still the producer's */
+    hurray_ipc_shared_retire(sharing.shared[b]);
+    ck_assert_int_eq(sharing.released[b].calls, 1); /* released exactly once (IPC-REL-2) */
   }
   ck_assert_uint_eq(live_buffers(plugin), 0);
-  hurray_ipc_producer_destroy(&producer);
+  hurray_ipc_producer_destroy(&sharing.producer);
   leak_check(&probe);
 }
 END_TEST
@@ -299,49 +305,46 @@ START_TEST(a_consumer_killed_holding_device_buffers) {
   hurray_error err;
   int pair[2];
   int signal_pipe[2];
-  ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+  socket_pair(pair);
   ck_assert_int_eq(pipe2(signal_pipe, O_CLOEXEC), 0);
   pid_t child = spawn_role("--holder", pair[1], signal_pipe[1]);
   close(pair[1]);
   close(signal_pipe[1]);
-  event_log events;
-  memset(&events, 0, sizeof events);
-  uint64_t consumer_id = 0;
-  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
-  device_release released[BUFFERS];
-  hurray_ipc_shared *shared[BUFFERS];
-  share_buffers(producer, released, shared);
-  ck_assert_int_eq(hurray_ipc_producer_offer(producer, consumer_id, shared, BUFFERS, 0, NULL, &err),
+  device_offer sharing;
+  share_device_buffers(pair[0], &sharing);
+  ck_assert_int_eq(hurray_ipc_producer_offer(sharing.producer, sharing.consumer_id, sharing.shared,
+                                             BUFFERS, 0, NULL, &err),
                    HURRAY_OK);
   for (unsigned b = 0; b < BUFFERS; b++) {
-    hurray_ipc_shared_retire(shared[b]); /* only the consumer's holds keep them now */
+    hurray_ipc_shared_retire(sharing.shared[b]); /* only the consumer's holds keep them now */
   }
   char imported = 0;
   ck_assert_int_eq(read(signal_pipe[0], &imported, 1), 1); /* the child holds its imports */
   close(signal_pipe[0]);
   size_t holds = 0;
-  ck_assert_int_eq(hurray_ipc_producer_holds(producer, NULL, 0, &holds, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(sharing.producer, NULL, 0, &holds, &err), HURRAY_OK);
   ck_assert_uint_eq(holds, BUFFERS);
   ck_assert_int_eq(kill(child, SIGKILL), 0);
   int status = 0;
   ck_assert_int_eq(waitpid(child, &status, 0), child);
   ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  for (int tries = 0; tries < 100 && events_of(&events, HURRAY_IPC_EVENT_GONE) == 0; tries++) {
-    ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
+  for (int tries = 0; tries < 100 && events_of(&sharing.events, HURRAY_IPC_EVENT_GONE) == 0;
+       tries++) {
+    ck_assert_int_eq(hurray_ipc_producer_poll(sharing.producer, 100, &err), HURRAY_OK);
   }
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1);
-  for (int i = 0; i < events.count && i < MAX_EVENTS; i++) {
-    if (events.events[i].kind == HURRAY_IPC_EVENT_GONE) {
-      ck_assert_uint_eq(events.events[i].value, BUFFERS); /* holds reclaimed */
+  ck_assert_int_eq(events_of(&sharing.events, HURRAY_IPC_EVENT_GONE), 1);
+  for (int i = 0; i < sharing.events.count && i < MAX_EVENTS; i++) {
+    if (sharing.events.events[i].kind == HURRAY_IPC_EVENT_GONE) {
+      ck_assert_uint_eq(sharing.events.events[i].value, BUFFERS); /* holds reclaimed */
     }
   }
   for (unsigned b = 0; b < BUFFERS; b++) {
-    ck_assert_int_eq(released[b].calls, 1); /* exactly once each */
+    ck_assert_int_eq(sharing.released[b].calls, 1); /* exactly once each */
   }
   ck_assert_uint_eq(live_buffers(plugin), 0);
-  hurray_ipc_producer_destroy(&producer);
+  hurray_ipc_producer_destroy(&sharing.producer);
   for (unsigned b = 0; b < BUFFERS; b++) {
-    ck_assert_int_eq(released[b].calls, 1); /* and not again at destroy */
+    ck_assert_int_eq(sharing.released[b].calls, 1); /* and not again at destroy */
   }
   leak_check(&probe);
 }
