@@ -325,6 +325,19 @@ static inline void connected_pair(event_log *events, hurray_ipc_producer **p, ui
   ck_assert_int_eq(hurray_ipc_consumer_from_socket(sv[1], NULL, c, &err), HURRAY_OK);
 }
 
+/* connected_pair's ends and the producer's event log, as one fixture. */
+typedef struct connected_channel {
+  event_log events;
+  hurray_ipc_producer *p;
+  hurray_ipc_consumer *c;
+  uint64_t cid;
+} connected_channel;
+
+static inline void open_channel(connected_channel *ch) {
+  memset(ch, 0, sizeof *ch);
+  connected_pair(&ch->events, &ch->p, &ch->cid, &ch->c);
+}
+
 /* A CPU producer_synced handle of byte_size bytes, page-aligned. */
 static inline hurray_buffer_handle host_handle(uint64_t byte_size) {
   hurray_buffer_handle h;

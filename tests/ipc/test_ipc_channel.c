@@ -14,13 +14,10 @@
 
 START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-OFF-2, HO-OWN-3
   leak_probe probe = leak_start("offer/accept/release 1 MiB");
-  event_log events = {0};
-  hurray_ipc_producer *p = NULL;
-  uint64_t cid = 0;
-  hurray_ipc_consumer *c = NULL;
-  connected_pair(&events, &p, &cid, &c);
+  connected_channel ch;
+  open_channel(&ch);
   hurray_error err;
-  ck_assert_int_eq(hurray_ipc_consumer_producer_pid(c), getpid());
+  ck_assert_int_eq(hurray_ipc_consumer_producer_pid(ch.c), getpid());
 
   const uint64_t size = 1u << 20;
   void *data = NULL;
@@ -28,23 +25,23 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-O
   mapped_release rel = {{0, NULL}, size};
   hurray_ipc_buffer_desc d = host_desc(fd, size, data, unmap_release, &rel);
   hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_share(ch.p, &d, &s, &err), HURRAY_OK);
   uint64_t offer_id = 0;
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(ch.p, ch.cid, &s, 1, 0, &offer_id, &err), HURRAY_OK);
   ck_assert_uint_eq(offer_id, 1u); /* IPC-OFF-2: a producer counts up from 1 */
   hurray_ipc_shared_retire(s);     /* the consumer's hold keeps it */
   ck_assert_int_eq(rel.log.calls, 0);
 
   hurray_ipc_hold holds[4];
   size_t nholds = 0;
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 4, &nholds, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(ch.p, holds, 4, &nholds, &err), HURRAY_OK);
   ck_assert_uint_eq(nholds, 1);
   ck_assert_int_eq(holds[0].pid, getpid());
   ck_assert_uint_eq(holds[0].offer_id, offer_id);
-  ck_assert_uint_eq(holds[0].consumer_id, cid);
+  ck_assert_uint_eq(holds[0].consumer_id, ch.cid);
 
   hurray_ipc_received *r = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_consumer_receive(ch.c, 1000, &r, &err), HURRAY_OK);
   ck_assert_uint_eq(hurray_ipc_received_count(r), 1);
   ck_assert_uint_eq(hurray_ipc_received_offer_id(r), offer_id);
   /* the producer's mapping and the consumer's: the memfd count sees both */
@@ -70,19 +67,19 @@ START_TEST(offer_accept_release) {  // IPC-SEG-1..4, IPC-REL-1, IPC-REL-2, IPC-O
   ck_assert_int_eq(hurray_ipc_received_release(r, 0, &err), HURRAY_ERR_ALREADY_RELEASED);
   ck_assert_int_eq(hurray_handoff_release(hurray_ipc_received_handoff(r, 0), &err),
                    HURRAY_ERR_ALREADY_RELEASED);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_RELEASED), 1);
   ck_assert_int_eq(rel.log.calls, 1);
   ck_assert_ptr_eq(rel.log.last, data);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 50, &err), HURRAY_OK);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 1);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 0);
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 4, &nholds, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 50, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_RELEASED), 1);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_PROTOCOL_ERROR), 0);
+  ck_assert_int_eq(hurray_ipc_producer_holds(ch.p, holds, 4, &nholds, &err), HURRAY_OK);
   ck_assert_uint_eq(nholds, 0);
 
   hurray_ipc_received_free(&r);
-  hurray_ipc_consumer_destroy(&c);
-  hurray_ipc_producer_destroy(&p);
+  hurray_ipc_consumer_destroy(&ch.c);
+  hurray_ipc_producer_destroy(&ch.p);
   ck_assert_int_eq(rel.log.calls, 1);
   leak_check(&probe);
 }
@@ -465,11 +462,8 @@ END_TEST
 
 START_TEST(consumer_rejects_offer) {  // IPC-MSG-10, IPC-REL-1
   leak_probe probe = leak_start("reject drops the offer's holds");
-  event_log events = {0};
-  hurray_ipc_producer *p = NULL;
-  uint64_t cid = 0;
-  hurray_ipc_consumer *c = NULL;
-  connected_pair(&events, &p, &cid, &c);
+  connected_channel ch;
+  open_channel(&ch);
   hurray_error err;
   void *data = NULL;
   int fd = make_segment(8192, &data);
@@ -477,23 +471,23 @@ START_TEST(consumer_rejects_offer) {  // IPC-MSG-10, IPC-REL-1
   hurray_ipc_buffer_desc d = host_desc(fd, 4096, data, count_release, &rel);
   d.offset = 64; /* the buffer starts 64 bytes into a page: it cannot be 4096-aligned */
   hurray_ipc_shared *s = NULL;
-  ck_assert_int_eq(hurray_ipc_producer_share(p, &d, &s, &err), HURRAY_OK);
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_share(ch.p, &d, &s, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_offer(ch.p, ch.cid, &s, 1, 0, NULL, &err), HURRAY_OK);
   hurray_ipc_shared_retire(s);
   hurray_ipc_received *r = NULL;
-  ck_assert_int_eq(hurray_ipc_consumer_receive(c, 1000, &r, &err),
+  ck_assert_int_eq(hurray_ipc_consumer_receive(ch.c, 1000, &r, &err),
                    HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
   ck_assert_uint_eq(err.value, 64);
   ck_assert_uint_eq(err.expected, 4096);
   ck_assert_ptr_null(r);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 1000, &err), HURRAY_OK);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_REJECTED), 1);
-  const hurray_ipc_event *ev = last_event(&events, HURRAY_IPC_EVENT_REJECTED);
+  ck_assert_int_eq(hurray_ipc_producer_poll(ch.p, 1000, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&ch.events, HURRAY_IPC_EVENT_REJECTED), 1);
+  const hurray_ipc_event *ev = last_event(&ch.events, HURRAY_IPC_EVENT_REJECTED);
   ck_assert_uint_eq(ev->status, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
   ck_assert_uint_eq(ev->value, 64);
   ck_assert_int_eq(rel.calls, 1); /* the rejected offer's hold went with it */
-  hurray_ipc_consumer_destroy(&c);
-  hurray_ipc_producer_destroy(&p);
+  hurray_ipc_consumer_destroy(&ch.c);
+  hurray_ipc_producer_destroy(&ch.p);
   ck_assert_int_eq(rel.calls, 1);
   munmap(data, 8192);
   leak_check(&probe);
