@@ -213,6 +213,23 @@ static void expect_refusal(raw_run *run, hurray_status st, uint64_t value, uint6
   expect_refusal_within(run, 20000, st, value, expected, index);
 }
 
+/* A peer that sends msgs[0 .. n): the receive must refuse them with st,
+ * value, expected and index, and end the connection. */
+static void expect_messages_refused(const raw_msg *msgs, size_t n, hurray_status st, uint64_t value,
+                                    uint64_t expected, size_t index) {
+  raw_run run;
+  raw_start(&run, msgs, n, 0);
+  expect_refusal(&run, st, value, expected, index);
+  raw_finish(&run);
+}
+
+/* The same for one control message, the len bytes at msg. */
+static void expect_control_refused(const uint8_t *msg, size_t len, hurray_status st, uint64_t value,
+                                   uint64_t expected, size_t index) {
+  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, len};
+  expect_messages_refused(&m, 1, st, value, expected, index);
+}
+
 static size_t tensor_msg(uint8_t *out, size_t cap, uint64_t id, const hurray_buffer_handle *h,
                          size_t n) {
   uint8_t table[HURRAY_NET_MAX_MESSAGE_SIZE];
@@ -228,22 +245,15 @@ START_TEST(bad_peer_huge_declaration) {  // NET-LIM-1, NET-ERR-1, NET-ERR-2
   /* 1 TiB declared: refused by the limit, not by a failed allocation */
   hurray_buffer_handle h = handle_of(1ull << 40, 64, 0, 0);
   static uint8_t msg[HURRAY_NET_MAX_MESSAGE_SIZE];
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 1, &h, 1)};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_CAPACITY, 1ull << 40, HURRAY_NET_DEFAULT_MAX_TENSOR_BYTES, 0);
-  raw_finish(&run);
+  expect_control_refused(msg, tensor_msg(msg, sizeof msg, 1, &h, 1), HURRAY_ERR_CAPACITY,
+                         1ull << 40, HURRAY_NET_DEFAULT_MAX_TENSOR_BYTES, 0);
 }
 END_TEST
 
 START_TEST(bad_peer_unknown_type) {  // NET-MSG-3, NET-MSG-4, NET-ERR-1, NET-RECV-7
   static uint8_t msg[64];
   size_t len = hurray_net_encode_header(msg, sizeof msg, 9, 0);
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, len};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_UNSUPPORTED, 9, 0, 6);
-  raw_finish(&run);
+  expect_control_refused(msg, len, HURRAY_ERR_UNSUPPORTED, 9, 0, 6);
 }
 END_TEST
 
@@ -252,28 +262,17 @@ START_TEST(bad_peer_refuses_while_we_receive) {  // NET-SEND-4, NET-RECV-7
    * with the peer's values; before, the receive passed over it. */
   static uint8_t msg[64];
   size_t len = hurray_net_encode_refuse(msg, sizeof msg, 7, HURRAY_ERR_CAPACITY, 2, 5, 4);
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, len};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_CAPACITY, 5, 4, 2);
-  raw_finish(&run);
+  expect_control_refused(msg, len, HURRAY_ERR_CAPACITY, 5, 4, 2);
   /* a status this library does not know is not handed on as one of ours */
   len = hurray_net_encode_refuse(msg, sizeof msg, 7, 0xFFFFu, 3, 5, 4);
-  raw_msg unknown = {HURRAY_NET_TAG_CONTROL, msg, len};
-  raw_start(&run, &unknown, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_UNSUPPORTED, 0xFFFFu, HURRAY_STATUS_COUNT, 3);
-  raw_finish(&run);
+  expect_control_refused(msg, len, HURRAY_ERR_UNSUPPORTED, 0xFFFFu, HURRAY_STATUS_COUNT, 3);
 }
 END_TEST
 
 START_TEST(bad_peer_truncated_message) {  // NET-MSG-4
   static uint8_t msg[64];
   (void)hurray_net_encode_header(msg, sizeof msg, HURRAY_NET_MSG_TENSOR, 100);
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, 10};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_TRUNCATED, 10, 16, 0);
-  raw_finish(&run);
+  expect_control_refused(msg, 10, HURRAY_ERR_TRUNCATED, 10, 16, 0);
 }
 END_TEST
 
@@ -282,11 +281,7 @@ START_TEST(bad_peer_oversized_message) {  // NET-MSG-2, NET-RECV-7
   memset(msg, 0, sizeof msg);
   (void)hurray_net_encode_header(msg, sizeof msg, HURRAY_NET_MSG_TENSOR,
                                  (uint32_t)(sizeof msg - 16u));
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, sizeof msg};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_CAPACITY, 0, HURRAY_NET_MAX_MESSAGE_SIZE, 0);
-  raw_finish(&run);
+  expect_control_refused(msg, sizeof msg, HURRAY_ERR_CAPACITY, 0, HURRAY_NET_MAX_MESSAGE_SIZE, 0);
 }
 END_TEST
 
@@ -294,23 +289,17 @@ START_TEST(bad_peer_event_table) {  // NET-RECV-2, BP-XPORT-4
   hurray_buffer_handle h[2] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED),
                                handle_of(4096, 64, 0x01, HURRAY_SYNC_EVENT)};
   static uint8_t msg[256];
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 1, h, 2)};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_SYNC_MODE_NOT_ALLOWED, HURRAY_SYNC_EVENT,
-                 HURRAY_TRANSPORT_NETWORK, 1);
-  raw_finish(&run);
+  expect_control_refused(msg, tensor_msg(msg, sizeof msg, 1, h, 2),
+                         HURRAY_ERR_SYNC_MODE_NOT_ALLOWED, HURRAY_SYNC_EVENT,
+                         HURRAY_TRANSPORT_NETWORK, 1);
 }
 END_TEST
 
 START_TEST(bad_peer_device_table) {  // NET-RECV-2
   hurray_buffer_handle h = handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED);
   static uint8_t msg[256];
-  raw_msg m = {HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 1, &h, 1)};
-  raw_run run;
-  raw_start(&run, &m, 1, 0);
-  expect_refusal(&run, HURRAY_ERR_DEVICE_UNAVAILABLE, 0x01, HURRAY_DEVICE_CPU, 0);
-  raw_finish(&run);
+  expect_control_refused(msg, tensor_msg(msg, sizeof msg, 1, &h, 1), HURRAY_ERR_DEVICE_UNAVAILABLE,
+                         0x01, HURRAY_DEVICE_CPU, 0);
 }
 END_TEST
 
@@ -321,10 +310,7 @@ START_TEST(bad_peer_short_buffer) {  // NET-RECV-4, NET-ERR-2
   raw_msg m[3] = {{HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 4, h, 2)},
                   {hurray_net_data_tag(4, 0), data, 4096},
                   {hurray_net_data_tag(4, 1), data, 1000}};
-  raw_run run;
-  raw_start(&run, m, 3, 0);
-  expect_refusal(&run, HURRAY_ERR_TRUNCATED, 1000, 4096, 1);
-  raw_finish(&run);
+  expect_messages_refused(m, 3, HURRAY_ERR_TRUNCATED, 1000, 4096, 1);
 }
 END_TEST
 
@@ -334,10 +320,7 @@ START_TEST(bad_peer_long_buffer) {  // NET-RECV-4
   static uint8_t data[8192];
   raw_msg m[2] = {{HURRAY_NET_TAG_CONTROL, msg, tensor_msg(msg, sizeof msg, 4, &h, 1)},
                   {hurray_net_data_tag(4, 0), data, 8192}};
-  raw_run run;
-  raw_start(&run, m, 2, 0);
-  expect_refusal(&run, HURRAY_ERR_TRAILING_BYTES, 0, 4096, 0);
-  raw_finish(&run);
+  expect_messages_refused(m, 2, HURRAY_ERR_TRAILING_BYTES, 0, 4096, 0);
 }
 END_TEST
 
