@@ -163,6 +163,39 @@ void receiver_start(receiver *r) {
   ck_assert_uint_ne(r->port, 0);
 }
 
+hurray_net_connection *start_loopback(receiver *r, sender *s, const hurray_net_options *opts) {
+  receiver_start(r);
+  s->port = r->port;
+  sender_start(s);
+  hurray_net_connection *conn = NULL;
+  hurray_error err;
+  ck_assert_int_eq(hurray_net_accept(r->listener, opts, 10000, &conn, &err), HURRAY_OK);
+  return conn;
+}
+
+hurray_net_connection *connect_to_receiver(const receiver *r, hurray_net_context **ctx) {
+  hurray_error err;
+  ck_assert_int_eq(hurray_net_context_create(ctx, &err), HURRAY_OK);
+  hurray_net_connection *c = NULL;
+  ck_assert_int_eq(hurray_net_connect(*ctx, "127.0.0.1", r->port, test_opts(), &c, &err),
+                   HURRAY_OK);
+  return c;
+}
+
+hurray_net_connection *accept_in_this_thread(const receiver *r, hurray_net_connection *c,
+                                             const hurray_net_options *opts, int turn_ms) {
+  hurray_error err;
+  hurray_net_connection *conn = NULL;
+  hurray_status st = HURRAY_ERR_TIMEOUT;
+  for (int i = 0; i < 200 && st == HURRAY_ERR_TIMEOUT; i++) {
+    hurray_net_received *none = NULL;
+    ck_assert_int_eq(hurray_net_receive(c, turn_ms, &none, &err), HURRAY_ERR_TIMEOUT);
+    st = hurray_net_accept(r->listener, opts, turn_ms, &conn, &err);
+  }
+  ck_assert_int_eq(st, HURRAY_OK);
+  return conn;
+}
+
 void receiver_stop(receiver *r) {
   hurray_net_listener_destroy(&r->listener);
   ck_assert_ptr_null(r->listener);

@@ -94,4 +94,16 @@ typedef struct receiver {
 void receiver_start(receiver *r);
 void receiver_stop(receiver *r);
 
+/* Starts r, then s connecting to it; returns the connection r accepted from
+ * s with opts. */
+hurray_net_connection *start_loopback(receiver *r, sender *s, const hurray_net_options *opts);
+
+/* A connection to r from this thread, on a context of its own (*ctx). */
+hurray_net_connection *connect_to_receiver(const receiver *r, hurray_net_context **ctx);
+/* The connection r accepts (with opts) from c's connect, both sides in
+ * this thread: c's worker gets turns of turn_ms, in which it must receive
+ * nothing. */
+hurray_net_connection *accept_in_this_thread(const receiver *r, hurray_net_connection *c,
+                                             const hurray_net_options *opts, int turn_ms);
+
 #endif /* HURRAY_TESTS_NET_LOOPBACK_SUPPORT_H */

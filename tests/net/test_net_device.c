@@ -41,17 +41,8 @@ START_TEST(tensor_placed_on_the_declared_device) {
   const uint8_t tag = (uint8_t)hurray_plugin_device_tag(plugin);
   for (int placed = 0; placed < 2; placed++) {
     receiver rv = {0};
-    receiver_start(&rv);
-    sender s = {0};
-    s.port = rv.port;
-    s.seed = 11;
-    s.count = 2;
-    s.sizes[0] = 1u << 20;
-    s.sizes[1] = 4096;
-    s.device = tag;
-    sender_start(&s);
-    hurray_net_connection *conn = NULL;
-    ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+    sender s = {.seed = 11, .count = 2, .sizes = {1u << 20, 4096}, .device = tag};
+    hurray_net_connection *conn = start_loopback(&rv, &s, test_opts());
     ck_assert_int_eq(hurray_net_connection_set_plugins(conn, placed ? plugins : NULL, &err),
                      HURRAY_OK);
     hurray_net_received *r = NULL;
@@ -114,14 +105,8 @@ START_TEST(tensor_sent_from_plugin_buffers) {
   hurray_plugin_registry *plugins = NULL;
   hurray_plugin *plugin = load_test_plugin(&plugins);
   receiver rv = {0};
-  receiver_start(&rv);
-  sender s = {0};
-  s.port = rv.port;
-  s.seed = 21;
-  s.count = 2;
-  s.sizes[0] = 1u << 20;
-  s.sizes[1] = 4096;
-  s.device = HURRAY_DEVICE_CPU; /* the destination: host memory (NET-DEV-1) */
+  /* the destination: host memory (NET-DEV-1) */
+  sender s = {.seed = 21, .count = 2, .sizes = {1u << 20, 4096}, .device = HURRAY_DEVICE_CPU};
   for (size_t i = 0; i < 2; i++) {
     ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, s.sizes[i], 64, 0, &s.from[i], &err),
                      HURRAY_OK);
@@ -130,9 +115,7 @@ START_TEST(tensor_sent_from_plugin_buffers) {
     free(bytes);
   }
   ck_assert_int_eq(hurray_plugin_allocate(plugin, 0, 4096, 64, 0, &s.too_small, &err), HURRAY_OK);
-  sender_start(&s);
-  hurray_net_connection *conn = NULL;
-  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+  hurray_net_connection *conn = start_loopback(&rv, &s, test_opts());
   hurray_net_received *r = NULL;
   hurray_status st = hurray_net_receive(conn, 20000, &r, &err);
   ck_assert_msg(st == HURRAY_OK, "receive: %s (%s)", hurray_status_name(st), err.detail);

@@ -25,25 +25,15 @@ START_TEST(receiver_closes_first) {  // NET-CONN-3, NET-SEND-3
   hurray_error err;
   /* the sender: this thread; the receiver's side closes at once */
   hurray_net_context *ctx = NULL;
-  ck_assert_int_eq(hurray_net_context_create(&ctx, &err), HURRAY_OK);
-  hurray_net_connection *c = NULL;
-  ck_assert_int_eq(hurray_net_connect(ctx, "127.0.0.1", rv.port, test_opts(), &c, &err), HURRAY_OK);
-  hurray_net_connection *conn = NULL;
-  /* the two sides share this thread: give the connector's worker turns */
-  hurray_status st = HURRAY_ERR_TIMEOUT;
-  for (int i = 0; i < 200 && st == HURRAY_ERR_TIMEOUT; i++) {
-    hurray_net_received *none = NULL;
-    ck_assert_int_eq(hurray_net_receive(c, 10, &none, &err), HURRAY_ERR_TIMEOUT);
-    st = hurray_net_accept(rv.listener, NULL, 10, &conn, &err);
-  }
-  ck_assert_int_eq(st, HURRAY_OK);
+  hurray_net_connection *c = connect_to_receiver(&rv, &ctx);
+  hurray_net_connection *conn = accept_in_this_thread(&rv, c, NULL, 10);
   hurray_net_close(&conn);
   /* sends fail once the close is seen, each source released once */
   hurray_buffer_handle h = handle_of(1u << 20, 64, 0, 0);
   uint8_t table[32];
   size_t tlen = encode_table(&h, 1, table, sizeof table);
   release_log log = {0};
-  st = HURRAY_OK;
+  hurray_status st = HURRAY_OK;
   for (int i = 0; i < 100 && st == HURRAY_OK; i++) {
     release_ref ref = {&log, 0, 1};
     hurray_net_source src = {(uint32_t)sizeof src, 0, aligned_pattern(1u << 20, 1), count_release,
@@ -67,17 +57,10 @@ END_TEST
 
 START_TEST(limit_per_tensor) {  // NET-LIM-1, NET-ERR-1, NET-SEND-3, NET-SEND-4, NET-RECV-7
   receiver rv = {0};
-  receiver_start(&rv);
-  sender s = {0};
-  s.port = rv.port;
-  s.count = 1;
-  s.sizes[0] = 1u << 20;
-  s.send_twice = 1;
-  sender_start(&s);
-  hurray_error err;
+  sender s = {.count = 1, .sizes = {1u << 20}, .send_twice = 1};
   hurray_net_options o = {(uint32_t)sizeof o, 0, 512u << 10, 0};
-  hurray_net_connection *conn = NULL;
-  ck_assert_int_eq(hurray_net_accept(rv.listener, &o, 10000, &conn, &err), HURRAY_OK);
+  hurray_net_connection *conn = start_loopback(&rv, &s, &o);
+  hurray_error err;
   hurray_net_received *r = NULL;
   ck_assert_int_eq(hurray_net_receive(conn, 20000, &r, &err), HURRAY_ERR_CAPACITY);
   ck_assert_uint_eq(err.value, 1u << 20);
@@ -187,17 +170,9 @@ END_TEST
 
 START_TEST(sender_times_out) {  // NET-SEND-2, NET-SEND-3
   receiver rv = {0};
-  receiver_start(&rv);
-  sender s = {0};
-  s.port = rv.port;
-  s.count = 1;
-  s.sizes[0] = 1u << 20; /* rendezvous: it needs the receiver to take it */
-  s.timeout_ms = 500;
-  s.close_first = 1;
-  sender_start(&s);
-  hurray_error err;
-  hurray_net_connection *conn = NULL;
-  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
+  /* rendezvous: it needs the receiver to take it */
+  sender s = {.count = 1, .sizes = {1u << 20}, .timeout_ms = 500, .close_first = 1};
+  hurray_net_connection *conn = start_loopback(&rv, &s, test_opts());
   /* the receiver never receives */
   int64_t until = ms_now() + 10000;
   while (!atomic_load(&s.sent) && ms_now() < until) {

@@ -62,18 +62,10 @@ END_TEST
 START_TEST(
     loopback_tensor) {  // NET-CONN-1, NET-CONN-4, NET-CONN-5, NET-SEND-2, NET-SEND-3, NET-TAG-2, NET-RECV-3..5, NET-LIM-1, BP-OWN-4, BP-XPORT-4
   receiver rv = {0};
-  receiver_start(&rv);
-  sender s = {0};
-  s.port = rv.port;
-  s.seed = 3;
-  s.count = 3;
-  s.sizes[0] = 1u << 20; /* rendezvous */
-  s.sizes[1] = 4096;     /* eager */
-  s.sizes[2] = 0;        /* empty: no message */
-  sender_start(&s);
+  /* rendezvous, eager, and empty: no message */
+  sender s = {.seed = 3, .count = 3, .sizes = {1u << 20, 4096, 0}};
+  hurray_net_connection *conn = start_loopback(&rv, &s, test_opts());
   hurray_error err;
-  hurray_net_connection *conn = NULL;
-  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
   hurray_net_received *r = NULL;
   hurray_status st = hurray_net_receive(conn, 20000, &r, &err);
   ck_assert_msg(st == HURRAY_OK, "receive: %s (%s)", hurray_status_name(st), err.detail);
@@ -142,16 +134,9 @@ END_TEST
  * connection (a tensor that began and did not complete in time). */
 START_TEST(poll_with_timeout_zero) {  // NET-RECV-1
   receiver rv = {0};
-  receiver_start(&rv);
-  sender s = {0};
-  s.port = rv.port;
-  s.seed = 5;
-  s.count = 1;
-  s.sizes[0] = 0;
-  sender_start(&s);
+  sender s = {.seed = 5, .count = 1, .sizes = {0}};
+  hurray_net_connection *conn = start_loopback(&rv, &s, test_opts());
   hurray_error err;
-  hurray_net_connection *conn = NULL;
-  ck_assert_int_eq(hurray_net_accept(rv.listener, test_opts(), 10000, &conn, &err), HURRAY_OK);
   hurray_net_received *r = NULL;
   hurray_status st = HURRAY_ERR_TIMEOUT;
   long polls = 0;
@@ -379,14 +364,26 @@ END_TEST
 /* The sender's checks                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* A send of the two sources src on c with the table of the two handles h:
+ * refused before anything is sent, SYNC_MODE_NOT_ALLOWED naming the mode
+ * `value` of handle `index` (the rest in *err). */
+static void expect_sync_mode_refused(hurray_net_connection *c, const hurray_buffer_handle h[2],
+                                     const hurray_net_source *src, uint64_t value, size_t index,
+                                     hurray_error *err) {
+  uint8_t table[64];
+  size_t tlen = encode_table(h, 2, table, sizeof table);
+  ck_assert_int_eq(hurray_net_send(c, table, tlen, src, 2, 1000, NULL, err),
+                   HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
+  ck_assert_uint_eq(err->value, value);
+  ck_assert_uint_eq(err->index, index);
+}
+
 START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV-1, BP-XPORT-4
   receiver rv = {0};
   receiver_start(&rv);
   hurray_error err;
   hurray_net_context *ctx = NULL;
-  ck_assert_int_eq(hurray_net_context_create(&ctx, &err), HURRAY_OK);
-  hurray_net_connection *c = NULL;
-  ck_assert_int_eq(hurray_net_connect(ctx, "127.0.0.1", rv.port, test_opts(), &c, &err), HURRAY_OK);
+  hurray_net_connection *c = connect_to_receiver(&rv, &ctx);
   release_log log = {0};
   release_ref refs[2] = {{&log, 0, 0}, {&log, 1, 0}};
   static uint8_t bytes[2][4096] __attribute__((aligned(64)));
@@ -397,14 +394,10 @@ START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV
   size_t tlen;
 
   /* an event handle (CUDA, where events exist): refused, naming handle 1 and its mode */
-  hurray_buffer_handle ev[2] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED),
-                                handle_of(4096, 64, 0x01, HURRAY_SYNC_EVENT)};
-  tlen = encode_table(ev, 2, table, sizeof table);
-  ck_assert_int_eq(hurray_net_send(c, table, tlen, src, 2, 1000, NULL, &err),
-                   HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
-  ck_assert_uint_eq(err.value, HURRAY_SYNC_EVENT);
+  const hurray_buffer_handle ev[2] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED),
+                                      handle_of(4096, 64, 0x01, HURRAY_SYNC_EVENT)};
+  expect_sync_mode_refused(c, ev, src, HURRAY_SYNC_EVENT, 1, &err);
   ck_assert_uint_eq(err.expected, HURRAY_TRANSPORT_NETWORK);
-  ck_assert_uint_eq(err.index, 1);
   char text[256];
   hurray_error_format(&err, text, sizeof text);
   printf("refused event table: %s\n", text);
@@ -412,13 +405,9 @@ START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV
   ck_assert_int_eq(atomic_load(&log.calls[1]), 1);
 
   /* consumer_stream, at index 0 */
-  hurray_buffer_handle cs[2] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_CONSUMER_STREAM),
-                                handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED)};
-  tlen = encode_table(cs, 2, table, sizeof table);
-  ck_assert_int_eq(hurray_net_send(c, table, tlen, src, 2, 1000, NULL, &err),
-                   HURRAY_ERR_SYNC_MODE_NOT_ALLOWED);
-  ck_assert_uint_eq(err.value, HURRAY_SYNC_CONSUMER_STREAM);
-  ck_assert_uint_eq(err.index, 0);
+  const hurray_buffer_handle cs[2] = {handle_of(4096, 64, 0x01, HURRAY_SYNC_CONSUMER_STREAM),
+                                      handle_of(4096, 64, 0x01, HURRAY_SYNC_PRODUCER_SYNCED)};
+  expect_sync_mode_refused(c, cs, src, HURRAY_SYNC_CONSUMER_STREAM, 0, &err);
   ck_assert_int_eq(atomic_load(&log.calls[0]), 2);
 
   /* A device tag is no refusal here: it names where the receiver places
@@ -442,14 +431,7 @@ START_TEST(sender_refuses_before_sending) {  // NET-SEND-1, NET-SEND-3, NET-RECV
   ck_assert_int_eq(atomic_load(&log.calls[1]), 3);
 
   /* nothing left the sender: the receiver gets no tensor */
-  hurray_net_connection *conn = NULL;
-  hurray_status st = HURRAY_ERR_TIMEOUT;
-  for (int i = 0; i < 200 && st == HURRAY_ERR_TIMEOUT; i++) {
-    hurray_net_received *none = NULL;
-    ck_assert_int_eq(hurray_net_receive(c, 5, &none, &err), HURRAY_ERR_TIMEOUT);
-    st = hurray_net_accept(rv.listener, test_opts(), 5, &conn, &err);
-  }
-  ck_assert_int_eq(st, HURRAY_OK);
+  hurray_net_connection *conn = accept_in_this_thread(&rv, c, test_opts(), 5);
   hurray_net_received *r = NULL;
   ck_assert_int_eq(hurray_net_receive(conn, 300, &r, &err), HURRAY_ERR_TIMEOUT);
   ck_assert_ptr_null(r);
