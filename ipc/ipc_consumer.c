@@ -289,6 +289,22 @@ static hurray_status match_pending(const hurray_ipc_consumer *c, uint32_t type,
   return HURRAY_OK;
 }
 
+_Static_assert(HURRAY_IPC_DEVICE_HANDLE_SIZE == HURRAY_PLUGIN_IPC_HANDLE_SIZE,
+               "a kept message's handle fills the plugin record's");
+
+/* What the plugin's memory and event records take from a kept DEVICE or
+ * EVENT message (PL-IPC-3, PL-IPC-9), each record keeping it in fields of
+ * its own. */
+static void copy_opaque(const ipc_pending *p, uint32_t *kind, uint32_t *handle_size,
+                        uint8_t handle[HURRAY_PLUGIN_IPC_HANDLE_SIZE], uint8_t device_uuid[16],
+                        uint8_t driver_uuid[16]) {
+  *kind = p->kind;
+  *handle_size = p->handle_size;
+  memcpy(handle, p->handle, sizeof p->handle);
+  memcpy(device_uuid, p->device_uuid, sizeof p->device_uuid);
+  memcpy(driver_uuid, p->driver_uuid, sizeof p->driver_uuid);
+}
+
 /* IPC-SEG-5: imports a device buffer through a plugin of the consumer's
  * registry serving its tag, on the first of its devices that takes it
  * (*out_device: which); the plugin's refusal on device 0 is the error
@@ -306,12 +322,8 @@ static hurray_status import_device(const hurray_ipc_consumer *c, const ipc_pendi
   hurray_plugin_ipc_memory mem;
   memset(&mem, 0, sizeof mem);
   mem.struct_size = (uint32_t)sizeof mem;
-  mem.kind = pd->kind;
+  copy_opaque(pd, &mem.kind, &mem.handle_size, mem.handle, mem.device_uuid, mem.driver_uuid);
   mem.fd = pd->fd;
-  mem.handle_size = pd->handle_size;
-  memcpy(mem.handle, pd->handle, sizeof mem.handle);
-  memcpy(mem.device_uuid, pd->device_uuid, sizeof mem.device_uuid);
-  memcpy(mem.driver_uuid, pd->driver_uuid, sizeof mem.driver_uuid);
   mem.segment_size = pd->segment_size;
   mem.offset = offset;
   mem.byte_size = h->byte_size;
@@ -350,12 +362,9 @@ static hurray_status import_event(const hurray_ipc_consumer *c, const ipc_pendin
   hurray_plugin_ipc_event record;
   memset(&record, 0, sizeof record);
   record.struct_size = (uint32_t)sizeof record;
-  record.kind = pe->kind;
-  record.handle_size = pe->handle_size;
+  copy_opaque(pe, &record.kind, &record.handle_size, record.handle, record.device_uuid,
+              record.driver_uuid);
   record.device_tag = h->device_tag;
-  memcpy(record.handle, pe->handle, sizeof record.handle);
-  memcpy(record.device_uuid, pe->device_uuid, sizeof record.device_uuid);
-  memcpy(record.driver_uuid, pe->driver_uuid, sizeof record.driver_uuid);
   hurray_status st = hurray_plugin_event_import(plugin, device, &record, out, err);
   if (st != HURRAY_OK && err != NULL) {
     err->index = index;
