@@ -67,6 +67,13 @@ static void pad_to(text_sink *out, size_t cell_start, size_t width) {
   text_sink_repeat(out, ' ', (used < width ? width - used : 0u) + 2u);
 }
 
+/* A cell that holds `text`, padded as pad_to does. */
+static void text_cell(text_sink *out, const char *text, size_t width) {
+  const size_t start = out->len;
+  text_sink_puts(out, text);
+  pad_to(out, start, width);
+}
+
 static void bytes_cell(text_sink *out, const uint8_t *bytes, size_t n) {
   for (size_t i = 0; i < n; i++) {
     text_sink_printf(out, i == 0u ? "%02X" : " %02X", bytes[i]);
@@ -83,15 +90,9 @@ static void row(text_sink *out, size_t offset, const uint8_t *bytes, size_t n, c
     bytes_cell(out, bytes, n);
   }
   pad_to(out, start, WIDTH_BYTES);
-  start = out->len;
-  text_sink_puts(out, field);
-  pad_to(out, start, WIDTH_FIELD);
-  start = out->len;
-  text_sink_puts(out, value);
-  pad_to(out, start, WIDTH_VALUE);
-  start = out->len;
-  text_sink_puts(out, meaning);
-  pad_to(out, start, WIDTH_MEANING);
+  text_cell(out, field, WIDTH_FIELD);
+  text_cell(out, value, WIDTH_VALUE);
+  text_cell(out, meaning, WIDTH_MEANING);
   text_sink_puts(out, judgement);
   text_sink_puts(out, "\n");
 }
@@ -104,21 +105,11 @@ static void note(text_sink *out, const char *text) {
 }
 
 static void header(text_sink *out) {
-  size_t start = out->len;
-  text_sink_puts(out, "offset");
-  pad_to(out, start, WIDTH_OFFSET);
-  start = out->len;
-  text_sink_puts(out, "bytes");
-  pad_to(out, start, WIDTH_BYTES);
-  start = out->len;
-  text_sink_puts(out, "field");
-  pad_to(out, start, WIDTH_FIELD);
-  start = out->len;
-  text_sink_puts(out, "value");
-  pad_to(out, start, WIDTH_VALUE);
-  start = out->len;
-  text_sink_puts(out, "meaning");
-  pad_to(out, start, WIDTH_MEANING);
+  text_cell(out, "offset", WIDTH_OFFSET);
+  text_cell(out, "bytes", WIDTH_BYTES);
+  text_cell(out, "field", WIDTH_FIELD);
+  text_cell(out, "value", WIDTH_VALUE);
+  text_cell(out, "meaning", WIDTH_MEANING);
   text_sink_puts(out, "verdict\n");
 }
 
