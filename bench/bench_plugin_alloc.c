@@ -231,6 +231,15 @@ static void compare(const char *label, size_t size, const bench_config *config, 
       (best_plugin / best_direct - 1.0) * 100.0, best_plugin - best_direct);
 }
 
+/* compare() at each buffer size the benchmark reports. */
+static void compare_sizes(const char *label, const bench_config *config, measure_fn direct,
+                          measure_fn plugin, const pair_ctx *ctx) {
+  static const size_t sizes[] = {4096, 65536, 1u << 20, 16u << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    compare(label, sizes[i], config, direct, plugin, ctx);
+  }
+}
+
 static hurray_plugin *load(hurray_plugin_registry *registry, const char *dir, const char *name) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s/hurray-plugin-%s.so", dir, name, name);
@@ -266,19 +275,14 @@ int main(int argc, char **argv) {
   }
   printf("allocate + free of one buffer, best mean of %d x %d\n", config.repetitions,
          config.iterations);
-  static const size_t sizes[] = {4096, 65536, 1u << 20, 16u << 20};
   hurray_plugin *cpu = load(registry, argv[1], "cpu");
   if (cpu != NULL) {
     pair_ctx ctx = {cpu, NULL, true};
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      compare("cpu", sizes[i], &config, measure_direct_cpu, measure_plugin, &ctx);
-    }
+    compare_sizes("cpu", &config, measure_direct_cpu, measure_plugin, &ctx);
     printf(
         "floor: the direct calls plus the one compare-and-swap per buffer that refusing a "
         "racing double free needs (PL-LIFE-3), in the \"plugin\" column\n");
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-      compare("floor", sizes[i], &config, measure_direct_cpu, measure_direct_cpu_with_cas, &ctx);
-    }
+    compare_sizes("floor", &config, measure_direct_cpu, measure_direct_cpu_with_cas, &ctx);
   }
   hurray_plugin *opencl = load(registry, argv[1], "opencl");
   direct_opencl cl;
@@ -288,15 +292,11 @@ int main(int argc, char **argv) {
       printf("opencl: direct calls unavailable; skipped\n");
     } else {
       pair_ctx ctx = {opencl, &cl, false};
-      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        compare("opencl", sizes[i], &config, measure_direct_opencl, measure_plugin, &ctx);
-      }
+      compare_sizes("opencl", &config, measure_direct_opencl, measure_plugin, &ctx);
       printf(
           "control: the same direct calls in a second, identical context (the \"plugin\" "
           "column); its ratio is the run-to-run spread of this runtime\n");
-      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        compare("control", sizes[i], &config, measure_direct_opencl, measure_control_opencl, &ctx);
-      }
+      compare_sizes("control", &config, measure_direct_opencl, measure_control_opencl, &ctx);
       cl.clReleaseCommandQueue(cl.control_queue);
       cl.clReleaseContext(cl.control_context);
       cl.clReleaseCommandQueue(cl.queue);
