@@ -20,6 +20,7 @@
 #include "hurray/handoff.h"
 
 #include "bench_build.h"
+#include "bench_counts.h"
 
 static double now_ns(void) {
   struct timespec ts;
@@ -71,10 +72,8 @@ static void one_handoff(const hurray_buffer_handle *handle, const hurray_buffer_
 
 int main(int argc, char **argv) {
   bench_print_build("bench_handoff");
-  long repetitions = argc > 1 ? strtol(argv[1], NULL, 10) : 200;
-  long count = argc > 2 ? strtol(argv[2], NULL, 10) : 20000;
-  if (repetitions < 1 || count < 1) {
-    fprintf(stderr, "usage: %s [repetitions>=1] [handoffs-per-repetition>=1]\n", argv[0]);
+  bench_counts counts = {200, 20000};
+  if (!bench_read_counts(argc, argv, "handoffs-per-repetition", &counts)) {
     return 2;
   }
   if (hurray_c_abi_version() < HURRAY_C_ABI_VERSION) {
@@ -95,24 +94,24 @@ int main(int argc, char **argv) {
       device_pointer, release_buffer, NULL,
       hurray_sync_payload_event(&event_object, HURRAY_DEVICE_CUDA, release_event, NULL));
 
-  /* Figures, each the best over the repetitions, in ns for `count` handoffs. */
+  /* Figures, each the best over the repetitions, in ns for `counts.per_repetition` handoffs. */
   enum { PS, PS_DESTROY, EVENT, EVENT_DESTROY, BASE_PS, BASE_EVENT, FIGURES };
   double best[FIGURES];
   for (int f = 0; f < FIGURES; f++) best[f] = 1e300;
-  for (long r = 0; r < repetitions; r++) {
+  for (long r = 0; r < counts.repetitions; r++) {
     double t[FIGURES + 1];
     t[0] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 0);
+    for (long i = 0; i < counts.per_repetition; i++) one_handoff(&ps_handle, &ps_offer, 0, 0);
     t[1] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ps_handle, &ps_offer, 0, 1);
+    for (long i = 0; i < counts.per_repetition; i++) one_handoff(&ps_handle, &ps_offer, 0, 1);
     t[2] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 0);
+    for (long i = 0; i < counts.per_repetition; i++) one_handoff(&ev_handle, &ev_offer, 1, 0);
     t[3] = now_ns();
-    for (long i = 0; i < count; i++) one_handoff(&ev_handle, &ev_offer, 1, 1);
+    for (long i = 0; i < counts.per_repetition; i++) one_handoff(&ev_handle, &ev_offer, 1, 1);
     t[4] = now_ns();
-    for (long i = 0; i < count; i++) direct_buffer_release(device_pointer, NULL);
+    for (long i = 0; i < counts.per_repetition; i++) direct_buffer_release(device_pointer, NULL);
     t[5] = now_ns();
-    for (long i = 0; i < count; i++) {
+    for (long i = 0; i < counts.per_repetition; i++) {
       direct_event_release(&event_object, NULL);
       direct_buffer_release(device_pointer, NULL);
     }
@@ -121,7 +120,7 @@ int main(int argc, char **argv) {
       if (t[f + 1] - t[f] < best[f]) best[f] = t[f + 1] - t[f];
     }
   }
-  const uint64_t per_rep = (uint64_t)repetitions * (uint64_t)count;
+  const uint64_t per_rep = (uint64_t)counts.repetitions * (uint64_t)counts.per_repetition;
   const uint64_t expected_buffer = per_rep * 6u;
   const uint64_t expected_event = per_rep * 3u;
   if (buffer_releases != expected_buffer || event_releases != expected_event) {
@@ -130,9 +129,9 @@ int main(int argc, char **argv) {
             (unsigned long long)expected_buffer, (unsigned long long)expected_event);
     return 1;
   }
-  const double n = (double)count;
-  printf("C ABI handoff, ns per handoff, best of %ld repetitions x %ld handoffs\n", repetitions,
-         count);
+  const double n = (double)counts.per_repetition;
+  printf("C ABI handoff, ns per handoff, best of %ld repetitions x %ld handoffs\n",
+         counts.repetitions, counts.per_repetition);
   printf("  baseline, direct call of the buffer release:            %6.1f ns\n", best[BASE_PS] / n);
   printf("  baseline, direct calls of event and buffer releases:    %6.1f ns\n",
          best[BASE_EVENT] / n);

@@ -22,6 +22,7 @@
 #include "hurray/buffer.h"
 
 #include "bench_build.h"
+#include "bench_counts.h"
 
 enum { HANDLES = 255, TABLE_BYTES = 1 + 16 * HANDLES };
 
@@ -65,10 +66,8 @@ static void *(*volatile copy_bytes)(void *, const void *, size_t) = memcpy;
 
 int main(int argc, char **argv) {
   bench_print_build("bench_table_decode");
-  long repetitions = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
-  long tables = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
-  if (repetitions < 1 || tables < 1) {
-    fprintf(stderr, "usage: %s [repetitions>=1] [tables-per-repetition>=1]\n", argv[0]);
+  bench_counts counts = {300, 1000};
+  if (!bench_read_counts(argc, argv, "tables-per-repetition", &counts)) {
     return 2;
   }
 
@@ -81,9 +80,9 @@ int main(int argc, char **argv) {
   double best_check = 1e300;
   double best_copy = 1e300;
   uint64_t checksum = 0;
-  for (long r = 0; r < repetitions; r++) {
+  for (long r = 0; r < counts.repetitions; r++) {
     double t0 = now_ns();
-    for (long k = 0; k < tables; k++) {
+    for (long k = 0; k < counts.per_repetition; k++) {
       size_t count = 0;
       hurray_error err;
       if (hurray_buffer_table_decode(table, TABLE_BYTES, decoded, HANDLES, &count, &err) !=
@@ -95,7 +94,7 @@ int main(int argc, char **argv) {
       checksum += decoded[(size_t)k % HANDLES].byte_size;
     }
     double t1 = now_ns();
-    for (long k = 0; k < tables; k++) {
+    for (long k = 0; k < counts.per_repetition; k++) {
       size_t count = 0;
       hurray_error err;
       if (hurray_buffer_table_check(table, TABLE_BYTES, &count, &err) != HURRAY_OK ||
@@ -112,21 +111,21 @@ int main(int argc, char **argv) {
       checksum += one.byte_size;
     }
     double t1c = now_ns();
-    for (long k = 0; k < tables; k++) {
+    for (long k = 0; k < counts.per_repetition; k++) {
       copy_bytes(copy_target, table, TABLE_BYTES);
       checksum += copy_target[(size_t)k % TABLE_BYTES];
     }
     double t2 = now_ns();
-    double decode_ns = (t1 - t0) / (double)tables;
-    double check_ns = (t1c - t1) / (double)tables;
-    double copy_ns = (t2 - t1c) / (double)tables;
+    double decode_ns = (t1 - t0) / (double)counts.per_repetition;
+    double check_ns = (t1c - t1) / (double)counts.per_repetition;
+    double copy_ns = (t2 - t1c) / (double)counts.per_repetition;
     if (check_ns < best_check) best_check = check_ns;
     if (decode_ns < best_decode) best_decode = decode_ns;
     if (copy_ns < best_copy) best_copy = copy_ns;
   }
 
   printf("bench_table_decode: %d-handle table, %d bytes; best of %ld repetitions x %ld tables\n",
-         HANDLES, TABLE_BYTES, repetitions, tables);
+         HANDLES, TABLE_BYTES, counts.repetitions, counts.per_repetition);
   printf("  (best = lowest time of the repetitions: the machine may be shared)\n");
   printf("  decode+validate+colocation: %8.1f ns/table  %6.3f ns/handle  %6.2f GB/s\n", best_decode,
          best_decode / HANDLES, (double)TABLE_BYTES / best_decode);
