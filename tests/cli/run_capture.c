@@ -132,6 +132,24 @@ void run_result_free(run_result *r) {
   r->err = NULL;
 }
 
+void run_expect_stdout_holds(const run_result *r, int status, const char *part) {
+  ck_assert_msg(r->status == status, "exit %d, expected %d; stdout: %s stderr: %s", r->status,
+                status, r->out, r->err);
+  ck_assert_msg(strstr(r->out, part) != NULL, "'%s' not in stdout: %s", part, r->out);
+}
+
+void run_expect_stderr(run_result *r, int status, const char *err) {
+  ck_assert_msg(r->status == status, "exit %d, expected %d; stderr: %s", r->status, status, r->err);
+  ck_assert_str_eq(r->err, err);
+  run_result_free(r);
+}
+
+void run_expect_stderr_holds(run_result *r, int status, const char *part) {
+  ck_assert_msg(r->status == status, "exit %d, expected %d; stderr: %s", r->status, status, r->err);
+  ck_assert_msg(strstr(r->err, part) != NULL, "'%s' not in stderr: %s", part, r->err);
+  run_result_free(r);
+}
+
 char *run_env(const char *name) {
   char *value = getenv(name);
   ck_assert_msg(value != NULL, "%s is not set", name);

@@ -29,6 +29,18 @@ run_result run_capture(char *const argv[], const char *input_path, const char *o
 
 void run_result_free(run_result *r);
 
+/** Checks that `r` exited with `status` and that its standard output holds
+ *  `part`; `r` stays for further checks. */
+void run_expect_stdout_holds(const run_result *r, int status, const char *part);
+
+/** Checks that `r` exited with `status` and wrote exactly `err` on standard
+ *  error, then frees it: a refusal, worded in full. */
+void run_expect_stderr(run_result *r, int status, const char *err);
+
+/** Checks that `r` exited with `status` and that its standard error holds
+ *  `part`, then frees it: a refusal, by the words that name its cause. */
+void run_expect_stderr_holds(run_result *r, int status, const char *part);
+
 /** The value of the environment variable `name`; fails the current check
  *  test when it is not set. */
 char *run_env(const char *name);

@@ -82,33 +82,25 @@ START_TEST(test_path_errors_name_the_option) {
   char missing[4096];
   snprintf(missing, sizeof missing, "%s/no-such-dir", temp_dir);
   run_result r = RUN("--path", missing);
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
+  ck_assert_ptr_null(strstr(r.err, "HURRAY_PLUGIN_PATH"));
   char want[4200];
   snprintf(want, sizeof want, "hurray-devices: --path '%s': No such file or directory\n", missing);
-  ck_assert_str_eq(r.err, want);
-  ck_assert_ptr_null(strstr(r.err, "HURRAY_PLUGIN_PATH"));
-  run_result_free(&r);
+  run_expect_stderr(&r, 2, want);
+  r = RUN("--path");
+  run_expect_stderr_holds(&r, 2, "option --path needs a value");
   /* A folder with no plugin file in it or below it. */
   r = RUN("--path", temp_dir);
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_ptr_nonnull(strstr(r.err, "no hurray-plugin-*.so in it or in a directory below it"));
-  run_result_free(&r);
-  r = RUN("--path");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "option --path needs a value"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "no hurray-plugin-*.so in it or in a directory below it");
 }
 END_TEST
 
 START_TEST(test_missing_plugin_is_an_error) {
   /* CLI-DEV-3 */
   run_result r = RUN("--plugin", "/missing.so");
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-devices: --plugin '/missing.so': No such file or directory\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2, "hurray-devices: --plugin '/missing.so': No such file or directory\n");
 }
 END_TEST
 
@@ -116,8 +108,7 @@ START_TEST(test_refused_named_plugin_exits_1) {
   /* CLI-DEV-6: a named file the loader refuses (not a shared object). */
   char *fake = run_write_file(temp_dir, "hurray-plugin-fake.so", "not an ELF file\n", 16);
   run_result r = RUN("--plugin", fake);
-  ck_assert_int_eq(r.status, 1);
-  ck_assert_ptr_nonnull(strstr(r.out, "  refused: "));
+  run_expect_stdout_holds(&r, 1, "  refused: ");
   ck_assert_ptr_nonnull(strstr(r.out, "hurray-plugin-fake.so\n    reason: PLUGIN_"));
   run_result_free(&r);
   free(fake);
@@ -127,14 +118,10 @@ END_TEST
 START_TEST(test_unknown_option_is_named) {
   /* CLI-DEV-4 */
   run_result r = RUN("-x");
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-devices: unknown option '-x'\nTry 'hurray-devices --help'.\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2, "hurray-devices: unknown option '-x'\nTry 'hurray-devices --help'.\n");
   r = RUN("stray");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "unexpected argument 'stray'"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "unexpected argument 'stray'");
 }
 END_TEST
 
@@ -208,12 +195,10 @@ START_TEST(test_nothing_loaded_says_what_to_do) {
     run_result_free(&r);
     return;
   }
-  ck_assert_int_eq(r.status, 1);
-  ck_assert_msg(strstr(r.out,
-                       "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
-                       "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
-                       "file with --plugin FILE)\n") != NULL,
-                "%s", r.out);
+  run_expect_stdout_holds(&r, 1,
+                          "  (no plugin loaded: put the directory of your hurray-plugin-NAME.so "
+                          "in HURRAY_PLUGIN_PATH,\n   or search it with --path DIR, or name the "
+                          "file with --plugin FILE)\n");
   ck_assert_ptr_nonnull(strstr(r.out, "--require-devices: no plugin was loaded\n"));
   run_result_free(&r);
 }

@@ -133,12 +133,10 @@ END_TEST
 
 START_TEST(test_errors_without_json_go_to_stderr) {
   run_result r = RUN(NULL, "--frobnicate");
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err,
-                   "hurray-inspect: unknown option '--frobnicate'\n"
-                   "Try 'hurray-inspect --help'.\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2,
+                    "hurray-inspect: unknown option '--frobnicate'\n"
+                    "Try 'hurray-inspect --help'.\n");
   r = RUN(NULL, "--help");
   ck_assert_int_eq(r.status, 0);
   ck_assert_ptr_eq(strstr(r.out, "Usage: hurray-inspect"), r.out);
@@ -154,10 +152,8 @@ END_TEST
 START_TEST(test_unknown_short_option) {
   /* CLI-OPT-1 */
   run_result r = RUN(NULL, "-x");
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err, "hurray-inspect: unknown option '-x'\nTry 'hurray-inspect --help'.\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2, "hurray-inspect: unknown option '-x'\nTry 'hurray-inspect --help'.\n");
 }
 END_TEST
 
@@ -171,12 +167,10 @@ START_TEST(test_encode_256_handles_is_a_protocol_rejection) {
     args[n++] = "64";
   }
   run_result r = inspect_run(NULL, NULL, args, n);
-  ck_assert_int_eq(r.status, 1);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err,
-                   "hurray-inspect: encode: rejected CAPACITY: 256 handles given; a buffer "
-                   "table holds at most 255, its count is one byte (BP-TABLE-1)\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 1,
+                    "hurray-inspect: encode: rejected CAPACITY: 256 handles given; a buffer "
+                    "table holds at most 255, its count is one byte (BP-TABLE-1)\n");
   r = inspect_run(NULL, NULL, args, n - 2u); /* 255 handles: a table */
   ck_assert_int_eq(r.status, 0);
   ck_assert_ptr_eq(strstr(r.out, "FF\n"), r.out);
@@ -209,15 +203,11 @@ START_TEST(test_output_error_names_the_reason) {
     ck_abort_msg("/dev/full is missing: cannot test output errors on this machine");
   }
   run_result r = inspect_run(NULL, "/dev/full", (const char *const[]){"encode", "--size", "64"}, 3);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_str_eq(r.err,
-                   "hurray-inspect: cannot write standard output: No space left on device\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2,
+                    "hurray-inspect: cannot write standard output: No space left on device\n");
   char *path = valid_handle_file("for-full.bin", 0);
   r = inspect_run(NULL, "/dev/full", (const char *const[]){"--handle", path}, 2);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "cannot write standard output: No space left on device"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "cannot write standard output: No space left on device");
   free(path);
 }
 END_TEST
@@ -226,10 +216,7 @@ START_TEST(test_hex_positions_count_cr) {
   /* CLI-HEX-3: CR-only, CRLF and LF line ends each count as one line. */
   char *path = run_write_file(temp_dir, "cr.hex", "01\r00\r\n00\rzz", 12);
   run_result r = RUN(NULL, "--hex", path);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_msg(strstr(r.err, "bad character 'z' (0x7A) at offset 10 (line 4, column 1)") != NULL,
-                "%s", r.err);
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "bad character 'z' (0x7A) at offset 10 (line 4, column 1)");
   free(path);
 }
 END_TEST
@@ -262,9 +249,7 @@ START_TEST(test_names_are_escaped) {
   /* Bad hex text in such a file: the name in the message is escaped too. */
   char *hex = run_write_file(temp_dir, "bad\r.hex", "zz", 2);
   r = RUN(NULL, "--hex", hex);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "bad\\x0D.hex: bad character"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "bad\\x0D.hex: bad character");
   free(existing);
   free(hex);
 }

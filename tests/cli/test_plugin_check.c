@@ -94,12 +94,10 @@ START_TEST(test_broken_plugin_names_the_check) {
   /* CLI-CHK-5, CLI-CHK-6: a plugin that claims more alignment than its
    * address shows: allocation fails naming the call and the loader's words. */
   run_result r = RUN("--check", "allocation", broken("alignment-claim"));
-  ck_assert_int_eq(r.status, 1);
-  ck_assert_msg(strstr(r.out,
-                       "FAIL  allocation                allocate(device 0, 10000 bytes, "
-                       "alignment 64, class standard): returned PLUGIN_INVALID (broken: "
-                       "reported alignment 2147483648 but host address ") != NULL,
-                "%s", r.out);
+  run_expect_stdout_holds(&r, 1,
+                          "FAIL  allocation                allocate(device 0, 10000 bytes, "
+                          "alignment 64, class standard): returned PLUGIN_INVALID (broken: "
+                          "reported alignment 2147483648 but host address ");
   ck_assert_ptr_nonnull(strstr(r.out,
                                "result: FAIL (0 passed, 1 failed, 0 skipped): a check "
                                "failed\n"));
@@ -107,10 +105,9 @@ START_TEST(test_broken_plugin_names_the_check) {
   /* A failure that leaves an event held: the checks that watch the unload
    * say why they cannot, rather than fail for it. */
   r = RUN(broken("native-type"));
-  ck_assert_int_eq(r.status, 1);
-  ck_assert_ptr_nonnull(strstr(r.out,
-                               "FAIL  native-event              event_native of a recorded "
-                               "event (device 0): returned PLUGIN_INVALID"));
+  run_expect_stdout_holds(&r, 1,
+                          "FAIL  native-event              event_native of a recorded "
+                          "event (device 0): returned PLUGIN_INVALID");
   ck_assert_ptr_nonnull(strstr(r.out,
                                "SKIP  unload-idle               an earlier failed check "
                                "left buffers or events of the plugin held"));
@@ -121,8 +118,7 @@ END_TEST
 START_TEST(test_refused_plugin) {
   /* CLI-CHK-1, CLI-CHK-6: the loader's refusal, named; no check runs. */
   run_result r = RUN(broken("wrong-major"));
-  ck_assert_int_eq(r.status, 1);
-  ck_assert_ptr_nonnull(strstr(r.out, "plugin: refused by the loader: PLUGIN_ABI_MISMATCH: "));
+  run_expect_stdout_holds(&r, 1, "plugin: refused by the loader: PLUGIN_ABI_MISMATCH: ");
   ck_assert_ptr_nonnull(strstr(r.out, "majors differ\n"));
   ck_assert_ptr_nonnull(strstr(r.out,
                                "result: FAIL (0 passed, 0 failed, 0 skipped): the loader "
@@ -168,34 +164,22 @@ START_TEST(test_usage) {
   ck_assert_ptr_nonnull(strstr(r.out, "\nipc-event "));
   run_result_free(&r);
   r = RUN("-x", "file.so");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_str_eq(r.err,
-                   "hurray-plugin-check: unknown option '-x'\n"
-                   "Try 'hurray-plugin-check --help'.\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2,
+                    "hurray-plugin-check: unknown option '-x'\n"
+                    "Try 'hurray-plugin-check --help'.\n");
   r = RUN("--check", "nonsense", "file.so");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "unknown check 'nonsense' (see --list)"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "unknown check 'nonsense' (see --list)");
   r = RUN("--check");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "option --check needs a value"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "option --check needs a value");
   r = run_tool("HURRAY_PLUGIN_CHECK", NULL, 0);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "no PLUGIN_FILE given"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "no PLUGIN_FILE given");
   r = RUN("a.so", "b.so");
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "unexpected argument 'b.so'"));
-  run_result_free(&r);
+  run_expect_stderr_holds(&r, 2, "unexpected argument 'b.so'");
   r = RUN("/missing/hurray-plugin-x.so");
-  ck_assert_int_eq(r.status, 2);
   ck_assert_uint_eq(r.out_len, 0);
-  ck_assert_str_eq(r.err,
-                   "hurray-plugin-check: '/missing/hurray-plugin-x.so': No such file or "
-                   "directory\n");
-  run_result_free(&r);
+  run_expect_stderr(&r, 2,
+                    "hurray-plugin-check: '/missing/hurray-plugin-x.so': No such file or "
+                    "directory\n");
 }
 END_TEST
 
