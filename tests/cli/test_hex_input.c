@@ -15,65 +15,68 @@ static inspect_hex_status parse(const char *text, uint8_t *out, size_t cap, size
   return inspect_parse_hex(text, strlen(text), out, cap, len, err);
 }
 
-START_TEST(test_hex_pairs_both_cases) {
-  /* CLI-HEX-1: two digits a byte, most significant first, either case. */
+/* Parses `text`, which must give exactly want[0..n). */
+static void expect_bytes(const char *text, const uint8_t *want, size_t n) {
   uint8_t out[8];
   size_t len = 99;
-  ck_assert_int_eq(parse("00ff7Fa0Bc", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
-  ck_assert_uint_eq(len, 5);
+  const inspect_hex_status status = parse(text, out, sizeof out, &len, NULL);
+  ck_assert_msg(status == INSPECT_HEX_OK, "\"%s\": status %d", text, (int)status);
+  ck_assert_msg(len == n, "\"%s\": %zu bytes, expected %zu", text, len, n);
+  ck_assert_mem_eq(out, want, n);
+}
+
+/* Parses `text`, which must fail with `status` at `line` and `column` and
+ * leave the length untouched; returns the error for further checks. */
+static inspect_hex_error expect_failure_at(const char *text, inspect_hex_status status, size_t line,
+                                           size_t column) {
+  uint8_t out[8];
+  size_t len = 77;
+  inspect_hex_error err;
+  const inspect_hex_status got = parse(text, out, sizeof out, &len, &err);
+  ck_assert_msg(got == status && err.status == status,
+                "\"%s\": status %d (error says %d), expected %d", text, (int)got, (int)err.status,
+                (int)status);
+  ck_assert_msg(err.line == line && err.column == column,
+                "\"%s\": line %zu column %zu, expected line %zu column %zu", text, err.line,
+                err.column, line, column);
+  ck_assert_msg(len == 77, "\"%s\": the length was written on failure: %zu", text, len);
+  return err;
+}
+
+START_TEST(test_hex_pairs_both_cases) {
+  /* CLI-HEX-1: two digits a byte, most significant first, either case. */
   const uint8_t want[] = {0x00, 0xFF, 0x7F, 0xA0, 0xBC};
-  ck_assert_mem_eq(out, want, sizeof want);
+  expect_bytes("00ff7Fa0Bc", want, sizeof want);
 }
 END_TEST
 
 START_TEST(test_hex_whitespace_everywhere) {
   /* CLI-HEX-2: every ASCII whitespace character, even inside a byte. */
-  uint8_t out[8];
-  size_t len = 0;
-  ck_assert_int_eq(parse(" 0\t1\n\r0 2\v\f 3\n4  ", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
-  ck_assert_uint_eq(len, 3);
   const uint8_t want[] = {0x01, 0x02, 0x34};
-  ck_assert_mem_eq(out, want, sizeof want);
+  expect_bytes(" 0\t1\n\r0 2\v\f 3\n4  ", want, sizeof want);
 }
 END_TEST
 
 START_TEST(test_hex_comments) {
   /* CLI-HEX-2: '#' to end of line; digits and bad characters inside are ignored. */
-  uint8_t out[8];
-  size_t len = 0;
-  ck_assert_int_eq(
-      parse("# header zz 0x\n01 # one\n  # only a comment\n02#two", out, sizeof out, &len, NULL),
-      INSPECT_HEX_OK);
-  ck_assert_uint_eq(len, 2);
-  ck_assert_uint_eq(out[0], 0x01);
-  ck_assert_uint_eq(out[1], 0x02);
+  const uint8_t want[] = {0x01, 0x02};
+  expect_bytes("# header zz 0x\n01 # one\n  # only a comment\n02#two", want, sizeof want);
 }
 END_TEST
 
 START_TEST(test_hex_odd_digit_count) {
-  /* CLI-HEX-3: the unpaired last digit is named by offset, line, column. */
-  uint8_t out[8];
-  size_t len = 77;
-  inspect_hex_error err;
-  ck_assert_int_eq(parse("01\n02 3", out, sizeof out, &len, &err), INSPECT_HEX_ODD_DIGITS);
-  ck_assert_int_eq(err.status, INSPECT_HEX_ODD_DIGITS);
+  /* CLI-HEX-3: the unpaired last digit is named by offset, line, column;
+   * the length is untouched on failure. */
+  const inspect_hex_error err = expect_failure_at("01\n02 3", INSPECT_HEX_ODD_DIGITS, 2, 4);
   ck_assert_uint_eq(err.offset, 6);
-  ck_assert_uint_eq(err.line, 2);
-  ck_assert_uint_eq(err.column, 4);
-  ck_assert_uint_eq(len, 77); /* untouched on failure */
 }
 END_TEST
 
 START_TEST(test_hex_bad_character) {
   /* CLI-HEX-2, CLI-HEX-3: "0x" is not accepted; 'x' is reported where it is. */
-  uint8_t out[8];
-  size_t len = 0;
-  inspect_hex_error err;
-  ck_assert_int_eq(parse("01\n  0x02", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
+  const inspect_hex_error err = expect_failure_at("01\n  0x02", INSPECT_HEX_BAD_CHARACTER, 2, 4);
   ck_assert_uint_eq(err.character, 'x');
   ck_assert_uint_eq(err.offset, 6);
-  ck_assert_uint_eq(err.line, 2);
-  ck_assert_uint_eq(err.column, 4);
   char message[256];
   inspect_hex_error_format(&err, message, sizeof message);
   ck_assert_ptr_nonnull(strstr(message, "'x'"));
@@ -185,30 +188,14 @@ END_TEST
 START_TEST(test_hex_line_breaks_cr_lf_crlf) {
   /* CLI-HEX-3: CR, LF and CRLF each end one line, for positions and for the
    * end of a comment (CLI-HEX-2). */
-  uint8_t out[8];
-  size_t len = 0;
-  inspect_hex_error err;
-  ck_assert_int_eq(parse("01\r02\r x", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
-  ck_assert_uint_eq(err.offset, 7);
-  ck_assert_uint_eq(err.line, 3);
-  ck_assert_uint_eq(err.column, 2);
-  ck_assert_int_eq(parse("01\r\n02\r\n x", out, sizeof out, &len, &err), INSPECT_HEX_BAD_CHARACTER);
-  ck_assert_uint_eq(err.line, 3);
-  ck_assert_uint_eq(err.column, 2);
+  ck_assert_uint_eq(expect_failure_at("01\r02\r x", INSPECT_HEX_BAD_CHARACTER, 3, 2).offset, 7);
+  expect_failure_at("01\r\n02\r\n x", INSPECT_HEX_BAD_CHARACTER, 3, 2);
   /* Mixed: LF, CR, CRLF, then CR right before the bad character. */
-  ck_assert_int_eq(parse("0\n1\r2\r\n3\rz", out, sizeof out, &len, &err),
-                   INSPECT_HEX_BAD_CHARACTER);
-  ck_assert_uint_eq(err.line, 5);
-  ck_assert_uint_eq(err.column, 1);
-  ck_assert_int_eq(parse("01\r\r0", out, sizeof out, &len, &err), INSPECT_HEX_ODD_DIGITS);
-  ck_assert_uint_eq(err.line, 3);
-  ck_assert_uint_eq(err.column, 1);
+  expect_failure_at("0\n1\r2\r\n3\rz", INSPECT_HEX_BAD_CHARACTER, 5, 1);
+  expect_failure_at("01\r\r0", INSPECT_HEX_ODD_DIGITS, 3, 1);
   /* A comment ends at a lone CR: the digits on the next line count. */
-  len = 0;
-  ck_assert_int_eq(parse("# head\r01 # one\r02", out, sizeof out, &len, NULL), INSPECT_HEX_OK);
-  ck_assert_uint_eq(len, 2);
-  ck_assert_uint_eq(out[0], 0x01);
-  ck_assert_uint_eq(out[1], 0x02);
+  const uint8_t want[] = {0x01, 0x02};
+  expect_bytes("# head\r01 # one\r02", want, sizeof want);
 }
 END_TEST
 
