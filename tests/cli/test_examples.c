@@ -183,23 +183,37 @@ START_TEST(test_usage_and_io_errors) {
   snprintf(command, sizeof command, "'%s' '%s/no-such-file' 2>&1", binary(), examples_dir());
   ck_assert_int_eq(run(command, output, sizeof output), 2);
   ck_assert_ptr_nonnull(strstr(output, "no-such-file"));
-  snprintf(command, sizeof command, "printf '01 0x' | '%s' --hex 2>&1", binary());
-  ck_assert_int_eq(run(command, output, sizeof output), 2);
-  ck_assert_ptr_nonnull(strstr(output, "'x'"));
-  ck_assert_ptr_nonnull(strstr(output, "offset 4"));
-  snprintf(command, sizeof command, "printf '010' | '%s' --hex 2>&1", binary());
-  ck_assert_int_eq(run(command, output, sizeof output), 2);
-  ck_assert_ptr_nonnull(strstr(output, "offset 2"));
-  snprintf(command, sizeof command, "'%s' --frobnicate 2>&1", binary());
-  ck_assert_int_eq(run(command, output, sizeof output), 2);
-  ck_assert_ptr_nonnull(strstr(output, "--frobnicate"));
-  snprintf(command, sizeof command, "'%s' --help", binary());
-  ck_assert_int_eq(run(command, output, sizeof output), 0);
-  ck_assert_ptr_nonnull(strstr(output, "Usage: hurray-inspect"));
-  /* CLI-HEX-4: no digits is zero bytes, which BP-TABLE-2 rejects (exit 1). */
-  snprintf(command, sizeof command, "printf '# nothing\\n' | '%s' --hex --json", binary());
-  ck_assert_int_eq(run(command, output, sizeof output), 1);
-  ck_assert_ptr_nonnull(strstr(output, "\"status\": \"TRUNCATED\", \"value\": 0, \"expected\": 1"));
+  static const struct {
+    const char *input; /* printf's format, piped to the tool; NULL: none */
+    const char *arguments;
+    int exit_status;
+    const char *says[2]; /* each in the output; the second may be NULL */
+  } cases[] = {
+      {"01 0x", "--hex 2>&1", 2, {"'x'", "offset 4"}},
+      {"010", "--hex 2>&1", 2, {"offset 2", NULL}},
+      {NULL, "--frobnicate 2>&1", 2, {"--frobnicate", NULL}},
+      {NULL, "--help", 0, {"Usage: hurray-inspect", NULL}},
+      /* CLI-HEX-4: no digits is zero bytes, which BP-TABLE-2 rejects (exit 1). */
+      {"# nothing\\n",
+       "--hex --json",
+       1,
+       {"\"status\": \"TRUNCATED\", \"value\": 0, \"expected\": 1", NULL}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (cases[i].input != NULL) {
+      snprintf(command, sizeof command, "printf '%s' | '%s' %s", cases[i].input, binary(),
+               cases[i].arguments);
+    } else {
+      snprintf(command, sizeof command, "'%s' %s", binary(), cases[i].arguments);
+    }
+    const int status = run(command, output, sizeof output);
+    ck_assert_msg(status == cases[i].exit_status, "%s: exit %d, expected %d", command, status,
+                  cases[i].exit_status);
+    for (size_t k = 0; k < 2u && cases[i].says[k] != NULL; k++) {
+      ck_assert_msg(strstr(output, cases[i].says[k]) != NULL, "%s: '%s' not in:\n%s", command,
+                    cases[i].says[k], output);
+    }
+  }
 }
 END_TEST
 
