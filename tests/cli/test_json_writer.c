@@ -216,37 +216,40 @@ START_TEST(test_json_failure_object) {
 }
 END_TEST
 
-static const char *escape_name(const char *name, size_t len) {
-  size_t n = inspect_escape_name(name, len, out, sizeof out);
-  ck_assert_uint_eq(n, strlen(out));
-  return out;
-}
-
 START_TEST(test_name_escaping) {
   /* CLI-OUT-2 */
-  ck_assert_str_eq(escape_name("docs/a b.hex", 12), "docs/a b.hex");
-  ck_assert_str_eq(escape_name("\x1b[31mred", 8), "\\x1B[31mred");
-  ck_assert_str_eq(escape_name("a\\b", 3), "a\\\\b");
-  ck_assert_str_eq(escape_name("t\tn\nd\x7f", 6), "t\\x09n\\x0Ad\\x7F");
-  ck_assert_str_eq(escape_name("a\0b", 3), "a\\x00b");
-  /* Printable UTF-8 kept; C1 controls, bidi overrides, zero-width, BOM and
-   * invalid bytes escaped byte by byte. */
-  ck_assert_str_eq(escape_name("donn\xc3\xa9"
-                               "es",
-                               8),
-                   "donn\xc3\xa9"
-                   "es");
-  ck_assert_str_eq(escape_name("\xc2\x9b"
-                               "1m",
-                               4),
-                   "\\xC2\\x9B1m");
-  ck_assert_str_eq(escape_name("a\xe2\x80\xae"
-                               "b",
-                               5),
-                   "a\\xE2\\x80\\xAEb");
-  ck_assert_str_eq(escape_name("\xe2\x80\x8b\xef\xbb\xbf", 6), "\\xE2\\x80\\x8B\\xEF\\xBB\\xBF");
-  ck_assert_str_eq(escape_name("\xff\xc3(", 3), "\\xFF\\xC3(");
-  ck_assert_str_eq(escape_name("\xf0\x9f\x98\x80", 4), "\xf0\x9f\x98\x80");
+  static const struct {
+    const char *name;
+    size_t len;
+    const char *escaped;
+  } cases[] = {
+      {"docs/a b.hex", 12, "docs/a b.hex"},
+      {"\x1b[31mred", 8, "\\x1B[31mred"},
+      {"a\\b", 3, "a\\\\b"},
+      {"t\tn\nd\x7f", 6, "t\\x09n\\x0Ad\\x7F"},
+      {"a\0b", 3, "a\\x00b"},
+      /* Printable UTF-8 kept; C1 controls, bidi overrides, zero-width, BOM and
+       * invalid bytes escaped byte by byte. */
+      {"donn\xc3\xa9"
+       "es",
+       8,
+       "donn\xc3\xa9"
+       "es"},
+      {"\xc2\x9b"
+       "1m",
+       4, "\\xC2\\x9B1m"},
+      {"a\xe2\x80\xae"
+       "b",
+       5, "a\\xE2\\x80\\xAEb"},
+      {"\xe2\x80\x8b\xef\xbb\xbf", 6, "\\xE2\\x80\\x8B\\xEF\\xBB\\xBF"},
+      {"\xff\xc3(", 3, "\\xFF\\xC3("},
+      {"\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const size_t n = inspect_escape_name(cases[i].name, cases[i].len, out, sizeof out);
+    ck_assert_uint_eq(n, strlen(out));
+    ck_assert_str_eq(out, cases[i].escaped);
+  }
   ck_assert_uint_eq(inspect_escape_name("\x01", 1, NULL, 0), 4);
 }
 END_TEST
