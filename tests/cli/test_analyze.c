@@ -32,6 +32,15 @@ static hurray_status analyze_handle(uint64_t size, uint32_t align, uint8_t tag, 
   return inspect_analyze(h, sizeof h, INSPECT_INPUT_HANDLE, &r);
 }
 
+/* Analyzes the table t[0..len) into r: it must be rejected with `status`,
+ * blaming handle `index` for `value`. */
+static void expect_table_rejected(const uint8_t *t, size_t len, hurray_status status,
+                                  uint64_t index, uint64_t value) {
+  ck_assert_int_eq(inspect_analyze(t, len, INSPECT_INPUT_TABLE, &r), status);
+  ck_assert_uint_eq(r.error.index, index);
+  ck_assert_uint_eq(r.error.value, value);
+}
+
 START_TEST(test_valid_handle_fields) {
   ck_assert_int_eq(analyze_handle(1u << 20, 4096, 0x01, 0x01, 0x02, 0), HURRAY_OK);
   ck_assert_uint_eq(r.handle_count, 1);
@@ -180,10 +189,7 @@ START_TEST(test_table_handle_error_index) {
   }
   wire_put_handle(wire_table_handle(t, 2), 64, 63, 0x04, 0x00, 0x00, 0);
   wire_put_handle(wire_table_handle(t, 3), 64, 64, 0x04, 0x09, 0x00, 0);
-  ck_assert_int_eq(inspect_analyze(t, sizeof t, INSPECT_INPUT_TABLE, &r),
-                   HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
-  ck_assert_uint_eq(r.error.index, 2);
-  ck_assert_uint_eq(r.error.value, 63);
+  expect_table_rejected(t, sizeof t, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, 2, 63);
   ck_assert_uint_eq(r.handle_count, 4);
   /* Each handle's own verdict, with its own index. */
   ck_assert_int_eq(r.handles[0].status, HURRAY_OK);
@@ -202,16 +208,10 @@ START_TEST(test_table_colocation) {
   wire_put_handle(wire_table_handle(t, 0), 64, 64, 0x07, 0x00, 0x01, 0);
   wire_put_handle(wire_table_handle(t, 1), 64, 64, 0x07, 0x00, 0x02, 0);
   wire_put_handle(wire_table_handle(t, 2), 64, 64, 0x08, 0x00, 0x01, 0);
-  ck_assert_int_eq(inspect_analyze(t, sizeof t, INSPECT_INPUT_TABLE, &r),
-                   HURRAY_ERR_MEMORY_CLASS_MISMATCH);
-  ck_assert_uint_eq(r.error.index, 1);
-  ck_assert_uint_eq(r.error.value, 0x02);
+  expect_table_rejected(t, sizeof t, HURRAY_ERR_MEMORY_CLASS_MISMATCH, 1, 0x02);
   ck_assert_uint_eq(r.error.expected, 0x01);
   wire_table_handle(t, 1)[14] = 0x01;
-  ck_assert_int_eq(inspect_analyze(t, sizeof t, INSPECT_INPUT_TABLE, &r),
-                   HURRAY_ERR_DEVICE_TAG_MISMATCH);
-  ck_assert_uint_eq(r.error.index, 2);
-  ck_assert_uint_eq(r.error.value, 0x08);
+  expect_table_rejected(t, sizeof t, HURRAY_ERR_DEVICE_TAG_MISMATCH, 2, 0x08);
   ck_assert_uint_eq(r.error.expected, 0x07);
   ck_assert_ptr_nonnull(strstr(r.message, "0x08"));
   ck_assert_ptr_nonnull(strstr(r.message, "0x07"));
