@@ -65,24 +65,25 @@ START_TEST(test_inspect_usage_errors) {
 }
 END_TEST
 
+/* Checks the fields encode parsed for its handle `index`. */
+static void assert_encoded(size_t index, uint64_t byte_size, uint32_t alignment, uint8_t device_tag,
+                           uint8_t sync_mode, uint8_t memory_class) {
+  const hurray_buffer_handle *h = &options.handles[index].fields;
+  ck_assert_uint_eq(h->byte_size, byte_size);
+  ck_assert_uint_eq(h->alignment, alignment);
+  ck_assert_uint_eq(h->device_tag, device_tag);
+  ck_assert_uint_eq(h->sync_mode, sync_mode);
+  ck_assert_uint_eq(h->memory_class, memory_class);
+}
+
 START_TEST(test_encode_defaults_and_groups) {
   /* CLI-ENC-1: --size starts a handle; defaults 64, cpu, producer_synced, standard. */
   ck_assert(PARSE("encode", "--size", "16", "--size=0x100", "--align=4096", "--device", "cuda",
                   "--sync", "event", "--class", "unified"));
   ck_assert_int_eq(options.command, INSPECT_COMMAND_ENCODE);
   ck_assert_uint_eq(options.handle_count, 2);
-  const hurray_buffer_handle *a = &options.handles[0].fields;
-  ck_assert_uint_eq(a->byte_size, 16);
-  ck_assert_uint_eq(a->alignment, 64);
-  ck_assert_uint_eq(a->device_tag, HURRAY_DEVICE_CPU);
-  ck_assert_uint_eq(a->sync_mode, HURRAY_SYNC_PRODUCER_SYNCED);
-  ck_assert_uint_eq(a->memory_class, HURRAY_MEMORY_STANDARD);
-  const hurray_buffer_handle *b = &options.handles[1].fields;
-  ck_assert_uint_eq(b->byte_size, 256);
-  ck_assert_uint_eq(b->alignment, 4096);
-  ck_assert_uint_eq(b->device_tag, HURRAY_DEVICE_CUDA);
-  ck_assert_uint_eq(b->sync_mode, HURRAY_SYNC_EVENT);
-  ck_assert_uint_eq(b->memory_class, HURRAY_MEMORY_UNIFIED);
+  assert_encoded(0, 16, 64, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_MEMORY_STANDARD);
+  assert_encoded(1, 256, 4096, HURRAY_DEVICE_CUDA, HURRAY_SYNC_EVENT, HURRAY_MEMORY_UNIFIED);
 }
 END_TEST
 
