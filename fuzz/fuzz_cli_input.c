@@ -94,6 +94,24 @@ static char *write_full(writer_fn write, const void *ctx, size_t *len) {
   return buf;
 }
 
+/* Writes a JSON document with `write`, checks the writer's contract at
+ * `small_cap`, and reads the document into `facts`: CLI-JSON-1, one object,
+ * then a newline, then nothing. */
+static void read_json_document(writer_fn write, const void *ctx, size_t small_cap) {
+  size_t json_len = 0;
+  char *json = write_full(write, ctx, &json_len);
+  check_writer_contract(write, ctx, json, json_len, small_cap);
+  memset(&facts, 0, sizeof facts);
+  facts.valid = -1;
+  facts.error = -1;
+  json_reader r = {json, json + json_len, 0};
+  json_space(&r);
+  FUZZ_CHECK(r.p < r.end && *r.p == '{');
+  FUZZ_CHECK(json_value(&r, &facts, ROLE_TOP));
+  FUZZ_CHECK(r.end - r.p == 1 && *r.p == '\n');
+  free(json);
+}
+
 /* Returns false when the text is not valid hex (the tool stops there). */
 static bool check_hex(const uint8_t *text, size_t len, size_t small_cap, size_t *out_len) {
   size_t cap = inspect_hex_max_bytes(len);
@@ -227,18 +245,7 @@ static void check_reports(size_t small_cap) {
   check_writer_contract(write_text, &result, text, text_len, small_cap);
   free(text);
 
-  size_t json_len = 0;
-  char *json = write_full(write_json, &result, &json_len);
-  check_writer_contract(write_json, &result, json, json_len, small_cap);
-  memset(&facts, 0, sizeof facts);
-  facts.valid = -1;
-  facts.error = -1;
-  json_reader r = {json, json + json_len, 0};
-  json_space(&r);
-  FUZZ_CHECK(r.p < r.end && *r.p == '{');
-  FUZZ_CHECK(json_value(&r, &facts, ROLE_TOP));
-  /* CLI-JSON-1: one object, then a newline, then nothing. */
-  FUZZ_CHECK(r.end - r.p == 1 && *r.p == '\n');
+  read_json_document(write_json, &result, small_cap);
   FUZZ_CHECK(facts.valid == (result.status == HURRAY_OK ? 1 : 0));
   FUZZ_CHECK(facts.has_handles && facts.handles == result.handle_count);
   for (size_t i = 0; i < result.handle_count; i++) {
@@ -257,7 +264,6 @@ static void check_reports(size_t small_cap) {
     FUZZ_CHECK(facts.message_len == strlen(result.message) &&
                memcmp(facts.message, result.message, facts.message_len) == 0);
   }
-  free(json);
 }
 
 /* CLI-JSON-2: any bytes become a JSON string that reads back as the same
@@ -339,19 +345,10 @@ static void check_name_escape(const uint8_t *text, size_t len, size_t small_cap)
     i += seq;
   }
   inspect_failure failure = {"INPUT", len, (len & 1u) != 0, len, len + 1, out};
-  size_t json_len = 0;
-  char *json = write_full(write_failure, &failure, &json_len);
-  check_writer_contract(write_failure, &failure, json, json_len, small_cap);
-  memset(&facts, 0, sizeof facts);
-  facts.valid = -1;
-  facts.error = -1;
-  json_reader r = {json, json + json_len, 0};
-  FUZZ_CHECK(json_value(&r, &facts, ROLE_TOP));
-  FUZZ_CHECK(r.end - r.p == 1 && *r.p == '\n');
+  read_json_document(write_failure, &failure, small_cap);
   FUZZ_CHECK(facts.valid == 0 && facts.has_handles && facts.handles == 0 && facts.error == 1);
   FUZZ_CHECK(facts.numbers_seen == 7 && facts.value == len);
   FUZZ_CHECK(facts.message_len == n && memcmp(facts.message, out, n) == 0);
-  free(json);
   free(out);
 }
 
