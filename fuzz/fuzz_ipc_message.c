@@ -96,13 +96,8 @@ static bool spec_accepts(const uint8_t *m, size_t len, size_t fds) {
   }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size < 1) {
-    return 0;
-  }
-  size_t fds = data[0];
-  const uint8_t *m = data + 1;
-  size_t len = size - 1;
+/* The oracle for the message m[0..len) that arrived with `fds` descriptors. */
+static void check_message(const uint8_t *m, size_t len, size_t fds) {
   hurray_ipc_message out;
   memset(&out, 0x3C, sizeof out);
   hurray_ipc_message before = out;
@@ -114,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (st != HURRAY_OK) {
     FUZZ_CHECK(err.status == st);
     FUZZ_CHECK(memcmp(&out, &before, sizeof out) == 0);
-    return 0;
+    return;
   }
   const uint8_t *b = m + 16;
   FUZZ_CHECK(out.type == le16(m + 6) && out.fd_count == fds && out.body_size == len - 16);
@@ -156,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(hurray_ipc_encode_device(
                      again, len - 1u, out.offer_id, out.buffer_index, out.code, out.value, NULL,
                      NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET, (uint32_t)out.expected) == 0u);
-      return 0;
+      return;
     }
     case HURRAY_IPC_MSG_EVENT: {
       FUZZ_CHECK(out.offer_id == fuzz_read_u64(b) && out.buffer_index == fuzz_read_u32(b + 8) &&
@@ -172,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(hurray_ipc_encode_event(again, len - 1u, out.offer_id, out.buffer_index, out.code,
                                          NULL, NULL, m + HURRAY_IPC_DEVICE_HANDLE_OFFSET,
                                          (uint32_t)out.expected) == 0u);
-      return 0;
+      return;
     }
     default: {
       FUZZ_CHECK(out.type == HURRAY_IPC_MSG_OFFER && out.buffer_count == b[8] &&
@@ -215,6 +210,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
   }
   FUZZ_CHECK(short_n == 0u);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size >= 1) {
+    check_message(data + 1, size - 1, data[0]);
+  }
   return 0;
 }
 
