@@ -22,6 +22,12 @@
 
 FUZZ_ORACLE_BEGIN
 
+/* The slot the next input byte names, or -1 when it holds no event. */
+static int chosen_event_slot(void) {
+  const int slot = hostile_u8(&host_input) % SLOTS;
+  return host_events[slot] != NULL ? slot : -1;
+}
+
 static int free_event_slot(void) {
   for (int i = 0; i < SLOTS; i++) {
     if (host_events[i] == NULL) {
@@ -29,6 +35,25 @@ static int free_event_slot(void) {
     }
   }
   return -1;
+}
+
+/* The device the next input byte names: from 0 to the plugin's device
+ * count, so also one past the last, a device that does not exist. */
+static uint32_t chosen_device(void) {
+  return hostile_u8(&host_input) % (hurray_plugin_device_count(host_plugin) + 1u);
+}
+
+/* The plugin's counters before a call that may make an event. */
+typedef struct event_call_counts {
+  uint32_t event_calls;
+  uint32_t answers;
+} event_call_counts;
+
+/* Takes the counters and poisons the host state for the call. */
+static event_call_counts poison_before_event_call(void) {
+  const event_call_counts before = {hostile_seen.event_calls, hostile_seen.answers};
+  host_poison();
+  return before;
 }
 
 /* The host's own event record out of memory (a malloc failing under
@@ -49,12 +74,12 @@ void op_event_create(void) {
   if (slot < 0 || host_plugin == NULL) {
     return;
   }
-  uint32_t count = hurray_plugin_device_count(host_plugin);
-  uint32_t device = hostile_u8(&host_input) % (count + 1u);
+  const uint32_t device = chosen_device();
   uint32_t flags = hostile_u8(&host_input) % 3u;
+  const bool device_exists = device < hurray_plugin_device_count(host_plugin);
   hurray_plugin_device_info info;
   info.struct_size = sizeof info;
-  bool exports = device < count &&
+  bool exports = device_exists &&
                  hurray_plugin_describe_device(host_plugin, device, &info, NULL) == HURRAY_OK &&
                  (info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u;
   hurray_status want = HURRAY_OK;
@@ -62,26 +87,24 @@ void op_event_create(void) {
     want = HURRAY_ERR_INVALID_ARGUMENT;
   } else if (!hostile_offered(HOSTILE_CREATE_EVENT)) {
     want = HURRAY_ERR_UNSUPPORTED;
-  } else if (device >= count) {
+  } else if (!device_exists) {
     want = HURRAY_ERR_INVALID_ARGUMENT;
   } else if (flags != 0u && (!hostile_offered(HOSTILE_CREATE_EVENT_FLAGS) || !exports)) {
     want = HURRAY_ERR_UNSUPPORTED;
   }
-  uint32_t calls = hostile_seen.event_calls;
-  uint32_t answers = hostile_seen.answers;
   hurray_plugin_event *e = NULL;
-  host_poison();
+  const event_call_counts before = poison_before_event_call();
   hurray_status s =
       host_checked(hurray_plugin_event_create_flags(host_plugin, device, flags, &e, &host_err));
   if (want != HURRAY_OK) {
-    FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
+    FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == before.event_calls);
     return;
   }
-  if (host_record_failed(s, calls, e)) {
+  if (host_record_failed(s, before.event_calls, e)) {
     return;
   }
-  FUZZ_CHECK(hostile_seen.event_calls == calls + 1u);
-  check_plugin_failure(s, answers);
+  FUZZ_CHECK(hostile_seen.event_calls == before.event_calls + 1u);
+  check_plugin_failure(s, before.answers);
   FUZZ_CHECK((s == HURRAY_OK) == (e != NULL));
   if (e != NULL) {
     host_events[slot] = e;
@@ -116,13 +139,11 @@ void op_event_use(void) {
 
 /* PL-EVENT-5: a handle of the device's runtime, non-zero, or PLUGIN_INVALID. */
 void op_event_native(void) {
-  int slot = hostile_u8(&host_input) % SLOTS;
-  if (host_events[slot] == NULL) {
+  const int slot = chosen_event_slot();
+  if (slot < 0) {
     return;
   }
-  hurray_plugin_native_event out;
-  memset(&out, 0, sizeof out);
-  out.struct_size = sizeof out;
+  hurray_plugin_native_event out = {.struct_size = sizeof out};
   uint32_t answers = hostile_seen.answers;
   host_poison();
   hurray_status s = host_checked(hurray_plugin_event_native(host_events[slot], &out, &host_err));
@@ -148,18 +169,19 @@ void op_event_native(void) {
 
 /* PL-IPC-8. */
 void op_event_export(void) {
-  int slot = hostile_u8(&host_input) % SLOTS;
-  if (host_events[slot] == NULL) {
+  const int slot = chosen_event_slot();
+  if (slot < 0) {
     return;
   }
-  hurray_plugin_ipc_event out;
-  memset(&out, 0, sizeof out);
-  out.struct_size = sizeof out;
+  /* Only a plugin that exports events is asked, and only for an event
+   * created exportable. */
+  const bool exportable = hostile_offered(HOSTILE_EXPORT_EVENT) &&
+                          (host_event_flags[slot] & HURRAY_PLUGIN_EVENT_EXPORTABLE) != 0u;
+  hurray_plugin_ipc_event out = {.struct_size = sizeof out};
   uint32_t answers = hostile_seen.answers;
   host_poison();
   hurray_status s = host_checked(hurray_plugin_event_export(host_events[slot], &out, &host_err));
-  if (!hostile_offered(HOSTILE_EXPORT_EVENT) ||
-      (host_event_flags[slot] & HURRAY_PLUGIN_EVENT_EXPORTABLE) == 0u) {
+  if (!exportable) {
     FUZZ_CHECK(s == HURRAY_ERR_UNSUPPORTED && hostile_seen.answers == answers);
     return;
   }
@@ -180,9 +202,9 @@ void op_event_import(void) {
   if (slot < 0 || host_plugin == NULL) {
     return;
   }
-  uint32_t count = hurray_plugin_device_count(host_plugin);
-  uint32_t device = hostile_u8(&host_input) % (count + 1u);
+  const uint32_t device = chosen_device();
   uint8_t m = hostile_u8(&host_input);
+  const bool device_exists = device < hurray_plugin_device_count(host_plugin);
   hurray_plugin_ipc_event record;
   memset(&record, 0, sizeof record);
   record.struct_size = sizeof record;
@@ -210,22 +232,20 @@ void op_event_import(void) {
     want = HURRAY_ERR_INVALID_ARGUMENT;
   else if (!hostile_offered(HOSTILE_IMPORT_EVENT))
     want = HURRAY_ERR_UNSUPPORTED;
-  else if (device >= count)
+  else if (!device_exists)
     want = HURRAY_ERR_INVALID_ARGUMENT;
-  uint32_t calls = hostile_seen.event_calls;
-  uint32_t answers = hostile_seen.answers;
   hurray_plugin_event *e = NULL;
-  host_poison();
+  const event_call_counts before = poison_before_event_call();
   hurray_status s =
       host_checked(hurray_plugin_event_import(host_plugin, device, &record, &e, &host_err));
   if (want != HURRAY_OK) {
-    FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == calls);
+    FUZZ_CHECK(s == want && e == NULL && hostile_seen.event_calls == before.event_calls);
     return;
   }
-  if (host_record_failed(s, calls, e)) {
+  if (host_record_failed(s, before.event_calls, e)) {
     return;
   }
-  check_plugin_failure(s, answers);
+  check_plugin_failure(s, before.answers);
   FUZZ_CHECK((s == HURRAY_OK) == (e != NULL));
   if (e != NULL) {
     host_events[slot] = e;
@@ -234,8 +254,8 @@ void op_event_import(void) {
 }
 
 void op_event_release(void) {
-  int slot = hostile_u8(&host_input) % SLOTS;
-  if (host_events[slot] == NULL) {
+  const int slot = chosen_event_slot();
+  if (slot < 0) {
     return;
   }
   uint32_t live = hostile_seen.live_events;
