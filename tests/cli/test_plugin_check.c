@@ -173,13 +173,13 @@ START_TEST(test_usage) {
   run_expect_stderr_holds(&r, 2, "option --check needs a value");
   r = run_tool("HURRAY_PLUGIN_CHECK", NULL, 0);
   run_expect_stderr_holds(&r, 2, "no PLUGIN_FILE given");
-  r = RUN("a.so", "b.so");
-  run_expect_stderr_holds(&r, 2, "unexpected argument 'b.so'");
   r = RUN("/missing/hurray-plugin-x.so");
   ck_assert_uint_eq(r.out_len, 0);
   run_expect_stderr(&r, 2,
                     "hurray-plugin-check: '/missing/hurray-plugin-x.so': No such file or "
                     "directory\n");
+  r = RUN("a.so", "b.so");
+  run_expect_stderr_holds(&r, 2, "unexpected argument 'b.so'");
 }
 END_TEST
 
