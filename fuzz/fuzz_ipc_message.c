@@ -1,6 +1,7 @@
 /*
  * Fuzz target ipc_message: one message of the IPC transport (specs/ipc.md
- * IPC-MSG-1..11, IPC-MSG-13, IPC-MSG-14) as the decoder hurray_ipc_message_decode (core/proven/ipc_message.c) sees it.
+ * IPC-MSG-1..11, IPC-MSG-13, IPC-MSG-14) as the decoder
+ * hurray_ipc_message_decode (core/proven/ipc_message.c, ipc_offer.c) sees it.
  * Input: byte 0 is the number of descriptors that arrived with the message,
  * the rest is the message.
  *

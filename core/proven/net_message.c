@@ -4,9 +4,9 @@
  * state (NET-MSG-6). The buffer table a TENSOR carries is decoded by the
  * proven table decoder (hurray_buffer_table_decode_exact, BP-TABLE-1..6).
  *
- * The shape of the IPC decoder (core/proven/ipc_message.c), for the same
- * reason: the checks (net_check_*) apply every rule in the order of
- * NET-MSG-4 and write nothing but *err; only when all have passed do the
+ * The shape of the IPC decoder (core/proven/ipc_message.c, ipc_offer.c),
+ * for the same reason: the checks (net_check_*) apply every rule in the
+ * order of NET-MSG-4 and write nothing but *err; only when all have passed do the
  * stores (net_store_*) write *out and handles[], and they cannot fail. So
  * a refused message leaves the caller's outputs as they were, and the
  * frame of *out is carried through checks alone. A TENSOR's table is

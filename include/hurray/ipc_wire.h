@@ -3,7 +3,8 @@
  *
  * The byte format of what travels on an IPC channel and its decoder, which
  * is pure (no allocation, no I/O: IPC-MSG-12) and contracted in ACSL to
- * accept exactly the messages specs/ipc.md accepts (core/proven/ipc_message.c;
+ * accept exactly the messages specs/ipc.md accepts (core/proven/ipc_message.c
+ * and ipc_offer.c;
  * Frama-C WP proves that contract for LP64 and ILP32, and
  * hurray/contracts.h exports it; tests and a fuzz target check the compiled
  * code). Everything here works on bytes; sockets and descriptors are in

@@ -1,5 +1,5 @@
 /*
- * The IPC message decoder (core/proven/ipc_message.c) against the rules of
+ * The IPC message decoder (core/proven/ipc_message.c, ipc_offer.c) against the rules of
  * specs/ipc.md IPC-MSG-1..11, IPC-MSG-13 and IPC-MSG-14, through the writers of ipc/ipc_encode.c.
  * SPDX-License-Identifier: Apache-2.0
  */
