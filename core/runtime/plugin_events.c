@@ -125,25 +125,12 @@ hurray_status hurray_plugin_event_create(hurray_plugin *plugin, uint32_t device_
   return hurray_plugin_event_create_flags(plugin, device_index, 0u, out, err);
 }
 
-hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *stream,
-                                         hurray_error *err) {
-  hurray_error local_error;
-  if (err == NULL) {
-    err = &local_error;
-  }
-  if (event == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "event is NULL");
-  }
-  hurray_plugin *plugin = event->plugin;
-  hurray_error call_err;
-  hurray_plugin_call_prepare(&call_err);
-  return hurray_plugin_call_result(
-      plugin->table.name, "record_event",
-      plugin->table.record_event(plugin->state, event->native, stream, &call_err), &call_err, err);
-}
+/* The calls a holder makes on an event it has: each takes the event with a
+ * stream or a timeout, and answers through the host's error alone. */
+typedef enum event_call { EVENT_RECORD, EVENT_WAIT, EVENT_STREAM_WAIT } event_call;
 
-hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t timeout_ns,
-                                       hurray_error *err) {
+static hurray_status call_on_event(hurray_plugin_event *event, event_call call, void *stream,
+                                   uint64_t timeout_ns, hurray_error *err) {
   hurray_error local_error;
   if (err == NULL) {
     err = &local_error;
@@ -152,34 +139,44 @@ hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t time
     return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "event is NULL");
   }
   hurray_plugin *plugin = event->plugin;
-  hurray_error call_err;
-  hurray_plugin_call_prepare(&call_err);
-  return hurray_plugin_call_result(
-      plugin->table.name, "wait_event",
-      plugin->table.wait_event(plugin->state, event->native, timeout_ns, &call_err), &call_err,
-      err);
-}
-
-hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream,
-                                              hurray_error *err) {
-  hurray_error local_error;
-  if (err == NULL) {
-    err = &local_error;
-  }
-  if (event == NULL) {
-    return hurray_plugin_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, "event is NULL");
-  }
-  hurray_plugin *plugin = event->plugin;
-  if (plugin->table.stream_wait_event == NULL) {
+  if (call == EVENT_STREAM_WAIT && plugin->table.stream_wait_event == NULL) {
     return hurray_plugin_fail(err, HURRAY_ERR_UNSUPPORTED, 0, plugin->table.device_tag, 0,
                               "%s does not support device-side event waits", plugin->table.name);
   }
   hurray_error call_err;
   hurray_plugin_call_prepare(&call_err);
-  return hurray_plugin_call_result(
-      plugin->table.name, "stream_wait_event",
-      plugin->table.stream_wait_event(plugin->state, stream, event->native, &call_err), &call_err,
-      err);
+  const char *entry;
+  hurray_status returned;
+  switch (call) {
+    case EVENT_RECORD:
+      entry = "record_event";
+      returned = plugin->table.record_event(plugin->state, event->native, stream, &call_err);
+      break;
+    case EVENT_WAIT:
+      entry = "wait_event";
+      returned = plugin->table.wait_event(plugin->state, event->native, timeout_ns, &call_err);
+      break;
+    default:
+      entry = "stream_wait_event";
+      returned = plugin->table.stream_wait_event(plugin->state, stream, event->native, &call_err);
+      break;
+  }
+  return hurray_plugin_call_result(plugin->table.name, entry, returned, &call_err, err);
+}
+
+hurray_status hurray_plugin_event_record(hurray_plugin_event *event, void *stream,
+                                         hurray_error *err) {
+  return call_on_event(event, EVENT_RECORD, stream, 0u, err);
+}
+
+hurray_status hurray_plugin_event_wait(hurray_plugin_event *event, uint64_t timeout_ns,
+                                       hurray_error *err) {
+  return call_on_event(event, EVENT_WAIT, NULL, timeout_ns, err);
+}
+
+hurray_status hurray_plugin_event_stream_wait(hurray_plugin_event *event, void *stream,
+                                              hurray_error *err) {
+  return call_on_event(event, EVENT_STREAM_WAIT, stream, 0u, err);
 }
 
 void hurray_plugin_event_release(hurray_plugin_event *event) {
