@@ -304,6 +304,20 @@ static hurray_status check_word(uint32_t word, hurray_error *err) {
   return HURRAY_OK;
 }
 
+/* The word of a handoff the caller only reads, with *status HURRAY_OK once
+ * the handoff is known to be neither NULL (argument `index`) nor
+ * uninitialised storage; 0 when it is NULL. */
+static inline uint32_t load_checked_word(const hurray_handoff *handoff, size_t index,
+                                         hurray_status *status, hurray_error *err) {
+  if (handoff == NULL) {
+    *status = fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, index, NULL);
+    return 0u;
+  }
+  const uint32_t word = load_word(const_impl_of(handoff));
+  *status = check_word(word, err);
+  return word;
+}
+
 /*
  * The steps of the proven transition function, memoised: each (state, op)
  * cell is computed by hurray_handoff_transition the first time any thread
@@ -648,15 +662,12 @@ hurray_status hurray_handoff_record_stream_wait(hurray_handoff *handoff, hurray_
 
 hurray_status hurray_handoff_access(const hurray_handoff *handoff, const void *stream,
                                     void **out_data, hurray_error *err) {
-  if (handoff == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0, NULL);
-  }
-  const handoff_impl *impl = const_impl_of(handoff);
-  const uint32_t word = load_word(impl);
-  hurray_status status = check_word(word, err);
+  hurray_status status;
+  const uint32_t word = load_checked_word(handoff, 0, &status, err);
   if (status != HURRAY_OK) {
     return status;
   }
+  const handoff_impl *impl = const_impl_of(handoff);
   const uint32_t state = state_of_word(word);
   /* Only a consumer_stream buffer has a declared stream to differ from. The
    * sync class comes from the word: when it says consumer_stream, the offer
@@ -698,12 +709,8 @@ uint32_t hurray_handoff_state_of(const hurray_handoff *handoff) {
 
 hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handoff,
                                                     handoff_owned_buffer *out, hurray_error *err) {
-  if (handoff == NULL) {
-    return fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 1, NULL);
-  }
-  const handoff_impl *impl = const_impl_of(handoff);
-  const uint32_t word = load_word(impl);
-  hurray_status status = check_word(word, err);
+  hurray_status status;
+  const uint32_t word = load_checked_word(handoff, 1, &status, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -713,6 +720,7 @@ hurray_status hurray_internal_handoff_transfer_peek(const hurray_handoff *handof
     return step_error(err, step, HURRAY_HANDOFF_OP_TRANSFER, state);
   }
   /* Only accepted states get here: the handle passed the cross-check. */
+  const handoff_impl *impl = const_impl_of(handoff);
   if (impl->from_wire) {
     status = hurray_buffer_handle_decode(impl->encoded_handle, &out->handle, err);
     if (status != HURRAY_OK) {
