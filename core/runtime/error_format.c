@@ -27,10 +27,28 @@ static const char *state_name(uint64_t state) {
   return state > UINT32_MAX ? "invalid" : hurray_handoff_state_name((uint32_t)state);
 }
 
+/* The display of a device tag or a memory class byte. */
+typedef size_t (*byte_display)(uint8_t byte, char *buf, size_t cap);
+
+/* A handle's byte (e->value) judged against another (e->expected: the other
+ * byte of its pair, or the first handle's), both shown as hex and by name:
+ * "handle N: <field> 0xVV (name) <relation> 0xXX (name)<consequence>". */
+static int format_byte_against(const hurray_error *e, char *buf, size_t cap, const char *field,
+                               byte_display display_value, const char *relation,
+                               byte_display display_expected, const char *consequence) {
+  char value_name[32];
+  char expected_name[32];
+  uint8_t value = (uint8_t)e->value;
+  uint8_t expected = (uint8_t)e->expected;
+  display_value(value, value_name, sizeof value_name);
+  display_expected(expected, expected_name, sizeof expected_name);
+  return snprintf(buf, cap, "handle %zu: %s 0x%02X (%s) %s 0x%02X (%s)%s", e->index, field, value,
+                  value_name, relation, expected, expected_name, consequence);
+}
+
 /* Writes the message proper (without the detail suffix). */
 static int format_body(const hurray_error *e, char *buf, size_t cap) {
   char a[32];
-  char b[32];
   uint8_t v8 = (uint8_t)e->value;
   uint8_t x8 = (uint8_t)e->expected;
   switch (e->status) {
@@ -67,29 +85,19 @@ static int format_body(const hurray_error *e, char *buf, size_t cap) {
       return snprintf(buf, cap, "handle %zu: memory_class 0x%02X is permanently invalid", e->index,
                       v8);
     case HURRAY_ERR_INVALID_PAIR:
-      hurray_memory_class_display(v8, a, sizeof a);
-      hurray_device_tag_display(x8, b, sizeof b);
-      return snprintf(buf, cap,
-                      "handle %zu: memory_class 0x%02X (%s) is not valid on device_tag 0x%02X "
-                      "(%s)",
-                      e->index, v8, a, x8, b);
+      return format_byte_against(e, buf, cap, "memory_class", hurray_memory_class_display,
+                                 "is not valid on device_tag", hurray_device_tag_display, "");
     case HURRAY_ERR_RESERVED_BYTE_NONZERO:
       return snprintf(buf, cap, "handle %zu: reserved byte 15 is 0x%02X, must be 0x00", e->index,
                       v8);
     case HURRAY_ERR_DEVICE_TAG_MISMATCH:
-      hurray_device_tag_display(v8, a, sizeof a);
-      hurray_device_tag_display(x8, b, sizeof b);
-      return snprintf(buf, cap,
-                      "handle %zu: device_tag 0x%02X (%s) differs from the first handle's 0x%02X "
-                      "(%s); all buffers of a tensor must be colocated",
-                      e->index, v8, a, x8, b);
+      return format_byte_against(e, buf, cap, "device_tag", hurray_device_tag_display,
+                                 "differs from the first handle's", hurray_device_tag_display,
+                                 "; all buffers of a tensor must be colocated");
     case HURRAY_ERR_MEMORY_CLASS_MISMATCH:
-      hurray_memory_class_display(v8, a, sizeof a);
-      hurray_memory_class_display(x8, b, sizeof b);
-      return snprintf(buf, cap,
-                      "handle %zu: memory_class 0x%02X (%s) differs from the first handle's "
-                      "0x%02X (%s); all buffers of a tensor must share one memory class",
-                      e->index, v8, a, x8, b);
+      return format_byte_against(e, buf, cap, "memory_class", hurray_memory_class_display,
+                                 "differs from the first handle's", hurray_memory_class_display,
+                                 "; all buffers of a tensor must share one memory class");
     case HURRAY_ERR_EMPTY_BUFFER_LIST:
       return snprintf(buf, cap, "no buffer handle given; at least 1 is required");
     case HURRAY_ERR_TRUNCATED:
