@@ -11,6 +11,7 @@
 
 #include "dlpack_guide_examples.h" /* generated: the guide's code blocks, in order */
 #include "check_main.h"
+#include "handoff_test_support.h"
 
 static _Alignas(4096) float host[1024];
 static int host_releases;
@@ -38,11 +39,7 @@ START_TEST(export_example) {
   const hurray_buffer_offer offer =
       hurray_buffer_offer_make(host, count_host_release, NULL, hurray_sync_payload_none());
   hurray_handoff handoff;
-  hurray_handoff_init(&handoff);
-  ck_assert_int_eq(hurray_handoff_offer(&handoff, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
-  ck_assert_int_eq(hurray_handoff_accept(&handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL),
-                   HURRAY_OK);
+  offer_and_accept_buffer(&handoff, &handle, &offer);
   hurray_dl_managed_tensor *tensor = share_as_floats(&handoff);
   ck_assert_ptr_nonnull(tensor);
   ck_assert_uint_eq(hurray_handoff_state_of(&handoff), HURRAY_HANDOFF_DESTROYED);

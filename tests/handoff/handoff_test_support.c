@@ -51,12 +51,21 @@ static void must(hurray_status status, const char *what) {
                 hurray_status_name(status));
 }
 
-static void offer_and_accept(hurray_handoff *handoff, hurray_sync_mode mode, release_log *log) {
+hurray_accepted_buffer offer_and_accept_buffer(hurray_handoff *handoff,
+                                               const hurray_buffer_handle *handle,
+                                               const hurray_buffer_offer *offer) {
+  hurray_handoff_init(handoff);
+  must(hurray_handoff_offer(handoff, handle, offer, NULL), "offer");
+  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
+  must(hurray_handoff_accept(handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL), "accept");
+  return accepted;
+}
+
+hurray_accepted_buffer offer_and_accept(hurray_handoff *handoff, hurray_sync_mode mode,
+                                        release_log *log) {
   const hurray_buffer_handle handle = cuda_handle(mode);
   const hurray_buffer_offer offer = offer_for_mode(mode, log);
-  hurray_accepted_buffer accepted = HURRAY_ACCEPTED_BUFFER_INIT;
-  must(hurray_handoff_offer(handoff, &handle, &offer, NULL), "offer");
-  must(hurray_handoff_accept(handoff, HURRAY_TRANSPORT_IN_PROCESS, 0, &accepted, NULL), "accept");
+  return offer_and_accept_buffer(handoff, &handle, &offer);
 }
 
 void drive_to_state(hurray_handoff *handoff, hurray_handoff_state state,

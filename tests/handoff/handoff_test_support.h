@@ -40,6 +40,17 @@ hurray_buffer_handle cuda_handle(hurray_sync_mode mode);
 /* A correct offer for `mode` on CUDA whose callbacks count into log. */
 hurray_buffer_offer offer_for_mode(hurray_sync_mode mode, release_log *log);
 
+/* Initialises `handoff`, offers it `handle` with `offer` and accepts it in
+ * process. Fails the current Check test if a step is refused. Returns what
+ * accept wrote. */
+hurray_accepted_buffer offer_and_accept_buffer(hurray_handoff *handoff,
+                                               const hurray_buffer_handle *handle,
+                                               const hurray_buffer_offer *offer);
+
+/* The same for the CUDA buffer of `mode` (cuda_handle, offer_for_mode). */
+hurray_accepted_buffer offer_and_accept(hurray_handoff *handoff, hurray_sync_mode mode,
+                                        release_log *log);
+
 /* Drives a fresh handoff into `state` along the shortest legal path, using
  * the sync mode the state implies (or `mode_for_offered` for OFFERED and
  * the states before acceptance). Fails the current Check test if a step is

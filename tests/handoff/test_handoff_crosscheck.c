@@ -256,11 +256,7 @@ START_TEST(data_pointer_rules) {
   hurray_buffer_handle empty = hurray_buffer_handle_empty(HURRAY_DEVICE_CUDA);
   offer.data = NULL;
   hurray_handoff ho;
-  hurray_handoff_init(&ho);
-  ck_assert_int_eq(hurray_handoff_offer(&ho, &empty, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer out = HURRAY_ACCEPTED_BUFFER_INIT;
-  ck_assert_int_eq(hurray_handoff_accept(&ho, HURRAY_TRANSPORT_IN_PROCESS, 0, &out, NULL),
-                   HURRAY_OK);
+  const hurray_accepted_buffer out = offer_and_accept_buffer(&ho, &empty, &offer);
   ck_assert_ptr_null(out.data);
   ck_assert_int_eq(hurray_handoff_release(&ho, NULL), HURRAY_OK);
   ck_assert_int_eq(atomic_load(&log.buffer_releases), 1);

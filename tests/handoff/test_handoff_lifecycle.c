@@ -72,14 +72,8 @@ END_TEST
 START_TEST(event_path) {
   release_log log;
   release_log_reset(&log);
-  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
-  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
   hurray_handoff h;
-  hurray_handoff_init(&h);
-  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
-                   HURRAY_OK);
+  const hurray_accepted_buffer got = offer_and_accept(&h, HURRAY_SYNC_EVENT, &log);
   ck_assert_ptr_eq(got.event, FAKE_EVENT);
   ck_assert_ptr_eq(got.data, FAKE_DEVICE_POINTER);
   /* Not readable before the wait; the buffer cannot be released before the event. */
@@ -128,14 +122,8 @@ END_TEST
 START_TEST(consumer_stream_path) {
   release_log log;
   release_log_reset(&log);
-  const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_CONSUMER_STREAM);
-  const hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
   hurray_handoff h;
-  hurray_handoff_init(&h);
-  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
-                   HURRAY_OK);
+  const hurray_accepted_buffer got = offer_and_accept(&h, HURRAY_SYNC_CONSUMER_STREAM, &log);
   ck_assert_ptr_eq(got.stream, FAKE_STREAM);
   ck_assert_ptr_null(got.event);
   ck_assert_int_eq(hurray_handoff_access(&h, FAKE_STREAM, NULL, NULL), HURRAY_OK);
@@ -268,16 +256,12 @@ static void release_event_again(void *event, void *ctx) {
 
 START_TEST(reentrant_callbacks_cannot_release_twice) {
   hurray_handoff h;
-  hurray_handoff_init(&h);
   reentry r = {&h, HURRAY_OK, HURRAY_OK, 0};
   const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_EVENT);
   hurray_buffer_offer offer = hurray_buffer_offer_make(
       FAKE_DEVICE_POINTER, release_again, &r,
       hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, release_event_again, &r));
-  ck_assert_int_eq(hurray_handoff_offer(&h, &handle, &offer, NULL), HURRAY_OK);
-  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-  ck_assert_int_eq(hurray_handoff_accept(&h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
-                   HURRAY_OK);
+  offer_and_accept_buffer(&h, &handle, &offer);
   ck_assert_int_eq(hurray_handoff_record_event_wait(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(hurray_handoff_release_event(&h, NULL), HURRAY_OK);
   ck_assert_int_eq(r.calls, 1);

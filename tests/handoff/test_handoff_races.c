@@ -347,12 +347,7 @@ END_TEST
  * with the first lifetime's context, whatever the storage holds by then. */
 static void accept_into(race *r, int i, hurray_sync_mode mode) {
   hurray_handoff *h = &r->handoffs[i];
-  const hurray_buffer_handle handle = cuda_handle(mode);
-  const hurray_buffer_offer offer = offer_for_mode(mode, &r->logs[i]);
-  hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-  hurray_handoff_init(h);
-  ck_assert_int_eq(hurray_handoff_offer(h, &handle, &offer, NULL), HURRAY_OK);
-  ck_assert_int_eq(hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL), HURRAY_OK);
+  offer_and_accept(h, mode, &r->logs[i]);
   if (mode == HURRAY_SYNC_EVENT) {
     ck_assert_int_eq(hurray_handoff_record_event_wait(h, NULL), HURRAY_OK);
     ck_assert_int_eq(hurray_handoff_release_event(h, NULL), HURRAY_OK);
