@@ -129,8 +129,14 @@ static void *offer_every_handoff(void *arg) {
   return NULL;
 }
 
-/* The consumer's duties once it holds the buffer, then the release. */
-static void finish_accepted(race *r, int i, const hurray_accepted_buffer *got) {
+/* After the poller's accept of the published offer of handoff i answered
+ * `status`, which must be OK: the consumer's duties, then the release. */
+static void finish_accepted(race *r, int i, hurray_status status,
+                            const hurray_accepted_buffer *got) {
+  unexpected_if(r, status != HURRAY_OK);
+  if (status != HURRAY_OK) {
+    return;
+  }
   hurray_handoff *h = &r->handoffs[i];
   unexpected_if(r, got->data != FAKE_DEVICE_POINTER);
   if (mode_of(i) == HURRAY_SYNC_EVENT) {
@@ -161,10 +167,7 @@ static void *poll_accept(void *arg) {
                                            NULL)) == HURRAY_ERR_ILLEGAL_TRANSITION) {
       sched_yield();
     }
-    unexpected_if(r, status != HURRAY_OK);
-    if (status == HURRAY_OK) {
-      finish_accepted(r, i, &got);
-    }
+    finish_accepted(r, i, status, &got);
   }
   return NULL;
 }
@@ -179,12 +182,16 @@ static void check_each_released_once(race *r) {
   }
 }
 
-START_TEST(accept_polled_during_offer) {
+/* Every handoff offered while `poller` polls it; each must be released
+ * once, its event too, and end RELEASED. */
+static void race_offers_against(void *(*poller)(void *)) {
   race *r = new_race();
-  run_pair(r, offer_every_handoff, poll_accept);
+  run_pair(r, offer_every_handoff, poller);
   check_each_released_once(r);
   free_race(r);
 }
+
+START_TEST(accept_polled_during_offer) { race_offers_against(poll_accept); }
 END_TEST
 
 /* HO-THR-4: access (with the declared stream and with another one) and the
@@ -213,22 +220,13 @@ static void *poll_access(void *arg) {
       sched_yield();
     }
     hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-    const hurray_status status =
-        hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
-    unexpected_if(r, status != HURRAY_OK);
-    if (status == HURRAY_OK) {
-      finish_accepted(r, i, &got);
-    }
+    finish_accepted(r, i, hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                    &got);
   }
   return NULL;
 }
 
-START_TEST(access_polled_during_offer) {
-  race *r = new_race();
-  run_pair(r, offer_every_handoff, poll_access);
-  check_each_released_once(r);
-  free_race(r);
-}
+START_TEST(access_polled_during_offer) { race_offers_against(poll_access); }
 END_TEST
 
 /* HO-THR-2, HO-THR-4: every other call that refuses both an empty and an
@@ -260,24 +258,15 @@ static void *poll_other_calls(void *arg) {
       sched_yield();
     }
     hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
-    const hurray_status status =
-        hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL);
-    unexpected_if(r, status != HURRAY_OK);
-    if (status == HURRAY_OK) {
-      finish_accepted(r, i, &got);
-    }
+    finish_accepted(r, i, hurray_handoff_accept(h, HURRAY_TRANSPORT_IN_PROCESS, 0, &got, NULL),
+                    &got);
   }
   unexpected_if(r, hurray_buffer_list_count(list) != 0u);
   hurray_buffer_list_destroy(&list);
   return NULL;
 }
 
-START_TEST(other_calls_polled_during_offer) {
-  race *r = new_race();
-  run_pair(r, offer_every_handoff, poll_other_calls);
-  check_each_released_once(r);
-  free_race(r);
-}
+START_TEST(other_calls_polled_during_offer) { race_offers_against(poll_other_calls); }
 END_TEST
 
 /* HO-THR-1: destroy racing the offer on an empty object. Exactly one wins:
