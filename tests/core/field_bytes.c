@@ -37,24 +37,72 @@ static void require_decode(const char *what, uint64_t byte_size, uint32_t alignm
   }
 }
 
+/* A byte field whose values are named, reserved, private or invalid: a
+ * named or private byte converts to itself, any other is refused with the
+ * field's status for its range and the byte as the value. */
+typedef struct ranged_field {
+  const char *from_byte_name;
+  hurray_status (*from_byte)(uint8_t byte, uint8_t *out, hurray_error *err);
+  hurray_bool32 (*is_private)(uint8_t byte);
+  spec_range (*range_of)(uint8_t byte);
+  hurray_status reserved;
+  hurray_status invalid;
+} ranged_field;
+
+/* BP-DEV-1, BP-DEV-3 converted; BP-DEV-2 reserved; BP-DEV-4 invalid. */
+static const ranged_field device_tag_field = {
+    "device_tag_from_byte", hurray_device_tag_from_byte,    hurray_device_tag_is_private,
+    spec_device_tag_range,  HURRAY_ERR_RESERVED_DEVICE_TAG, HURRAY_ERR_INVALID_DEVICE_TAG};
+
+/* BP-MEM-1, BP-MEM-2 converted; BP-MEM-3 reserved or invalid. */
+static const ranged_field memory_class_field = {
+    "memory_class_from_byte", hurray_memory_class_from_byte,    hurray_memory_class_is_private,
+    spec_memory_class_range,  HURRAY_ERR_RESERVED_MEMORY_CLASS, HURRAY_ERR_INVALID_MEMORY_CLASS};
+
+/* Converts `byte` of `field` and checks the answer, out untouched on
+ * failure, and is_private; `what` gets the call's name for the caller's
+ * own messages. */
+static void require_conversion(const ranged_field *field, uint8_t byte, char *what,
+                               size_t what_size) {
+  spec_range range = field->range_of(byte);
+  uint8_t out = 0x5A;
+  hurray_error err = junk_error();
+  hurray_status status = field->from_byte(byte, &out, &err);
+  snprintf(what, what_size, "%s(0x%02X)", field->from_byte_name, (unsigned)byte);
+  if (range == SPEC_NAMED || range == SPEC_PRIVATE) {
+    REQUIRE(status == HURRAY_OK && out == byte, "%s: %s", what, hurray_status_name(status));
+  } else {
+    hurray_status want = range == SPEC_RESERVED ? field->reserved : field->invalid;
+    require_status_value(what, status, &err, want, byte, 0);
+    REQUIRE(out == 0x5A, "%s: out written on failure", what);
+  }
+  REQUIRE(field->is_private(byte) == (range == SPEC_PRIVATE), "%s: is_private", what);
+}
+
+/* `byte` is called `name`, and displayed as the name alone when `named`,
+ * as "name(0xNN)" otherwise. */
+static void require_name_and_display(const char *what, uint8_t byte, bool named, const char *name,
+                                     const char *(*name_of)(uint8_t byte),
+                                     size_t (*display)(uint8_t byte, char *buf, size_t cap)) {
+  REQUIRE(strcmp(name_of(byte), name) == 0, "%s: name \"%s\", want \"%s\"", what, name_of(byte),
+          name);
+  char want[32];
+  if (named) {
+    snprintf(want, sizeof want, "%s", name);
+  } else {
+    snprintf(want, sizeof want, "%s(0x%02X)", name, (unsigned)byte);
+  }
+  char shown[32];
+  size_t n = display(byte, shown, sizeof shown);
+  REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"", what,
+          shown, want);
+}
+
 START_TEST(device_tag_every_byte) {
   for (unsigned b = 0; b < 256; b++) {
     uint8_t byte = (uint8_t)b;
-    spec_range range = spec_device_tag_range(byte);
-    hurray_device_tag out = 0x5A;
-    hurray_error err = junk_error();
-    hurray_status status = hurray_device_tag_from_byte(byte, &out, &err);
     char what[64];
-    snprintf(what, sizeof what, "device_tag_from_byte(0x%02X)", b);
-    if (range == SPEC_NAMED || range == SPEC_PRIVATE) { /* BP-DEV-1, BP-DEV-3 */
-      REQUIRE(status == HURRAY_OK && out == byte, "%s: %s", what, hurray_status_name(status));
-    } else {
-      hurray_status want = range == SPEC_RESERVED ? HURRAY_ERR_RESERVED_DEVICE_TAG /* BP-DEV-2 */
-                                                  : HURRAY_ERR_INVALID_DEVICE_TAG; /* BP-DEV-4 */
-      require_status_value(what, status, &err, want, byte, 0);
-      REQUIRE(out == 0x5A, "%s: out written on failure", what);
-    }
-    REQUIRE(hurray_device_tag_is_private(byte) == (range == SPEC_PRIVATE), "%s: is_private", what);
+    require_conversion(&device_tag_field, byte, what, sizeof what);
     /* Inside a handle: every tag with class standard, event sync (a CPU
      * buffer with event sync breaks BP-SYNC-2, so the CPU tag is checked with
      * producer_synced too). */
@@ -118,18 +166,8 @@ START_TEST(sync_mode_every_byte) {
     }
     REQUIRE(!hurray_sync_mode_is_private(byte), "%s: no sync mode is private", what);
     const char *name = b <= 2 ? names[b] : b == 0xFF ? "invalid" : "reserved";
-    REQUIRE(strcmp(hurray_sync_mode_name(byte), name) == 0, "%s: name \"%s\", want \"%s\"", what,
-            hurray_sync_mode_name(byte), name);
-    char want[32];
-    if (b <= 2) {
-      snprintf(want, sizeof want, "%s", name);
-    } else {
-      snprintf(want, sizeof want, "%s(0x%02X)", name, b);
-    }
-    char shown[32];
-    size_t n = hurray_sync_mode_display(byte, shown, sizeof shown);
-    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"", what,
-            shown, want);
+    require_name_and_display(what, byte, b <= 2, name, hurray_sync_mode_name,
+                             hurray_sync_mode_display);
     /* In a handle: a CUDA, a CPU and a private-device buffer. */
     require_decode("sync mode", 4096, 4096, 0x01, byte, 0, 0);
     require_decode("sync mode", 4096, 4096, 0x00, byte, 0, 0);
@@ -143,38 +181,15 @@ START_TEST(memory_class_every_byte) {
   static const char *const names[4] = {"standard", "host_pinned", "unified", "peer"};
   for (unsigned b = 0; b < 256; b++) {
     uint8_t byte = (uint8_t)b;
-    spec_range range = spec_memory_class_range(byte);
-    hurray_memory_class out = 0x5A;
-    hurray_error err = junk_error();
-    hurray_status status = hurray_memory_class_from_byte(byte, &out, &err);
     char what[64];
-    snprintf(what, sizeof what, "memory_class_from_byte(0x%02X)", b);
-    if (range == SPEC_NAMED || range == SPEC_PRIVATE) { /* BP-MEM-1, BP-MEM-2 */
-      REQUIRE(status == HURRAY_OK && out == byte, "%s: %s", what, hurray_status_name(status));
-    } else { /* BP-MEM-3 */
-      hurray_status want = range == SPEC_RESERVED ? HURRAY_ERR_RESERVED_MEMORY_CLASS
-                                                  : HURRAY_ERR_INVALID_MEMORY_CLASS;
-      require_status_value(what, status, &err, want, byte, 0);
-      REQUIRE(out == 0x5A, "%s: out written on failure", what);
-    }
-    REQUIRE(hurray_memory_class_is_private(byte) == (range == SPEC_PRIVATE), "%s: is_private",
-            what);
+    require_conversion(&memory_class_field, byte, what, sizeof what);
+    spec_range range = spec_memory_class_range(byte);
     const char *name = range == SPEC_NAMED     ? names[b]
                        : range == SPEC_PRIVATE ? "private"
                        : range == SPEC_INVALID ? "invalid"
                                                : "reserved";
-    REQUIRE(strcmp(hurray_memory_class_name(byte), name) == 0, "%s: name \"%s\", want \"%s\"", what,
-            hurray_memory_class_name(byte), name);
-    char want[32];
-    if (range == SPEC_NAMED) {
-      snprintf(want, sizeof want, "%s", name);
-    } else {
-      snprintf(want, sizeof want, "%s(0x%02X)", name, b);
-    }
-    char shown[32];
-    size_t n = hurray_memory_class_display(byte, shown, sizeof shown);
-    REQUIRE(strcmp(shown, want) == 0 && n == strlen(want), "%s: display \"%s\", want \"%s\"", what,
-            shown, want);
+    require_name_and_display(what, byte, range == SPEC_NAMED, name, hurray_memory_class_name,
+                             hurray_memory_class_display);
     /* In a handle on a device that takes every named class, on the CPU and
      * on a private device. */
     require_decode("memory class", 4096, 4096, 0x01, 0, byte, 0);
