@@ -90,17 +90,23 @@ static void stage(hurray_received *r, size_t i, const hurray_received_buffer_des
   ck_assert_int_eq(hurray_received_stage(r, i, d, &err), HURRAY_OK);
 }
 
+/* A tensor of `count` host buffers (host_buffer), every one staged. */
+static hurray_received *make_staged(fake_transport *t, uint32_t transport, size_t count) {
+  hurray_received *r = make(t, transport, count);
+  for (size_t i = 0; i < count; i++) {
+    hurray_received_buffer_desc d = host_buffer(i);
+    stage(r, i, &d);
+  }
+  return r;
+}
+
 /* RX-REL-1, RX-REL-2, RX-OBJ-1: a release by the caller reaches the
  * transport once, with the memory it staged; a second is ALREADY_RELEASED;
  * the handoff's own release is the same release; the free releases the
  * rest, once, and closes once. */
 START_TEST(received_release_exactly_once) {
   fake_transport t;
-  hurray_received *r = make(&t, HURRAY_TRANSPORT_NETWORK, 3);
-  for (size_t i = 0; i < 3; i++) {
-    hurray_received_buffer_desc d = host_buffer(i);
-    stage(r, i, &d);
-  }
+  hurray_received *r = make_staged(&t, HURRAY_TRANSPORT_NETWORK, 3);
   hurray_error err;
   ck_assert_int_eq(hurray_received_publish(r, &err), HURRAY_OK);
   ck_assert_uint_eq(hurray_received_transport(r), HURRAY_TRANSPORT_NETWORK);
@@ -139,11 +145,7 @@ END_TEST
  * released all the same. */
 START_TEST(received_release_reports_the_transport) {
   fake_transport t;
-  hurray_received *r = make(&t, HURRAY_TRANSPORT_IPC, 2);
-  for (size_t i = 0; i < 2; i++) {
-    hurray_received_buffer_desc d = host_buffer(i);
-    stage(r, i, &d);
-  }
+  hurray_received *r = make_staged(&t, HURRAY_TRANSPORT_IPC, 2);
   hurray_error err;
   ck_assert_int_eq(hurray_received_publish(r, &err), HURRAY_OK);
   t.fail_with = HURRAY_ERR_PEER_GONE;
