@@ -133,9 +133,7 @@ END_TEST
 
 START_TEST(cookbook_empty_buffers) {
   hurray_buffer_handle empty = hurray_buffer_handle_empty(HURRAY_DEVICE_CPU);
-  ck_assert(hurray_buffer_handle_is_empty(&empty));
-  ck_assert_uint_eq(hurray_buffer_handle_byte_size(&empty), 0);
-  ck_assert_uint_eq(hurray_buffer_handle_alignment(&empty), 1);
+  require_empty_handle(&empty);
   ck_assert_int_eq(hurray_buffer_handle_validate(&empty, NULL), HURRAY_OK);
 }
 END_TEST
@@ -259,23 +257,26 @@ START_TEST(cookbook_private_device_tags_names) {
 }
 END_TEST
 
-START_TEST(cookbook_alignment_validation_power_of_two) {
+/* hurray_buffer_handle_new for the cookbook's 512-byte CPU buffer, its
+ * error record junk before the call. */
+static hurray_status new_cpu_buffer(uint32_t alignment, hurray_error *err) {
   hurray_buffer_handle handle;
-  hurray_error err = junk_error();
-  hurray_status status = hurray_buffer_handle_new(512, 63, HURRAY_DEVICE_CPU,
-                                                  HURRAY_SYNC_PRODUCER_SYNCED, &handle, &err);
-  ck_assert_int_eq(status, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
+  *err = junk_error();
+  return hurray_buffer_handle_new(512, alignment, HURRAY_DEVICE_CPU, HURRAY_SYNC_PRODUCER_SYNCED,
+                                  &handle, err);
+}
+
+START_TEST(cookbook_alignment_validation_power_of_two) {
+  hurray_error err;
+  ck_assert_int_eq(new_cpu_buffer(63, &err), HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
   ck_assert_int_eq(err.status, HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO);
   ck_assert_uint_eq(err.value, 63);
 }
 END_TEST
 
 START_TEST(cookbook_alignment_validation_minimum) {
-  hurray_buffer_handle handle;
-  hurray_error err = junk_error();
-  hurray_status status = hurray_buffer_handle_new(512, 32, HURRAY_DEVICE_CPU,
-                                                  HURRAY_SYNC_PRODUCER_SYNCED, &handle, &err);
-  ck_assert_int_eq(status, HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
+  hurray_error err;
+  ck_assert_int_eq(new_cpu_buffer(32, &err), HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM);
   ck_assert_uint_eq(err.value, 32);
   ck_assert_uint_eq(err.expected, 64);
   hurray_buffer_handle empty;

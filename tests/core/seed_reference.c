@@ -147,9 +147,7 @@ END_TEST
 
 START_TEST(reference_empty) {
   hurray_buffer_handle handle = hurray_buffer_handle_empty(HURRAY_DEVICE_CPU);
-  ck_assert(hurray_buffer_handle_is_empty(&handle));
-  ck_assert_uint_eq(hurray_buffer_handle_byte_size(&handle), 0);
-  ck_assert_uint_eq(hurray_buffer_handle_alignment(&handle), 1);
+  require_empty_handle(&handle);
   ck_assert_uint_eq(hurray_buffer_handle_device_tag(&handle), HURRAY_DEVICE_CPU);
   ck_assert_uint_eq(hurray_buffer_handle_sync_mode(&handle), HURRAY_SYNC_PRODUCER_SYNCED);
   /* Infallible for every tag; the tag is stored as given (see buffer.h). */

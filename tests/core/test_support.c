@@ -68,6 +68,12 @@ uint64_t next_random(uint64_t *state) {
   return x * 0x2545F4914F6CDD1DULL;
 }
 
+void require_empty_handle(const hurray_buffer_handle *handle) {
+  ck_assert(hurray_buffer_handle_is_empty(handle));
+  ck_assert_uint_eq(hurray_buffer_handle_byte_size(handle), 0);
+  ck_assert_uint_eq(hurray_buffer_handle_alignment(handle), 1);
+}
+
 int run_suite(Suite *suite) { return hurray_check_run(suite); }
 
 TCase *sweep_case(const char *name) {

@@ -49,6 +49,10 @@ void require_error(const char *what, hurray_status got, const hurray_error *err,
 void require_status_value(const char *what, hurray_status got, const hurray_error *err,
                           hurray_status want, uint64_t value, size_t index);
 
+/* Fails unless the handle is empty: no byte, alignment 1 (BP-ALIGN-3), as
+ * its accessors read it. */
+void require_empty_handle(const hurray_buffer_handle *handle);
+
 /* A small deterministic generator (xorshift64*) for the sweeps. */
 uint64_t next_random(uint64_t *state);
 
