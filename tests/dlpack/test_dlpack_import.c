@@ -70,6 +70,14 @@ static hurray_accepted_buffer accept_import(hurray_handoff *h) {
   return got;
 }
 
+/* After the refusals of imports of p into h: nothing was taken (the handoff
+ * is still empty, the producer's deleter not called); h is then destroyed. */
+static void expect_nothing_taken(hurray_handoff *h, const producer_tensor *p) {
+  ck_assert_uint_eq(hurray_handoff_state_of(h), HURRAY_HANDOFF_EMPTY);
+  ck_assert_int_eq(p->deletes, 0);
+  ck_assert_int_eq(hurray_handoff_destroy(h, NULL), HURRAY_OK);
+}
+
 /* BP-DLPACK-11..13: a 0.x CPU tensor, aligned; the deleter once on release. */
 START_TEST(import_legacy_cpu) {
   producer_tensor p;
@@ -237,9 +245,7 @@ START_TEST(import_device_of_every_row) {
     expect_error(what, hurray_dlpack_import(&h, &p.managed, &err), &err, HURRAY_ERR_UNSUPPORTED,
                  (uint64_t)(int64_t)refused[i].type, 0);
     expect_message_has(&err, refused[i].text);
-    ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
-    ck_assert_int_eq(p.deletes, 0);
-    ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+    expect_nothing_taken(&h, &p);
   }
 }
 END_TEST
@@ -283,9 +289,7 @@ START_TEST(import_contiguity) {
   p.strides[0] = -16;
   expect_error("negative stride", hurray_dlpack_import(&h, &p.managed, &err), &err,
                HURRAY_ERR_INVALID_ARGUMENT, (uint64_t)-16, 16);
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
-  ck_assert_int_eq(p.deletes, 0);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  expect_nothing_taken(&h, &p);
 }
 END_TEST
 
@@ -330,9 +334,7 @@ START_TEST(import_size_refusals) {
   ck_assert_uint_eq(err.index, 0u);
   ck_assert_int_eq(hurray_dlpack_import(&h, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1u);
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_EMPTY);
-  ck_assert_int_eq(p.deletes, 0);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  expect_nothing_taken(&h, &p);
 }
 END_TEST
 
