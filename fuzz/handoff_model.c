@@ -1,7 +1,7 @@
 /*
- * The HO-SM-2 table transcribed as text from specs/handoff.md, the handoff
- * fuzz target's oracle (fuzz/handoff_model.h). Written from the spec, not
- * from core/proven/handoff_state.c, so that the two can disagree.
+ * The handoff fuzz target's oracle (fuzz/handoff_model.h): the steps of the
+ * HO-SM-2 table as transcribed from specs/handoff.md in handoff_spec_table.h,
+ * not taken from core/proven/handoff_state.c, so that the two can disagree.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "handoff_model.h"
@@ -10,47 +10,17 @@
 #include <string.h>
 
 #include "fuzz_check.h"
+#include "handoff_spec_table.h"
 #include "hurray/handoff.h"
 
 FUZZ_ORACLE_BEGIN
 
-static const char *const state_names[ST_COUNT] = {"empty",          "offered",       "withdrawn",
-                                                  "readable",       "event_pending", "event_waited",
-                                                  "event_released", "event_dropped", "stream_bound",
-                                                  "stream_waited",  "released",      "destroyed"};
-
-/* One row per state, one cell per operation, in the spec's column order:
- * offer withdraw acc_ps acc_ev acc_cs ev_wait rel_ev st_wait access
- * access_other release destroy transfer. "[B]"/"[E]" mark the buffer /
- * event release. */
-static const char *const table_rows[ST_COUNT][OP_COUNT] = {
-    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
-     "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed", "AR"},
-    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
-};
+_Static_assert(ST_COUNT == HANDOFF_SPEC_STATES && OP_COUNT == HANDOFF_SPEC_OPS,
+               "the model's states and operations are the transcribed table's");
 
 const char *handoff_model_state_name(uint32_t state) {
   FUZZ_CHECK(state < ST_COUNT);
-  return state_names[state];
+  return handoff_spec_state_names[state];
 }
 
 model_step handoff_model_transition(uint32_t state, uint32_t op) {
@@ -58,7 +28,7 @@ model_step handoff_model_transition(uint32_t state, uint32_t op) {
   if (state >= ST_COUNT || op >= OP_COUNT) {
     return m;
   }
-  const char *cell = table_rows[state][op];
+  const char *cell = handoff_spec_table[state][op];
   if (strcmp(cell, "ILL") == 0) {
     m.status = HURRAY_ERR_ILLEGAL_TRANSITION;
   } else if (strcmp(cell, "AR") == 0) {
@@ -71,7 +41,8 @@ model_step handoff_model_transition(uint32_t state, uint32_t op) {
       size_t name_len = strcspn(cell, " ");
       m.next = -1;
       for (int s = 0; s < ST_COUNT; s++) {
-        if (strlen(state_names[s]) == name_len && strncmp(cell, state_names[s], name_len) == 0) {
+        if (strlen(handoff_spec_state_names[s]) == name_len &&
+            strncmp(cell, handoff_spec_state_names[s], name_len) == 0) {
           m.next = s;
         }
       }

@@ -1,7 +1,8 @@
 /*
  * HO-SM-1..6: the transition function and the runtime, cell by cell, against
- * the table of specs/handoff.md transcribed here by hand (and checked against
- * the spec file itself, so the three cannot drift apart).
+ * the table of specs/handoff.md transcribed by hand in fuzz/handoff_spec_table.h
+ * (and checked here against the spec file itself, so the three cannot drift
+ * apart; the handoff fuzz target's oracle reads the same transcription).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
@@ -10,45 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handoff_test_support.h"
 #include "check_main.h"
-
-#define N_STATES 12
-#define N_OPS 13
-
-/* The # column of the HO-SM-1 state table. */
-static const char *const state_names[N_STATES] = {"empty",          "offered",       "withdrawn",
-                                                  "readable",       "event_pending", "event_waited",
-                                                  "event_released", "event_dropped", "stream_bound",
-                                                  "stream_waited",  "released",      "destroyed"};
-
-/* HO-SM-2, row by row, columns in operation order: offer withdraw acc_ps
- * acc_ev acc_cs ev_wait rel_ev st_wait access access_other release destroy
- * transfer */
-static const char *const spec_table[N_STATES][N_OPS] = {
-    {"offered", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "withdrawn", "readable", "event_pending", "stream_bound", "ILL", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "destroyed",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "event_waited", "event_dropped [E]", "ILL", "ILL", "ILL",
-     "ILL", "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "=", "event_released [E]", "ILL", "=", "=", "ILL", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "AR", "AR", "ILL", "ILL", "ILL", "released [B]", "ILL",
-     "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "stream_waited", "=", "ILL", "released [B]",
-     "ILL", "ILL"},
-    {"ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "ILL", "=", "=", "=", "released [B]", "ILL",
-     "released"},
-    {"AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "AR", "destroyed", "AR"},
-    {"UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD", "UAD"},
-};
+#include "handoff_spec_table.h" /* fuzz/: the transcription this test checks */
+#include "handoff_test_support.h"
 
 typedef struct expected_step {
   hurray_status status;
@@ -57,8 +22,9 @@ typedef struct expected_step {
 } expected_step;
 
 static int state_by_name(const char *name, size_t len) {
-  for (int s = 0; s < N_STATES; s++) {
-    if (strlen(state_names[s]) == len && strncmp(state_names[s], name, len) == 0) {
+  for (int s = 0; s < HANDOFF_SPEC_STATES; s++) {
+    if (strlen(handoff_spec_state_names[s]) == len &&
+        strncmp(handoff_spec_state_names[s], name, len) == 0) {
       return s;
     }
   }
@@ -67,7 +33,7 @@ static int state_by_name(const char *name, size_t len) {
 }
 
 static expected_step expected_for(int state, int op) {
-  const char *cell = spec_table[state][op];
+  const char *cell = handoff_spec_table[state][op];
   expected_step e = {HURRAY_OK, state, HURRAY_HANDOFF_EFFECT_NONE};
   if (strcmp(cell, "ILL") == 0) {
     e.status = HURRAY_ERR_ILLEGAL_TRANSITION;
@@ -89,27 +55,28 @@ static expected_step expected_for(int state, int op) {
 
 START_TEST(transition_matches_every_cell) {
   int cells = 0;
-  for (int s = 0; s < N_STATES; s++) {
-    for (int o = 0; o < N_OPS; o++) {
+  for (int s = 0; s < HANDOFF_SPEC_STATES; s++) {
+    for (int o = 0; o < HANDOFF_SPEC_OPS; o++) {
       const expected_step e = expected_for(s, o);
       const hurray_handoff_step got =
           hurray_handoff_transition((hurray_handoff_state)s, (hurray_handoff_op)o);
       ck_assert_msg(got.status == e.status && (int)got.next == e.next && got.effect == e.effect,
-                    "(%s, %s): got %s -> %s effect %d, spec says %s", state_names[s],
+                    "(%s, %s): got %s -> %s effect %d, spec says %s", handoff_spec_state_names[s],
                     hurray_handoff_op_name((uint32_t)o), hurray_status_name(got.status),
-                    hurray_handoff_state_name(got.next), (int)got.effect, spec_table[s][o]);
+                    hurray_handoff_state_name(got.next), (int)got.effect, handoff_spec_table[s][o]);
       cells++;
     }
   }
-  ck_assert_int_eq(cells, N_STATES * N_OPS);
+  ck_assert_int_eq(cells, HANDOFF_SPEC_STATES * HANDOFF_SPEC_OPS);
 }
 END_TEST
 
 START_TEST(transition_is_total_outside_the_enums) {
-  const int values[] = {-1, N_OPS, N_OPS + 1, 255, 256, 1 << 20, -2147483647 - 1, 2147483647};
+  const int values[] = {-1,  HANDOFF_SPEC_OPS, HANDOFF_SPEC_OPS + 1, 255,
+                        256, 1 << 20,          -2147483647 - 1,      2147483647};
   const size_t n = sizeof values / sizeof values[0];
   for (size_t i = 0; i < n; i++) {
-    for (int o = 0; o < N_OPS; o++) {
+    for (int o = 0; o < HANDOFF_SPEC_OPS; o++) {
       hurray_handoff_step got =
           hurray_handoff_transition((hurray_handoff_state)values[i], (hurray_handoff_op)o);
       ck_assert_int_eq(got.status, HURRAY_ERR_INVALID_ARGUMENT);
@@ -172,17 +139,17 @@ START_TEST(transcription_equals_the_spec_file) {
     if (line[0] != '|') {
       break;
     }
-    char *cells[N_OPS + 2] = {NULL};
-    int n = split_row(line, cells, N_OPS + 2);
+    char *cells[HANDOFF_SPEC_OPS + 2] = {NULL};
+    int n = split_row(line, cells, HANDOFF_SPEC_OPS + 2);
     ck_assert_int_ge(n, 1);
     if (strncmp(cells[0], "---", 3) != 0) {
-      ck_assert_int_eq(n, N_OPS + 1);
+      ck_assert_int_eq(n, HANDOFF_SPEC_OPS + 1);
       const int s = state_by_name(cells[0], strlen(cells[0]));
       ck_assert_int_eq(s, rows_checked);
-      for (int o = 0; o < N_OPS; o++) {
-        ck_assert_msg(strcmp(cells[o + 1], spec_table[s][o]) == 0,
+      for (int o = 0; o < HANDOFF_SPEC_OPS; o++) {
+        ck_assert_msg(strcmp(cells[o + 1], handoff_spec_table[s][o]) == 0,
                       "spec row %s column %d says '%s', the test says '%s'", cells[0], o,
-                      cells[o + 1], spec_table[s][o]);
+                      cells[o + 1], handoff_spec_table[s][o]);
       }
       rows_checked++;
     }
@@ -191,7 +158,7 @@ START_TEST(transcription_equals_the_spec_file) {
     }
   }
   fclose(f);
-  ck_assert_int_eq(rows_checked, N_STATES);
+  ck_assert_int_eq(rows_checked, HANDOFF_SPEC_STATES);
 }
 END_TEST
 
@@ -238,16 +205,16 @@ START_TEST(proof_table_equals_the_spec) {
     if (row == NULL) {
       break;
     }
-    ck_assert_int_lt(rows, N_STATES);
+    ck_assert_int_lt(rows, HANDOFF_SPEC_STATES);
     /* Rows before the last are guarded by their state's number. */
-    if (rows < N_STATES - 1) {
+    if (rows < HANDOFF_SPEC_STATES - 1) {
       char guard[32];
       snprintf(guard, sizeof guard, "s == %d ? ", rows);
       ck_assert_msg(strstr(line, guard) != NULL && strstr(line, guard) < row,
                     "logic table row %d does not start with '%s'", rows, guard);
     }
     const char *p = row + strlen("ho_row(o, ");
-    for (int o = 0; o < N_OPS; o++) {
+    for (int o = 0; o < HANDOFF_SPEC_OPS; o++) {
       /* A cell ends at the comma or closing parenthesis at depth 0. */
       int depth = 0;
       const char *end = p;
@@ -258,11 +225,12 @@ START_TEST(proof_table_equals_the_spec) {
       ck_assert_msg(*end != '\0', "logic table row %d ends after %d cells", rows, o);
       char cell[64];
       logic_cell_as_spec(p, (size_t)(end - p), cell, sizeof cell);
-      ck_assert_msg(strcmp(cell, spec_table[rows][o]) == 0,
+      ck_assert_msg(strcmp(cell, handoff_spec_table[rows][o]) == 0,
                     "proof's table row %s column %d says '%s', the spec says '%s'",
-                    state_names[rows], o, cell, spec_table[rows][o]);
-      ck_assert_msg((o < N_OPS - 1) == (*end == ','), "logic table row %d has %s than %d cells",
-                    rows, *end == ',' ? "more" : "fewer", N_OPS);
+                    handoff_spec_state_names[rows], o, cell, handoff_spec_table[rows][o]);
+      ck_assert_msg((o < HANDOFF_SPEC_OPS - 1) == (*end == ','),
+                    "logic table row %d has %s than %d cells", rows, *end == ',' ? "more" : "fewer",
+                    HANDOFF_SPEC_OPS);
       p = end + 1;
       while (*p == ' ') {
         p++;
@@ -271,7 +239,7 @@ START_TEST(proof_table_equals_the_spec) {
     rows++;
   }
   fclose(f);
-  ck_assert_int_eq(rows, N_STATES);
+  ck_assert_int_eq(rows, HANDOFF_SPEC_STATES);
 }
 END_TEST
 
@@ -317,7 +285,7 @@ static hurray_sync_mode mode_of_accept(int op) {
  * the callbacks fired are the table's, and an error changes nothing. */
 START_TEST(runtime_matches_every_cell) {
   const int s = _i;
-  for (int o = 0; o < N_OPS; o++) {
+  for (int o = 0; o < HANDOFF_SPEC_OPS; o++) {
     release_log log;
     release_log_reset(&log);
     hurray_handoff h;
@@ -327,8 +295,9 @@ START_TEST(runtime_matches_every_cell) {
     const expected_step e = expected_for(s, o);
     ck_assert_int_eq(hurray_buffer_list_create(&transfer_list, NULL), HURRAY_OK);
     const hurray_status got = run_runtime_op(&h, o, &log);
-    ck_assert_msg(got == e.status, "(%s, %s): runtime says %s, spec says %s", state_names[s],
-                  hurray_handoff_op_name((uint32_t)o), hurray_status_name(got), spec_table[s][o]);
+    ck_assert_msg(got == e.status, "(%s, %s): runtime says %s, spec says %s",
+                  handoff_spec_state_names[s], hurray_handoff_op_name((uint32_t)o),
+                  hurray_status_name(got), handoff_spec_table[s][o]);
     ck_assert_uint_eq(hurray_handoff_state_of(&h), (unsigned)e.next);
     ck_assert_int_eq(atomic_load(&log.buffer_releases) - buffer_before,
                      e.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER ? 1 : 0);
@@ -367,12 +336,12 @@ END_TEST
 START_TEST(random_paths_fire_each_release_at_most_once) {
   unsigned seed = 12345u;
   for (int walk = 0; walk < 20000; walk++) {
-    int state = walk % N_STATES;
+    int state = walk % HANDOFF_SPEC_STATES;
     int buffer_fired = 0;
     int event_fired = 0;
     for (int step = 0; step < 40; step++) {
       seed = seed * 1103515245u + 12345u;
-      const int op = (int)((seed >> 16) % N_OPS);
+      const int op = (int)((seed >> 16) % HANDOFF_SPEC_OPS);
       const hurray_handoff_step got =
           hurray_handoff_transition((hurray_handoff_state)state, (hurray_handoff_op)op);
       buffer_fired += got.effect == HURRAY_HANDOFF_EFFECT_RELEASE_BUFFER;
@@ -392,7 +361,7 @@ int main(void) {
   tcase_add_test(tc, transition_is_total_outside_the_enums);
   tcase_add_test(tc, transcription_equals_the_spec_file);
   tcase_add_test(tc, proof_table_equals_the_spec);
-  tcase_add_loop_test(tc, runtime_matches_every_cell, 0, N_STATES);
+  tcase_add_loop_test(tc, runtime_matches_every_cell, 0, HANDOFF_SPEC_STATES);
   tcase_add_test(tc, errors_name_operation_and_state);
   tcase_add_test(tc, random_paths_fire_each_release_at_most_once);
   return hurray_check_run(suite);
