@@ -247,45 +247,53 @@ START_TEST(display_truncation) {
 END_TEST
 
 START_TEST(status_names) {
-  static const char *const names[HURRAY_STATUS_COUNT] = {"OK",
-                                                         "ALIGNMENT_NOT_POWER_OF_TWO",
-                                                         "ALIGNMENT_BELOW_MINIMUM",
-                                                         "INVALID_SYNC_MODE",
-                                                         "RESERVED_DEVICE_TAG",
-                                                         "INVALID_DEVICE_TAG",
-                                                         "RESERVED_MEMORY_CLASS",
-                                                         "INVALID_MEMORY_CLASS",
-                                                         "INVALID_PAIR",
-                                                         "RESERVED_BYTE_NONZERO",
-                                                         "DEVICE_TAG_MISMATCH",
-                                                         "MEMORY_CLASS_MISMATCH",
-                                                         "EMPTY_BUFFER_LIST",
-                                                         "TRUNCATED",
-                                                         "TRAILING_BYTES",
-                                                         "CAPACITY",
-                                                         "SYNC_MODE_NOT_ALLOWED",
-                                                         "UNSUPPORTED",
-                                                         "NULL_ARGUMENT",
-                                                         "SYNC_MODE_MISMATCH",
-                                                         "ILLEGAL_TRANSITION",
-                                                         "ALREADY_RELEASED",
-                                                         "USE_AFTER_DESTROY",
-                                                         "PLUGIN_LOAD_FAILED",
-                                                         "PLUGIN_ABI_MISMATCH",
-                                                         "PLUGIN_INVALID",
-                                                         "PLUGIN_UNSAFE_PATH",
-                                                         "PLUGIN_DUPLICATE_TAG",
-                                                         "DEVICE_UNAVAILABLE",
-                                                         "OUT_OF_MEMORY",
-                                                         "DEVICE_ERROR",
-                                                         "INVALID_ARGUMENT",
-                                                         "TIMEOUT",
-                                                         "IPC_REFUSED",
-                                                         "IPC_PEER_GONE",
-                                                         "IPC_BAD_SEGMENT",
-                                                         "IO"};
+  /* In value order, the constant beside its name: a renumbered status fails
+   * here as well as a renamed one. */
+  static const struct {
+    hurray_status status;
+    const char *name;
+  } names[HURRAY_STATUS_COUNT] = {
+      {HURRAY_OK, "OK"},
+      {HURRAY_ERR_ALIGNMENT_NOT_POWER_OF_TWO, "ALIGNMENT_NOT_POWER_OF_TWO"},
+      {HURRAY_ERR_ALIGNMENT_BELOW_MINIMUM, "ALIGNMENT_BELOW_MINIMUM"},
+      {HURRAY_ERR_INVALID_SYNC_MODE, "INVALID_SYNC_MODE"},
+      {HURRAY_ERR_RESERVED_DEVICE_TAG, "RESERVED_DEVICE_TAG"},
+      {HURRAY_ERR_INVALID_DEVICE_TAG, "INVALID_DEVICE_TAG"},
+      {HURRAY_ERR_RESERVED_MEMORY_CLASS, "RESERVED_MEMORY_CLASS"},
+      {HURRAY_ERR_INVALID_MEMORY_CLASS, "INVALID_MEMORY_CLASS"},
+      {HURRAY_ERR_INVALID_PAIR, "INVALID_PAIR"},
+      {HURRAY_ERR_RESERVED_BYTE_NONZERO, "RESERVED_BYTE_NONZERO"},
+      {HURRAY_ERR_DEVICE_TAG_MISMATCH, "DEVICE_TAG_MISMATCH"},
+      {HURRAY_ERR_MEMORY_CLASS_MISMATCH, "MEMORY_CLASS_MISMATCH"},
+      {HURRAY_ERR_EMPTY_BUFFER_LIST, "EMPTY_BUFFER_LIST"},
+      {HURRAY_ERR_TRUNCATED, "TRUNCATED"},
+      {HURRAY_ERR_TRAILING_BYTES, "TRAILING_BYTES"},
+      {HURRAY_ERR_CAPACITY, "CAPACITY"},
+      {HURRAY_ERR_SYNC_MODE_NOT_ALLOWED, "SYNC_MODE_NOT_ALLOWED"},
+      {HURRAY_ERR_UNSUPPORTED, "UNSUPPORTED"},
+      {HURRAY_ERR_NULL_ARGUMENT, "NULL_ARGUMENT"},
+      {HURRAY_ERR_SYNC_MODE_MISMATCH, "SYNC_MODE_MISMATCH"},
+      {HURRAY_ERR_ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION"},
+      {HURRAY_ERR_ALREADY_RELEASED, "ALREADY_RELEASED"},
+      {HURRAY_ERR_USE_AFTER_DESTROY, "USE_AFTER_DESTROY"},
+      {HURRAY_ERR_PLUGIN_LOAD_FAILED, "PLUGIN_LOAD_FAILED"},
+      {HURRAY_ERR_PLUGIN_ABI_MISMATCH, "PLUGIN_ABI_MISMATCH"},
+      {HURRAY_ERR_PLUGIN_INVALID, "PLUGIN_INVALID"},
+      {HURRAY_ERR_PLUGIN_UNSAFE_PATH, "PLUGIN_UNSAFE_PATH"},
+      {HURRAY_ERR_PLUGIN_DUPLICATE_TAG, "PLUGIN_DUPLICATE_TAG"},
+      {HURRAY_ERR_DEVICE_UNAVAILABLE, "DEVICE_UNAVAILABLE"},
+      {HURRAY_ERR_OUT_OF_MEMORY, "OUT_OF_MEMORY"},
+      {HURRAY_ERR_DEVICE_ERROR, "DEVICE_ERROR"},
+      {HURRAY_ERR_INVALID_ARGUMENT, "INVALID_ARGUMENT"},
+      {HURRAY_ERR_TIMEOUT, "TIMEOUT"},
+      {HURRAY_ERR_IPC_REFUSED, "IPC_REFUSED"},
+      {HURRAY_ERR_IPC_PEER_GONE, "IPC_PEER_GONE"},
+      {HURRAY_ERR_IPC_BAD_SEGMENT, "IPC_BAD_SEGMENT"},
+      {HURRAY_ERR_IO, "IO"},
+  };
   for (int s = 0; s < HURRAY_STATUS_COUNT; s++) {
-    ck_assert_str_eq(hurray_status_name((hurray_status)s), names[s]);
+    ck_assert_int_eq(names[s].status, s);
+    ck_assert_str_eq(hurray_status_name((hurray_status)s), names[s].name);
   }
   ck_assert_int_eq(HURRAY_ERR_TRUNCATED, 13);
   ck_assert_int_eq(HURRAY_ERR_NULL_ARGUMENT, 18);
