@@ -154,14 +154,11 @@ int main(int argc, char **argv) {
         err.detail);
   hurray_buffer_handle handle = *hurray_plugin_buffer_handle(buffer);
   handle.sync_mode = HURRAY_SYNC_EVENT;
-  hurray_buffer_offer offer =
-      hurray_buffer_offer_make(NULL, NULL, NULL, hurray_sync_payload_none());
-  offer.data = hurray_plugin_buffer_allocation(buffer)->address;
-  offer.release = hurray_plugin_buffer_release_callback;
-  offer.release_ctx = buffer;
-  offer.sync = hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN,
-                                                 HURRAY_DEVICE_CUDA,
-                                                 hurray_plugin_event_release_callback, NULL);
+  const hurray_buffer_offer offer = hurray_buffer_offer_make(
+      hurray_plugin_buffer_allocation(buffer)->address, hurray_plugin_buffer_release_callback,
+      buffer,
+      hurray_sync_payload_event_of_kind(event, HURRAY_EVENT_KIND_PLUGIN, HURRAY_DEVICE_CUDA,
+                                        hurray_plugin_event_release_callback, NULL));
   hurray_handoff handoff;
   hurray_handoff_init(&handoff);
   CHECK(hurray_handoff_offer(&handoff, &handle, &offer, &err) == HURRAY_OK, "offer: %s",
