@@ -9,7 +9,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "dlpack_guide_examples.h" /* generated: the guide's code blocks, in order */
+#include "dlpack_examples.h" /* generated: the guide's code blocks, in order */
 #include "check_main.h"
 #include "handoff_test_support.h"
 

@@ -10,7 +10,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "handoff_guide_examples.h" /* generated: the guide's code blocks, in order */
+#include "handoff-guide_examples.h" /* generated: the guide's code blocks, in order */
 #include "check_main.h"
 
 /* ------------------------------------------------------------------------ */
