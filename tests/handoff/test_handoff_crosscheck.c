@@ -67,75 +67,92 @@ static refusal mismatch(hurray_sync_mode mode, hurray_sync_mismatch reason, size
   return r;
 }
 
-START_TEST(producer_synced_payload_must_be_empty) {
+static void add_event(hurray_sync_payload *sync) { sync->event = FAKE_EVENT; }
+static void add_event_release(hurray_sync_payload *sync) {
+  sync->event_release = count_event_release;
+}
+static void add_stream(hurray_sync_payload *sync) { sync->stream = FAKE_STREAM; }
+static void drop_event(hurray_sync_payload *sync) { sync->event = NULL; }
+static void drop_event_release(hurray_sync_payload *sync) { sync->event_release = NULL; }
+static void drop_stream(hurray_sync_payload *sync) { sync->stream = NULL; }
+static void event_on_rocm(hurray_sync_payload *sync) {
+  sync->event_device_tag = HURRAY_DEVICE_ROCM;
+}
+static void stream_on_vulkan(hurray_sync_payload *sync) {
+  sync->stream_device_tag = HURRAY_DEVICE_VULKAN;
+}
+
+/* Payloads wrong for the sync mode a CUDA buffer declares: the one
+ * offer_for_mode builds for `built_for`, then `change` applied (none:
+ * NULL), and the mismatch accept must report. */
+static const struct {
+  hurray_sync_mode declared;
+  hurray_sync_mode built_for;
+  void (*change)(hurray_sync_payload *sync);
+  hurray_sync_mismatch reason;
+  size_t tag;
+} wrong_payloads[] = {
+    /* producer_synced: the payload must be empty; a release without an event too. */
+    {HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_SYNC_EVENT, NULL, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT,
+     0},
+    {HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_SYNC_PRODUCER_SYNCED, add_event_release,
+     HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0},
+    {HURRAY_SYNC_PRODUCER_SYNCED, HURRAY_SYNC_CONSUMER_STREAM, NULL,
+     HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0},
+    /* event: an event, its release and its tag, and no stream; a payload
+     * built for producer_synced misses the event. */
+    {HURRAY_SYNC_EVENT, HURRAY_SYNC_EVENT, add_stream, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0},
+    {HURRAY_SYNC_EVENT, HURRAY_SYNC_EVENT, drop_event, HURRAY_SYNC_MISMATCH_MISSING_EVENT, 0},
+    {HURRAY_SYNC_EVENT, HURRAY_SYNC_EVENT, drop_event_release,
+     HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE, 0},
+    {HURRAY_SYNC_EVENT, HURRAY_SYNC_EVENT, event_on_rocm, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG,
+     0x02},
+    {HURRAY_SYNC_EVENT, HURRAY_SYNC_PRODUCER_SYNCED, NULL, HURRAY_SYNC_MISMATCH_MISSING_EVENT, 0},
+    /* consumer_stream: a stream and its tag, and no event; an event payload
+     * has an unexpected event. */
+    {HURRAY_SYNC_CONSUMER_STREAM, HURRAY_SYNC_CONSUMER_STREAM, add_event,
+     HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0},
+    {HURRAY_SYNC_CONSUMER_STREAM, HURRAY_SYNC_CONSUMER_STREAM, add_event_release,
+     HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0},
+    {HURRAY_SYNC_CONSUMER_STREAM, HURRAY_SYNC_CONSUMER_STREAM, drop_stream,
+     HURRAY_SYNC_MISMATCH_MISSING_STREAM, 0},
+    {HURRAY_SYNC_CONSUMER_STREAM, HURRAY_SYNC_CONSUMER_STREAM, stream_on_vulkan,
+     HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG, 0x04},
+    {HURRAY_SYNC_CONSUMER_STREAM, HURRAY_SYNC_EVENT, NULL, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT,
+     0},
+};
+
+/* Offers a CUDA buffer declaring `declared` with each wrong payload of
+ * that mode: each is refused with its mismatch. */
+static void expect_wrong_payloads_refused(hurray_sync_mode declared) {
   release_log log;
   release_log_reset(&log);
-  const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
-  hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
+  const hurray_buffer_handle h = cuda_handle(declared);
+  for (size_t i = 0; i < sizeof wrong_payloads / sizeof wrong_payloads[0]; i++) {
+    if (wrong_payloads[i].declared != declared) {
+      continue;
+    }
+    hurray_buffer_offer offer = offer_for_mode(wrong_payloads[i].built_for, &log);
+    if (wrong_payloads[i].change != NULL) {
+      wrong_payloads[i].change(&offer.sync);
+    }
+    expect_refused(&h, &offer, mismatch(declared, wrong_payloads[i].reason, wrong_payloads[i].tag),
+                   &log);
+  }
+}
 
-  offer.sync = hurray_sync_payload_event(FAKE_EVENT, HURRAY_DEVICE_CUDA, count_event_release, &log);
-  expect_refused(&h, &offer, mismatch(0, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0), &log);
-
-  offer.sync = hurray_sync_payload_none();
-  offer.sync.event_release = count_event_release; /* a release without an event */
-  expect_refused(&h, &offer, mismatch(0, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0), &log);
-
-  offer.sync = hurray_sync_payload_stream(FAKE_STREAM, HURRAY_DEVICE_CUDA);
-  expect_refused(&h, &offer, mismatch(0, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0), &log);
+START_TEST(producer_synced_payload_must_be_empty) {
+  expect_wrong_payloads_refused(HURRAY_SYNC_PRODUCER_SYNCED);
 }
 END_TEST
 
 START_TEST(event_payload_needs_event_release_and_tag) {
-  release_log log;
-  release_log_reset(&log);
-  const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_EVENT);
-  hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
-
-  offer.sync.stream = FAKE_STREAM;
-  expect_refused(&h, &offer, mismatch(1, HURRAY_SYNC_MISMATCH_UNEXPECTED_STREAM, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
-  offer.sync.event = NULL;
-  expect_refused(&h, &offer, mismatch(1, HURRAY_SYNC_MISMATCH_MISSING_EVENT, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
-  offer.sync.event_release = NULL;
-  expect_refused(&h, &offer, mismatch(1, HURRAY_SYNC_MISMATCH_MISSING_EVENT_RELEASE, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
-  offer.sync.event_device_tag = HURRAY_DEVICE_ROCM;
-  expect_refused(&h, &offer, mismatch(1, HURRAY_SYNC_MISMATCH_EVENT_DEVICE_TAG, 0x02), &log);
-
-  /* A payload built for producer_synced on an event buffer: the event is missing. */
-  offer = offer_for_mode(HURRAY_SYNC_PRODUCER_SYNCED, &log);
-  expect_refused(&h, &offer, mismatch(1, HURRAY_SYNC_MISMATCH_MISSING_EVENT, 0), &log);
+  expect_wrong_payloads_refused(HURRAY_SYNC_EVENT);
 }
 END_TEST
 
 START_TEST(stream_payload_needs_stream_and_tag) {
-  release_log log;
-  release_log_reset(&log);
-  const hurray_buffer_handle h = cuda_handle(HURRAY_SYNC_CONSUMER_STREAM);
-  hurray_buffer_offer offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
-
-  offer.sync.event = FAKE_EVENT;
-  expect_refused(&h, &offer, mismatch(2, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
-  offer.sync.event_release = count_event_release;
-  expect_refused(&h, &offer, mismatch(2, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
-  offer.sync.stream = NULL;
-  expect_refused(&h, &offer, mismatch(2, HURRAY_SYNC_MISMATCH_MISSING_STREAM, 0), &log);
-
-  offer = offer_for_mode(HURRAY_SYNC_CONSUMER_STREAM, &log);
-  offer.sync.stream_device_tag = HURRAY_DEVICE_VULKAN;
-  expect_refused(&h, &offer, mismatch(2, HURRAY_SYNC_MISMATCH_STREAM_DEVICE_TAG, 0x04), &log);
-
-  /* An event payload on a stream buffer: the event is unexpected. */
-  offer = offer_for_mode(HURRAY_SYNC_EVENT, &log);
-  expect_refused(&h, &offer, mismatch(2, HURRAY_SYNC_MISMATCH_UNEXPECTED_EVENT, 0), &log);
+  expect_wrong_payloads_refused(HURRAY_SYNC_CONSUMER_STREAM);
 }
 END_TEST
 
