@@ -147,6 +147,21 @@ static void *map_fd_aligned(int fd, uint64_t offset, size_t length, size_t align
   return mapped;
 }
 
+/* No descriptor (-1: 0 is one) and nothing mapped. create and import start
+ * from it, so `out` can be released however they end, and release ends with
+ * it, so a second release does nothing. */
+static void shared_memory_clear(hurray_support_shared_memory *memory) {
+  memset(memory, 0, sizeof *memory);
+  memory->fd = -1;
+}
+
+#if !defined(__linux__)
+static hurray_status shared_fail_no_memfd(hurray_error *err, const char *plugin_name) {
+  return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
+                                   plugin_name);
+}
+#endif
+
 static size_t whole_pages(uint64_t bytes) {
   size_t page = page_size();
   return ((size_t)bytes + page - 1u) / page * page;
@@ -155,8 +170,7 @@ static size_t whole_pages(uint64_t bytes) {
 hurray_status hurray_support_shared_create(const char *plugin_name, uint64_t byte_size,
                                            uint32_t alignment, hurray_support_shared_memory *out,
                                            hurray_error *err) {
-  memset(out, 0, sizeof *out);
-  out->fd = -1;
+  shared_memory_clear(out);
 #if defined(__linux__)
   if (byte_size > SIZE_MAX / 2u) {
     return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, byte_size, 0, "%s: %llu bytes",
@@ -181,16 +195,14 @@ hurray_status hurray_support_shared_create(const char *plugin_name, uint64_t byt
 #else
   (void)byte_size;
   (void)alignment;
-  return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
-                                   plugin_name);
+  return shared_fail_no_memfd(err, plugin_name);
 #endif
 }
 
 hurray_status hurray_support_shared_import(const char *plugin_name,
                                            const hurray_plugin_ipc_memory *in,
                                            hurray_support_shared_memory *out, hurray_error *err) {
-  memset(out, 0, sizeof *out);
-  out->fd = -1;
+  shared_memory_clear(out);
 #if defined(__linux__)
   if (in->kind != HURRAY_PLUGIN_IPC_MEMORY_FD) {
     return hurray_support_entry_fail(
@@ -238,8 +250,7 @@ hurray_status hurray_support_shared_import(const char *plugin_name,
   return HURRAY_OK;
 #else
   (void)in;
-  return hurray_support_entry_fail(err, HURRAY_ERR_UNSUPPORTED, 0, 0, "%s: no memfd on this system",
-                                   plugin_name);
+  return shared_fail_no_memfd(err, plugin_name);
 #endif
 }
 
@@ -264,6 +275,5 @@ void hurray_support_shared_release(hurray_support_shared_memory *memory) {
   if (memory->fd >= 0) {
     close(memory->fd);
   }
-  memset(memory, 0, sizeof *memory);
-  memory->fd = -1;
+  shared_memory_clear(memory);
 }
