@@ -68,13 +68,10 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
              VK_API_VERSION_MINOR(properties.apiVersion));
     return false;
   }
-  VkPhysicalDeviceVulkan12Features features12;
-  memset(&features12, 0, sizeof features12);
-  features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  VkPhysicalDeviceFeatures2 features;
-  memset(&features, 0, sizeof features);
-  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  features.pNext = &features12;
+  VkPhysicalDeviceVulkan12Features features12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 features = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                        .pNext = &features12};
   vk->vkGetPhysicalDeviceFeatures2(physical, &features);
   const char *features_choice = getenv(VULKAN_FEATURES_ENV);
   bool minimal = features_choice != NULL && strcmp(features_choice, "minimal") == 0;
@@ -118,37 +115,29 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
     }
     free(extensions);
   }
-  VkPhysicalDeviceIDProperties ids;
-  memset(&ids, 0, sizeof ids);
-  ids.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
-  VkPhysicalDeviceProperties2 properties2;
-  memset(&properties2, 0, sizeof properties2);
-  properties2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  properties2.pNext = &ids;
+  VkPhysicalDeviceIDProperties ids = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties2 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids};
   vk->vkGetPhysicalDeviceProperties2(physical, &properties2);
   memcpy(d->device_uuid, ids.deviceUUID, sizeof d->device_uuid);
   memcpy(d->driver_uuid, ids.driverUUID, sizeof d->driver_uuid);
   const char *const enabled_extensions[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
   float priority = 1.0f;
-  VkDeviceQueueCreateInfo queue_info;
-  memset(&queue_info, 0, sizeof queue_info);
-  queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-  queue_info.queueFamilyIndex = family;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
-  VkPhysicalDeviceVulkan12Features enable12;
-  memset(&enable12, 0, sizeof enable12);
-  enable12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  enable12.timelineSemaphore = d->timeline ? VK_TRUE : VK_FALSE;
-  enable12.bufferDeviceAddress = d->device_address ? VK_TRUE : VK_FALSE;
-  VkDeviceCreateInfo device_info;
-  memset(&device_info, 0, sizeof device_info);
-  device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  device_info.pNext = &enable12;
-  device_info.queueCreateInfoCount = 1;
-  device_info.pQueueCreateInfos = &queue_info;
-  device_info.enabledExtensionCount = external_fd ? 1u : 0u;
-  device_info.ppEnabledExtensionNames = external_fd ? enabled_extensions : NULL;
+  VkDeviceQueueCreateInfo queue_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                        .queueFamilyIndex = family,
+                                        .queueCount = 1,
+                                        .pQueuePriorities = &priority};
+  VkPhysicalDeviceVulkan12Features enable12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+      .timelineSemaphore = d->timeline ? VK_TRUE : VK_FALSE,
+      .bufferDeviceAddress = d->device_address ? VK_TRUE : VK_FALSE};
+  VkDeviceCreateInfo device_info = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                    .pNext = &enable12,
+                                    .queueCreateInfoCount = 1,
+                                    .pQueueCreateInfos = &queue_info,
+                                    .enabledExtensionCount = external_fd ? 1u : 0u,
+                                    .ppEnabledExtensionNames = external_fd ? enabled_extensions
+                                                                           : NULL};
   VkResult r = vk->vkCreateDevice(physical, &device_info, NULL, &d->device);
   if (r != VK_SUCCESS) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
@@ -160,11 +149,9 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
     PFN_vkVoidFunction entry = vk->vkGetDeviceProcAddr(d->device, "vkGetMemoryFdKHR");
     memcpy(&d->get_memory_fd, &entry, sizeof entry);
   }
-  VkCommandPoolCreateInfo pool_info;
-  memset(&pool_info, 0, sizeof pool_info);
-  pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  pool_info.queueFamilyIndex = family;
+  VkCommandPoolCreateInfo pool_info = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                       .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                       .queueFamilyIndex = family};
   r = vk->vkCreateCommandPool(d->device, &pool_info, NULL, &d->pool);
   if (r != VK_SUCCESS || pthread_mutex_init(&d->lock, NULL) != 0) {
     snprintf(state->unavailable_reason, sizeof state->unavailable_reason,
@@ -222,4 +209,14 @@ bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical) {
   }
   state->device_count++;
   return true;
+}
+
+hurray_status vulkan_find_device(const vulkan_state *state, uint32_t device_index,
+                                 const vulkan_device **out, hurray_error *err) {
+  hurray_status status =
+      hurray_support_check_device("vulkan", device_index, state->device_count, err);
+  if (status == HURRAY_OK) {
+    *out = &state->devices[device_index];
+  }
+  return status;
 }

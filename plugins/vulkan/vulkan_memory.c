@@ -64,6 +64,15 @@ static uint64_t device_address_of(const vulkan_api *vk, const vulkan_device *d, 
   return vk->vkGetBufferDeviceAddress(d->device, &info);
 }
 
+/* Memory for buffer_usage's buffers needs a device address where the device
+ * enabled bufferDeviceAddress: `flags` set up to ask for it, to chain into
+ * an allocation; NULL where the device has no device addresses. */
+static const void *device_address_flags(const vulkan_device *d, VkMemoryAllocateFlagsInfo *flags) {
+  *flags = (VkMemoryAllocateFlagsInfo){.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                       .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+  return d->device_address ? flags : NULL;
+}
+
 /* Allocates `size` bytes of memory type `type`, over-allocated by
  * `alignment`, and a buffer bound where its address (device address when
  * known, else the mapped pointer) is aligned. */
@@ -85,21 +94,15 @@ hurray_status allocate_aligned(const vulkan_api *vk, const vulkan_device *d, uin
         (unsigned)requirements.memoryTypeBits);
   }
   VkMemoryAllocateFlagsInfo flags_info;
-  memset(&flags_info, 0, sizeof flags_info);
-  flags_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
-  flags_info.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  VkExportMemoryAllocateInfo export_info;
-  memset(&export_info, 0, sizeof export_info);
-  export_info.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO;
-  export_info.handleTypes = VULKAN_IPC_HANDLE_TYPE;
-  export_info.pNext = d->device_address ? &flags_info : NULL;
-  VkMemoryAllocateInfo allocate_info;
-  memset(&allocate_info, 0, sizeof allocate_info);
-  allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  allocate_info.pNext = exportable ? (const void *)&export_info
-                                   : (d->device_address ? (const void *)&flags_info : NULL);
-  allocate_info.allocationSize = requirements.size + alignment;
-  allocate_info.memoryTypeIndex = type;
+  const void *address_flags = device_address_flags(d, &flags_info);
+  VkExportMemoryAllocateInfo export_info = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+                                            .pNext = address_flags,
+                                            .handleTypes = VULKAN_IPC_HANDLE_TYPE};
+  VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                        .pNext = exportable ? (const void *)&export_info
+                                                            : address_flags,
+                                        .allocationSize = requirements.size + alignment,
+                                        .memoryTypeIndex = type};
   r = vk->vkAllocateMemory(d->device, &allocate_info, NULL, &out->memory);
   if (r != VK_SUCCESS) {
     vk->vkDestroyBuffer(d->device, probe, NULL);
@@ -312,12 +315,11 @@ hurray_status vulkan_import_memory(void *opaque, uint32_t device_index,
                                    hurray_plugin_allocation *out, hurray_error *err) {
   const vulkan_state *state = opaque;
   const vulkan_api *vk = &state->vk;
-  hurray_status status =
-      hurray_support_check_device("vulkan", device_index, state->device_count, err);
+  const vulkan_device *d = NULL;
+  hurray_status status = vulkan_find_device(state, device_index, &d, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  const vulkan_device *d = &state->devices[device_index];
   int c = class_index(in->memory_class);
   if (d->get_memory_fd == NULL || in->kind != HURRAY_PLUGIN_IPC_MEMORY_FD || c < 0 ||
       d->memory_type[c] == UINT32_MAX) {
@@ -346,22 +348,15 @@ hurray_status vulkan_import_memory(void *opaque, uint32_t device_index,
     return hurray_support_entry_fail(err, HURRAY_ERR_IPC_BAD_SEGMENT, (uint64_t)(int64_t)in->fd, 0,
                                      "vulkan: descriptor %d cannot be duplicated", (int)in->fd);
   }
-  VkImportMemoryFdInfoKHR import_info;
-  memset(&import_info, 0, sizeof import_info);
-  import_info.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR;
-  import_info.handleType = VULKAN_IPC_HANDLE_TYPE;
-  import_info.fd = fd;
   VkMemoryAllocateFlagsInfo flags_info;
-  memset(&flags_info, 0, sizeof flags_info);
-  flags_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
-  flags_info.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-  import_info.pNext = d->device_address ? &flags_info : NULL;
-  VkMemoryAllocateInfo allocate_info;
-  memset(&allocate_info, 0, sizeof allocate_info);
-  allocate_info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  allocate_info.pNext = &import_info;
-  allocate_info.allocationSize = in->segment_size;
-  allocate_info.memoryTypeIndex = d->memory_type[c];
+  VkImportMemoryFdInfoKHR import_info = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+                                         .pNext = device_address_flags(d, &flags_info),
+                                         .handleType = VULKAN_IPC_HANDLE_TYPE,
+                                         .fd = fd};
+  VkMemoryAllocateInfo allocate_info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                        .pNext = &import_info,
+                                        .allocationSize = in->segment_size,
+                                        .memoryTypeIndex = d->memory_type[c]};
   VkResult r = vk->vkAllocateMemory(d->device, &allocate_info, NULL, &memory->memory);
   if (r != VK_SUCCESS) {
     close(fd); /* not imported: still ours */

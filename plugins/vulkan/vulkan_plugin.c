@@ -172,15 +172,12 @@ static size_t vulkan_unavailable_reason(void *opaque, char *buf, size_t cap) {
 
 static hurray_status vulkan_describe_device(void *opaque, uint32_t device_index,
                                             hurray_plugin_device_info *out, hurray_error *err) {
-  const vulkan_state *state = opaque;
-  hurray_status status =
-      hurray_support_check_device("vulkan", device_index, state->device_count, err);
-  if (status != HURRAY_OK) {
-    return status;
+  const vulkan_device *d = NULL;
+  hurray_status status = vulkan_find_device(opaque, device_index, &d, err);
+  if (status == HURRAY_OK) {
+    hurray_plugin_copy_out(out, &d->info, sizeof d->info);
   }
-  hurray_plugin_copy_out(out, &state->devices[device_index].info,
-                         sizeof state->devices[device_index].info);
-  return HURRAY_OK;
+  return status;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -145,6 +145,10 @@ hurray_status fail_vk(hurray_error *err, const char *call, VkResult r);
 
 /* vulkan_device.c */
 bool vulkan_add_device(vulkan_state *state, VkPhysicalDevice physical);
+/* The device an entry's `device_index` names: INVALID_ARGUMENT with `err`
+ * set where the plugin has no such device. */
+hurray_status vulkan_find_device(const vulkan_state *state, uint32_t device_index,
+                                 const vulkan_device **out, hurray_error *err);
 
 /* vulkan_memory.c */
 VkResult create_buffer(const vulkan_api *vk, const vulkan_device *d, VkDeviceSize size,

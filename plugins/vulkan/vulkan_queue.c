@@ -23,6 +23,20 @@ static VkResult create_fence(const vulkan_api *vk, const vulkan_device *d, VkFen
   return vk->vkCreateFence(d->device, &info, NULL, out);
 }
 
+static VkResult create_timeline_semaphore(const vulkan_api *vk, const vulkan_device *d,
+                                          VkSemaphore *out) {
+  VkSemaphoreTypeCreateInfo type;
+  memset(&type, 0, sizeof type);
+  type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  VkSemaphoreCreateInfo info;
+  memset(&info, 0, sizeof info);
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  info.pNext = &type;
+  return vk->vkCreateSemaphore(d->device, &info, NULL, out);
+}
+
 /* Runs one vkCmdCopyBuffer on the device's queue and waits for it. */
 static hurray_status submit_copy(const vulkan_api *vk, vulkan_device *d, VkBuffer from,
                                  VkDeviceSize from_offset, VkBuffer to, VkDeviceSize to_offset,
@@ -153,37 +167,35 @@ typedef struct vulkan_event {
   bool submitted;
 } vulkan_event;
 
+/* On a timeline device: until the semaphore reaches what the event's last
+ * record signals, or `timeout_ns`. */
+static VkResult wait_last_record(const vulkan_api *vk, const vulkan_device *d,
+                                 const vulkan_event *event, uint64_t timeout_ns) {
+  VkSemaphoreWaitInfo info;
+  memset(&info, 0, sizeof info);
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+  info.semaphoreCount = 1;
+  info.pSemaphores = &event->semaphore;
+  info.pValues = &event->value;
+  return vk->vkWaitSemaphores(d->device, &info, timeout_ns);
+}
+
 hurray_status vulkan_create_event(void *opaque, uint32_t device_index, void **out_event,
                                   hurray_error *err) {
   const vulkan_state *state = opaque;
-  const vulkan_api *vk = &state->vk;
-  hurray_status status =
-      hurray_support_check_device("vulkan", device_index, state->device_count, err);
+  const vulkan_device *d = NULL;
+  hurray_status status = vulkan_find_device(state, device_index, &d, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  const vulkan_device *d = &state->devices[device_index];
   vulkan_event *event = calloc(1, sizeof *event);
   if (event == NULL) {
     return hurray_support_entry_fail(err, HURRAY_ERR_OUT_OF_MEMORY, sizeof *event, 0,
                                      "vulkan: event");
   }
   event->device_index = device_index;
-  VkResult r;
-  if (d->timeline) {
-    VkSemaphoreTypeCreateInfo type;
-    memset(&type, 0, sizeof type);
-    type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    type.initialValue = 0;
-    VkSemaphoreCreateInfo info;
-    memset(&info, 0, sizeof info);
-    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
-    info.pNext = &type;
-    r = vk->vkCreateSemaphore(d->device, &info, NULL, &event->semaphore);
-  } else {
-    r = create_fence(vk, d, &event->fence);
-  }
+  VkResult r = d->timeline ? create_timeline_semaphore(&state->vk, d, &event->semaphore)
+                           : create_fence(&state->vk, d, &event->fence);
   if (r != VK_SUCCESS) {
     free(event);
     return fail_vk(err, d->timeline ? "vkCreateSemaphore" : "vkCreateFence", r);
@@ -251,13 +263,7 @@ hurray_status vulkan_wait_event(void *opaque, void *opaque_event, uint64_t timeo
     if (event->value == 0u) {
       return HURRAY_OK; /* never recorded: complete */
     }
-    VkSemaphoreWaitInfo info;
-    memset(&info, 0, sizeof info);
-    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-    info.semaphoreCount = 1;
-    info.pSemaphores = &event->semaphore;
-    info.pValues = &event->value;
-    r = vk->vkWaitSemaphores(d->device, &info, timeout_ns);
+    r = wait_last_record(vk, d, event, timeout_ns);
   } else {
     if (!event->submitted) {
       return HURRAY_OK;
@@ -282,13 +288,7 @@ void vulkan_release_event(void *opaque, void *opaque_event) {
    * wait for the last record first. */
   if (d->timeline) {
     if (event->value > 0u) {
-      VkSemaphoreWaitInfo info;
-      memset(&info, 0, sizeof info);
-      info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
-      info.semaphoreCount = 1;
-      info.pSemaphores = &event->semaphore;
-      info.pValues = &event->value;
-      vk->vkWaitSemaphores(d->device, &info, UINT64_MAX);
+      wait_last_record(vk, d, event, UINT64_MAX);
     }
     vk->vkDestroySemaphore(d->device, event->semaphore, NULL);
   } else {
