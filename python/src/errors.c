@@ -7,6 +7,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -134,35 +135,50 @@ static int add_error(PyObject *m, PyObject **slot, const char *name, PyObject *b
   return PyModule_AddObjectRef(m, name, *slot);
 }
 
+/* The binding's exception classes, each after the class it derives from. */
+static const struct error_class {
+  PyObject **slot;
+  const char *name;
+  PyObject **base;  /* NULL: Exception */
+  bool value_error; /* also derives from ValueError */
+  const char *doc;
+} error_classes[] = {
+    {&HurrayError, "HurrayError", NULL, false,
+     "Base of the binding's errors. Attributes: status (the C status name, "
+     "e.g. 'INVALID_PAIR', or None), status_code, value, expected, index, "
+     "message (libhurray's words)."},
+    {&HandleError, "HandleError", &HurrayError, true,
+     "A handle, device tag, memory class or pair the spec rejects."},
+    {&TableError, "TableError", &HurrayError, true,
+     "A buffer table that is truncated, too long, empty or over capacity."},
+    {&CopyRequiredError, "CopyRequiredError", &HurrayError, true,
+     "copy=False, but the source cannot be shared as it is."},
+    {&ColocationError, "ColocationError", &HandleError, false,
+     "Buffers on different devices or memory classes."},
+    {&HandoffError, "HandoffError", &HurrayError, false,
+     "A handoff or capsule used against its state machine."},
+    {&NotReadableError, "NotReadableError", &HurrayError, false,
+     "A buffer whose bytes the binding may not hand out (sync mode, device)."},
+    {&UnsupportedError, "UnsupportedError", &HurrayError, false,
+     "Something with no mapping (DLPack device or dtype)."},
+};
+
 int hurray_py_errors_add(PyObject *m) {
-  PyObject *value_error_bases = NULL;
-  int bad = add_error(m, &HurrayError, "HurrayError", NULL,
-                      "Base of the binding's errors. Attributes: status (the C status name, "
-                      "e.g. 'INVALID_PAIR', or None), status_code, value, expected, index, "
-                      "message (libhurray's words).") < 0;
-  if (!bad) {
-    value_error_bases = PyTuple_Pack(2, HurrayError, PyExc_ValueError);
-    bad = value_error_bases == NULL;
+  for (size_t i = 0; i < sizeof error_classes / sizeof error_classes[0]; i++) {
+    const struct error_class *c = &error_classes[i];
+    PyObject *bases = NULL;
+    if (c->base != NULL) {
+      bases = c->value_error ? PyTuple_Pack(2, *c->base, PyExc_ValueError)
+                             : PyTuple_Pack(1, *c->base);
+      if (bases == NULL) {
+        return -1;
+      }
+    }
+    int added = add_error(m, c->slot, c->name, bases, c->doc);
+    Py_XDECREF(bases);
+    if (added < 0) {
+      return -1;
+    }
   }
-  bad = bad ||
-        add_error(m, &HandleError, "HandleError", value_error_bases,
-                  "A handle, device tag, memory class or pair the spec rejects.") < 0 ||
-        add_error(m, &TableError, "TableError", value_error_bases,
-                  "A buffer table that is truncated, too long, empty or over capacity.") < 0 ||
-        add_error(m, &CopyRequiredError, "CopyRequiredError", value_error_bases,
-                  "copy=False, but the source cannot be shared as it is.") < 0;
-  if (!bad) {
-    PyObject *b = PyTuple_Pack(1, HandleError);
-    bad = b == NULL || add_error(m, &ColocationError, "ColocationError", b,
-                                 "Buffers on different devices or memory classes.") < 0;
-    Py_XDECREF(b);
-  }
-  bad = bad ||
-        add_error(m, &HandoffError, "HandoffError", HurrayError,
-                  "A handoff or capsule used against its state machine.") < 0 ||
-        add_error(m, &NotReadableError, "NotReadableError", HurrayError,
-                  "A buffer whose bytes the binding may not hand out (sync mode, device).") < 0 ||
-        add_error(m, &UnsupportedError, "UnsupportedError", HurrayError,
-                  "Something with no mapping (DLPack device or dtype).") < 0;
-  return bad ? -1 : 0;
+  return 0;
 }
