@@ -129,11 +129,10 @@ hurray_status h_native(void *state, void *event, hurray_plugin_native_event *out
                        hurray_error *err) {
   hurray_status status = event_call(state, event, HOSTILE_NATIVE_EVENT, err, "native_event");
   uint8_t m = hostile_u8(hostile_stream);
-  hurray_plugin_native_event native;
-  memset(&native, 0, sizeof native);
-  native.struct_size = sizeof native;
-  native.native_type = native_type_for(hostile_table_config.device_tag);
-  native.handle = (uint64_t)(uintptr_t)event;
+  hurray_plugin_native_event native = {.struct_size = sizeof native,
+                                       .native_type =
+                                           native_type_for(hostile_table_config.device_tag),
+                                       .handle = (uint64_t)(uintptr_t)event};
   switch (m % 6u) {
     case 3: native.native_type = hostile_u32(hostile_stream); break;
     case 4: native.handle = 0u; break;
@@ -151,11 +150,9 @@ hurray_status h_export_event(void *state, void *event, hurray_plugin_ipc_event *
                              hurray_error *err) {
   hurray_status status = event_call(state, event, HOSTILE_EXPORT_EVENT, err, "export_event");
   uint8_t m = hostile_u8(hostile_stream);
-  hurray_plugin_ipc_event record;
-  memset(&record, 0, sizeof record);
-  record.struct_size = sizeof record;
-  record.kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE;
-  record.handle_size = 1u + m % 64u;
+  hurray_plugin_ipc_event record = {.struct_size = sizeof record,
+                                    .kind = HURRAY_PLUGIN_IPC_EVENT_HANDLE,
+                                    .handle_size = 1u + m % 64u};
   memset(record.handle, 0x77, sizeof record.handle);
   switch ((m >> 6) % 4u) {
     case 1: record.kind = hostile_u32(hostile_stream); break;
