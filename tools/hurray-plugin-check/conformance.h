@@ -111,13 +111,16 @@ const char *conformance_file(const conformance_run *run);
  * PL-LIFE-1); conformance_plugin answers NULL afterwards. */
 void conformance_unload(conformance_run *run);
 
+/** Ends the check with `result` (FAIL or SKIP) and the formatted message. */
+CONFORMANCE_PRINTF(3, 4)
+_Noreturn void conformance_stop(conformance_run *run, conformance_result result, const char *format,
+                                ...);
+
 /** Ends the check as failed with the formatted message (CLI-CHK-5). */
-CONFORMANCE_PRINTF(2, 3)
-_Noreturn void conformance_fail(conformance_run *run, const char *format, ...);
+#define conformance_fail(run, ...) conformance_stop((run), CONFORMANCE_FAIL, __VA_ARGS__)
 
 /** Ends the check as skipped, saying why. */
-CONFORMANCE_PRINTF(2, 3)
-_Noreturn void conformance_skip(conformance_run *run, const char *format, ...);
+#define conformance_skip(run, ...) conformance_stop((run), CONFORMANCE_SKIP, __VA_ARGS__)
 
 /** Adds one line to the check's notes (a measured value, a remark). */
 CONFORMANCE_PRINTF(2, 3) void conformance_note(conformance_run *run, const char *format, ...);

@@ -93,27 +93,13 @@ void conformance_unload(conformance_run *run) {
   run->plugin = NULL;
 }
 
-/* The outcome's detail, formatted; the callers end the check after va_end. */
-CONFORMANCE_PRINTF(3, 0)
-static void set_detail(conformance_run *run, conformance_result result, const char *format,
-                       va_list args) {
+_Noreturn void conformance_stop(conformance_run *run, conformance_result result, const char *format,
+                                ...) {
+  va_list args;
+  va_start(args, format);
   vsnprintf(run->out->detail, sizeof run->out->detail, format, args);
+  va_end(args); /* before the longjmp: va_end belongs in va_start's function */
   run->out->result = result;
-}
-
-_Noreturn void conformance_fail(conformance_run *run, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  set_detail(run, CONFORMANCE_FAIL, format, args);
-  va_end(args);
-  longjmp(run->stop, 1);
-}
-
-_Noreturn void conformance_skip(conformance_run *run, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  set_detail(run, CONFORMANCE_SKIP, format, args);
-  va_end(args);
   longjmp(run->stop, 1);
 }
 
