@@ -31,22 +31,7 @@
 #include "hurray/plugin.h"
 #include "hurray/plugin_support.h" /* HURRAY_SUPPORT_REASON_SIZE */
 #include "check_main.h"
-
-static const char *broken_dir;
-static hurray_plugin_registry *registry;
-
-static void setup(void) {
-  ck_assert_int_eq(hurray_plugin_registry_create(&registry, NULL), HURRAY_OK);
-}
-static void teardown(void) {
-  hurray_plugin_registry_destroy(registry);
-  registry = NULL;
-}
-
-static const char *broken(const char *name, char *path, size_t cap) {
-  snprintf(path, cap, "%s/hurray-plugin-broken-%s.so", broken_dir, name);
-  return path;
-}
+#include "loader_fixture.h"
 
 /* An error no host should read: every byte set, no terminator anywhere. */
 static void poison(hurray_error *err) { memset(err, 0xAA, sizeof *err); }
@@ -58,7 +43,7 @@ static void assert_terminated(const hurray_error *err) {
 /* Loads `name`, expects `status`, the file named and `reason` in the detail. */
 static hurray_error load_refused(const char *name, hurray_status status, const char *reason) {
   char path[4096];
-  broken(name, path, sizeof path);
+  broken_plugin_path(name, path, sizeof path);
   hurray_error err;
   poison(&err);
   hurray_plugin *plugin = NULL;
@@ -110,8 +95,8 @@ static hurray_plugin *load_ok(const char *name) {
   char path[4096];
   hurray_error err;
   hurray_plugin *plugin = NULL;
-  ck_assert_msg(hurray_plugin_load(registry, broken(name, path, sizeof path), 0, &plugin, &err) ==
-                    HURRAY_OK,
+  ck_assert_msg(hurray_plugin_load(registry, broken_plugin_path(name, path, sizeof path), 0,
+                                   &plugin, &err) == HURRAY_OK,
                 "%s: %s", name, err.detail);
   return plugin;
 }
@@ -193,7 +178,7 @@ START_TEST(long_path_keeps_the_reason) {
   snprintf(plugin_path, sizeof plugin_path, "%s/hurray-plugin-broken-init-fails.so", path);
   ck_assert_uint_gt(strlen(plugin_path), HURRAY_ERROR_DETAIL_SIZE);
   char source[4096];
-  copy_file(broken("init-fails", source, sizeof source), plugin_path);
+  copy_file(broken_plugin_path("init-fails", source, sizeof source), plugin_path);
 
   hurray_error err;
   poison(&err);
@@ -536,13 +521,11 @@ START_TEST(unterminated_reason_is_terminated_by_the_host) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s BROKEN_DIR\n", argv[0]);
+  if (!loader_fixture_arguments(argc, argv, 1, "BROKEN_DIR")) {
     return 2;
   }
-  broken_dir = argv[1];
   Suite *suite = suite_create("plugin_hostile");
-  TCase *tc = hurray_check_case(suite, "hostile", setup, teardown, 60);
+  TCase *tc = hurray_check_case(suite, "hostile", registry_setup, registry_teardown, 60);
   tcase_add_test(tc, entry_symbol_that_is_data);
   tcase_add_test(tc, init_fails_without_reason);
   tcase_add_test(tc, init_fails_with_unterminated_reason);

@@ -28,24 +28,14 @@
 #include "hurray/plugin.h"
 #include "conformance.h" /* conformance_file_is_mapped */
 #include "check_main.h"
+#include "loader_fixture.h"
 
-static const char *broken_dir;
 static const char *cpu_plugin;
 static const char *example_plugin;
-static hurray_plugin_registry *registry;
 
-static void setup(void) {
-  ck_assert_int_eq(hurray_plugin_registry_create(&registry, NULL), HURRAY_OK);
-}
-static void teardown(void) {
-  hurray_plugin_registry_destroy(registry);
-  registry = NULL;
-}
-
-static char *broken(const char *name) {
+static const char *broken(const char *name) {
   static char path[4096];
-  snprintf(path, sizeof path, "%s/hurray-plugin-broken-%s.so", broken_dir, name);
-  return path;
+  return broken_plugin_path(name, path, sizeof path);
 }
 
 /* Loads `path`, expects `status`, a detail naming the file and containing
@@ -675,15 +665,13 @@ START_TEST(search_path_and_discovery) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: %s BROKEN_DIR CPU_PLUGIN EXAMPLE_PRIVATE_PLUGIN\n", argv[0]);
+  if (!loader_fixture_arguments(argc, argv, 3, "BROKEN_DIR CPU_PLUGIN EXAMPLE_PRIVATE_PLUGIN")) {
     return 2;
   }
-  broken_dir = argv[1];
   cpu_plugin = argv[2];
   example_plugin = argv[3];
   Suite *suite = suite_create("plugin_loader");
-  TCase *tc = hurray_check_case(suite, "loader", setup, teardown, 0);
+  TCase *tc = hurray_check_case(suite, "loader", registry_setup, registry_teardown, 0);
   tcase_add_test(tc, missing_entry_symbol);
   tcase_add_test(tc, entry_symbol_from_another_library);
   tcase_add_test(tc, wrong_major);
