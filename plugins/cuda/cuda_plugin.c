@@ -155,6 +155,13 @@ static hurray_status cuda_enter(const cuda_state *s, uint32_t device_index, hurr
 
 static void cuda_leave(const cuda_state *s) { (void)s->cu.cuCtxPopCurrent_v2(NULL); }
 
+/* An entry's device index: INVALID_ARGUMENT (value: the index, expected: the
+ * count) for one past the devices. */
+static hurray_status cuda_check_device(const cuda_state *s, uint32_t device_index,
+                                       hurray_error *err) {
+  return hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
@@ -338,8 +345,7 @@ static hurray_status cuda_init(void **out_state, hurray_error *err) {
 static hurray_status cuda_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -390,8 +396,7 @@ static hurray_status cuda_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -470,8 +475,7 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -505,39 +509,39 @@ static hurray_status cuda_import_memory(void *state, uint32_t device_index,
  * allocation (PL-COPY-2). Both copies are blocking driver copies; with
  * unified addressing they also serve pinned and managed memory. */
 
-static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_allocation *dst,
-                                         uint64_t dst_offset, const void *src, uint64_t bytes,
-                                         hurray_error *err) {
-  const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", dst->device_index, s->frame.device_count, err);
+/* One copy between host memory and the allocation at `offset`: to the
+ * device from `from_host` when it is given, else to `to_host`. The host
+ * never passes a NULL pointer with bytes to copy, so the one given names
+ * the direction. */
+static hurray_status cuda_copy(const cuda_state *s, const hurray_plugin_allocation *allocation,
+                               uint64_t offset, const void *from_host, void *to_host,
+                               uint64_t bytes, hurray_error *err) {
+  hurray_status status = cuda_check_device(s, allocation->device_index, err);
   if (status == HURRAY_OK && bytes > 0) {
-    status = cuda_enter(s, dst->device_index, err);
+    status = cuda_enter(s, allocation->device_index, err);
   }
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
-  CUdeviceptr target = (CUdeviceptr)((uint64_t)(uintptr_t)dst->address + dst_offset);
-  CUresult r = s->cu.cuMemcpyHtoD_v2(target, src, (size_t)bytes);
+  CUdeviceptr device = (CUdeviceptr)((uint64_t)(uintptr_t)allocation->address + offset);
+  CUresult r = from_host != NULL ? s->cu.cuMemcpyHtoD_v2(device, from_host, (size_t)bytes)
+                                 : s->cu.cuMemcpyDtoH_v2(to_host, device, (size_t)bytes);
   cuda_leave(s);
-  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuMemcpyHtoD_v2", r, 0);
+  return r == CUDA_SUCCESS
+             ? HURRAY_OK
+             : cuda_vendor_fail(s, err, from_host != NULL ? "cuMemcpyHtoD_v2" : "cuMemcpyDtoH_v2",
+                                r, 0);
+}
+
+static hurray_status cuda_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                         uint64_t dst_offset, const void *src, uint64_t bytes,
+                                         hurray_error *err) {
+  return cuda_copy(state, dst, dst_offset, src, NULL, bytes, err);
 }
 
 static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
-  const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", src->device_index, s->frame.device_count, err);
-  if (status == HURRAY_OK && bytes > 0) {
-    status = cuda_enter(s, src->device_index, err);
-  }
-  if (status != HURRAY_OK || bytes == 0) {
-    return status;
-  }
-  CUdeviceptr source = (CUdeviceptr)((uint64_t)(uintptr_t)src->address + src_offset);
-  CUresult r = s->cu.cuMemcpyDtoH_v2(dst, source, (size_t)bytes);
-  cuda_leave(s);
-  return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuMemcpyDtoH_v2", r, 0);
+  return cuda_copy(state, src, src_offset, NULL, dst, bytes, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -550,8 +554,7 @@ static hurray_status cuda_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status cuda_new_event(const cuda_state *s, uint32_t device_index,
                                     unsigned int cu_flags, const CUipcEventHandle *handle,
                                     void **out_event, hurray_error *err) {
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -588,8 +591,7 @@ static hurray_status cuda_create_event(void *state, uint32_t device_index, void 
 static hurray_status cuda_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -604,6 +606,11 @@ static hurray_status cuda_create_event_flags(void *state, uint32_t device_index,
                         out_event, err);
 }
 
+/* The caller's stream, or the device's own where it passes none (NULL). */
+static CUstream cuda_stream_or_own(const cuda_state *s, uint32_t device_index, void *stream) {
+  return stream != NULL ? (CUstream)stream : s->devices[device_index].stream;
+}
+
 static hurray_status cuda_record_event(void *state, void *event, void *stream, hurray_error *err) {
   const cuda_state *s = state;
   const cuda_event *e = event;
@@ -611,41 +618,42 @@ static hurray_status cuda_record_event(void *state, void *event, void *stream, h
   if (status != HURRAY_OK) {
     return status;
   }
-  CUstream target = stream != NULL ? (CUstream)stream : s->devices[e->device_index].stream;
-  CUresult r = s->cu.cuEventRecord(e->event, target);
+  CUresult r = s->cu.cuEventRecord(e->event, cuda_stream_or_own(s, e->device_index, stream));
   cuda_leave(s);
   return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuEventRecord", r, 0);
 }
 
-/* Polls `query` on the event or stream until it stops answering NOT_READY,
- * or the timeout passes (never a blocking driver call with a deadline). */
-static hurray_status cuda_poll(const cuda_state *s, bool is_event, void *object,
-                               uint64_t timeout_ns, hurray_error *err) {
+/* Polls `query` on the event or stream of the device, in its context, until
+ * it stops answering NOT_READY or the timeout passes (never a blocking
+ * driver call with a deadline). */
+static hurray_status cuda_poll(const cuda_state *s, uint32_t device_index, bool is_event,
+                               void *object, uint64_t timeout_ns, hurray_error *err) {
+  hurray_status status = cuda_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
   const char *call = is_event ? "cuEventQuery" : "cuStreamQuery";
   plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 1000u);
   for (;;) {
     CUresult r = is_event ? s->cu.cuEventQuery((CUevent)object)
                           : s->cu.cuStreamQuery((CUstream)object);
     if (r != CUDA_ERROR_NOT_READY) {
-      return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, call, r, 0);
+      status = r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, call, r, 0);
+      break;
     }
     if (!plugin_polled_wait_again(&wait, err, "%s: still CUDA_ERROR_NOT_READY", call)) {
-      return HURRAY_ERR_TIMEOUT;
+      status = HURRAY_ERR_TIMEOUT;
+      break;
     }
   }
+  cuda_leave(s);
+  return status;
 }
 
 static hurray_status cuda_wait_event(void *state, void *event, uint64_t timeout_ns,
                                      hurray_error *err) {
-  const cuda_state *s = state;
   const cuda_event *e = event;
-  hurray_status status = cuda_enter(s, e->device_index, err);
-  if (status != HURRAY_OK) {
-    return status;
-  }
-  status = cuda_poll(s, true, e->event, timeout_ns, err);
-  cuda_leave(s);
-  return status;
+  return cuda_poll(state, e->device_index, true, e->event, timeout_ns, err);
 }
 
 static void cuda_release_event(void *state, void *event) {
@@ -661,18 +669,12 @@ static void cuda_release_event(void *state, void *event) {
 static hurray_status cuda_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
-  if (status == HURRAY_OK) {
-    status = cuda_enter(s, device_index, err);
-  }
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  CUstream target = stream != NULL ? (CUstream)stream : s->devices[device_index].stream;
-  status = cuda_poll(s, false, target, timeout_ns, err);
-  cuda_leave(s);
-  return status;
+  return cuda_poll(s, device_index, false, cuda_stream_or_own(s, device_index, stream), timeout_ns,
+                   err);
 }
 
 static hurray_status cuda_stream_wait_event(void *state, void *stream, void *event,
@@ -683,8 +685,7 @@ static hurray_status cuda_stream_wait_event(void *state, void *stream, void *eve
   if (status != HURRAY_OK) {
     return status;
   }
-  CUstream target = stream != NULL ? (CUstream)stream : s->devices[e->device_index].stream;
-  CUresult r = s->cu.cuStreamWaitEvent(target, e->event, 0);
+  CUresult r = s->cu.cuStreamWaitEvent(cuda_stream_or_own(s, e->device_index, stream), e->event, 0);
   cuda_leave(s);
   return r == CUDA_SUCCESS ? HURRAY_OK : cuda_vendor_fail(s, err, "cuStreamWaitEvent", r, 0);
 }
@@ -735,8 +736,7 @@ static hurray_status cuda_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const cuda_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("cuda", device_index, s->frame.device_count, err);
+  hurray_status status = cuda_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
