@@ -146,6 +146,13 @@ static hurray_status rocm_enter(const rocm_state *s, uint32_t device_index, hurr
   return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipSetDevice", r, 0);
 }
 
+/* An entry's device index: INVALID_ARGUMENT (value: the index, expected: the
+ * count) for one past the devices. */
+static hurray_status rocm_check_device(const rocm_state *s, uint32_t device_index,
+                                       hurray_error *err) {
+  return hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
@@ -314,8 +321,7 @@ static hurray_status rocm_init(void **out_state, hurray_error *err) {
 static hurray_status rocm_describe_device(void *state, uint32_t device_index,
                                           hurray_plugin_device_info *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -362,8 +368,7 @@ static hurray_status rocm_allocate(void *state, uint32_t device_index, uint64_t 
                                    uint32_t flags, hurray_plugin_allocation *out,
                                    hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -441,8 +446,7 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
                                         const hurray_plugin_ipc_memory *in,
                                         hurray_plugin_allocation *out, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -476,37 +480,32 @@ static hurray_status rocm_import_memory(void *state, uint32_t device_index,
  * allocation (PL-COPY-2). Both copies are blocking driver copies; with
  * unified addressing they also serve pinned and managed memory. */
 
-static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_allocation *dst,
-                                         uint64_t dst_offset, const void *src, uint64_t bytes,
-                                         hurray_error *err) {
-  const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", dst->device_index, s->frame.device_count, err);
+/* One blocking copy of `bytes` from `from` to `to`, one of them on the device. */
+static hurray_status rocm_copy(const rocm_state *s, uint32_t device_index, void *to,
+                               const void *from, uint64_t bytes, hipMemcpyKind kind,
+                               hurray_error *err) {
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status == HURRAY_OK && bytes > 0) {
-    status = rocm_enter(s, dst->device_index, err);
+    status = rocm_enter(s, device_index, err);
   }
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
-  void *target = (unsigned char *)dst->address + dst_offset;
-  hipError_t r = s->hip.hipMemcpy(target, src, (size_t)bytes, hipMemcpyHostToDevice);
+  hipError_t r = s->hip.hipMemcpy(to, from, (size_t)bytes, kind);
   return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipMemcpy", r, 0);
+}
+
+static hurray_status rocm_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                         uint64_t dst_offset, const void *src, uint64_t bytes,
+                                         hurray_error *err) {
+  return rocm_copy(state, dst->device_index, (unsigned char *)dst->address + dst_offset, src, bytes,
+                   hipMemcpyHostToDevice, err);
 }
 
 static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plugin_allocation *src,
                                        uint64_t src_offset, uint64_t bytes, hurray_error *err) {
-  const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", src->device_index, s->frame.device_count, err);
-  if (status == HURRAY_OK && bytes > 0) {
-    status = rocm_enter(s, src->device_index, err);
-  }
-  if (status != HURRAY_OK || bytes == 0) {
-    return status;
-  }
-  const void *source = (const unsigned char *)src->address + src_offset;
-  hipError_t r = s->hip.hipMemcpy(dst, source, (size_t)bytes, hipMemcpyDeviceToHost);
-  return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipMemcpy", r, 0);
+  return rocm_copy(state, src->device_index, dst, (const unsigned char *)src->address + src_offset,
+                   bytes, hipMemcpyDeviceToHost, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -519,8 +518,7 @@ static hurray_status rocm_copy_to_host(void *state, void *dst, const hurray_plug
 static hurray_status rocm_new_event(const rocm_state *s, uint32_t device_index, unsigned hip_flags,
                                     const hipIpcEventHandle_t *handle, void **out_event,
                                     hurray_error *err) {
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -556,8 +554,7 @@ static hurray_status rocm_create_event(void *state, uint32_t device_index, void 
 static hurray_status rocm_create_event_flags(void *state, uint32_t device_index, uint32_t flags,
                                              void **out_event, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -572,6 +569,11 @@ static hurray_status rocm_create_event_flags(void *state, uint32_t device_index,
                         out_event, err);
 }
 
+/* The caller's stream, or the device's own where it passes none (NULL). */
+static hipStream_t rocm_stream_or_own(const rocm_state *s, uint32_t device_index, void *stream) {
+  return stream != NULL ? (hipStream_t)stream : s->devices[device_index].stream;
+}
+
 static hurray_status rocm_record_event(void *state, void *event, void *stream, hurray_error *err) {
   const rocm_state *s = state;
   const rocm_event *e = event;
@@ -579,15 +581,19 @@ static hurray_status rocm_record_event(void *state, void *event, void *stream, h
   if (status != HURRAY_OK) {
     return status;
   }
-  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[e->device_index].stream;
-  hipError_t r = s->hip.hipEventRecord(e->event, target);
+  hipError_t r = s->hip.hipEventRecord(e->event, rocm_stream_or_own(s, e->device_index, stream));
   return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipEventRecord", r, 0);
 }
 
-/* Polls `query` on the event or stream until it stops answering NOT_READY,
- * or the timeout passes (never a blocking driver call with a deadline). */
-static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
-                               uint64_t timeout_ns, hurray_error *err) {
+/* Polls `query` on the event or stream of the device, selected on this
+ * thread, until it stops answering NOT_READY or the timeout passes (never a
+ * blocking driver call with a deadline). */
+static hurray_status rocm_poll(const rocm_state *s, uint32_t device_index, bool is_event,
+                               void *object, uint64_t timeout_ns, hurray_error *err) {
+  hurray_status status = rocm_enter(s, device_index, err);
+  if (status != HURRAY_OK) {
+    return status;
+  }
   const char *call = is_event ? "hipEventQuery" : "hipStreamQuery";
   plugin_polled_wait wait = plugin_polled_wait_start(timeout_ns, 1000u);
   for (;;) {
@@ -604,14 +610,8 @@ static hurray_status rocm_poll(const rocm_state *s, bool is_event, void *object,
 
 static hurray_status rocm_wait_event(void *state, void *event, uint64_t timeout_ns,
                                      hurray_error *err) {
-  const rocm_state *s = state;
   const rocm_event *e = event;
-  hurray_status status = rocm_enter(s, e->device_index, err);
-  if (status != HURRAY_OK) {
-    return status;
-  }
-  status = rocm_poll(s, true, e->event, timeout_ns, err);
-  return status;
+  return rocm_poll(state, e->device_index, true, e->event, timeout_ns, err);
 }
 
 static void rocm_release_event(void *state, void *event) {
@@ -626,17 +626,12 @@ static void rocm_release_event(void *state, void *event) {
 static hurray_status rocm_wait_stream(void *state, uint32_t device_index, void *stream,
                                       uint64_t timeout_ns, hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
-  if (status == HURRAY_OK) {
-    status = rocm_enter(s, device_index, err);
-  }
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
-  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[device_index].stream;
-  status = rocm_poll(s, false, target, timeout_ns, err);
-  return status;
+  return rocm_poll(s, device_index, false, rocm_stream_or_own(s, device_index, stream), timeout_ns,
+                   err);
 }
 
 static hurray_status rocm_stream_wait_event(void *state, void *stream, void *event,
@@ -647,8 +642,8 @@ static hurray_status rocm_stream_wait_event(void *state, void *stream, void *eve
   if (status != HURRAY_OK) {
     return status;
   }
-  hipStream_t target = stream != NULL ? (hipStream_t)stream : s->devices[e->device_index].stream;
-  hipError_t r = s->hip.hipStreamWaitEvent(target, e->event, 0);
+  hipError_t r =
+      s->hip.hipStreamWaitEvent(rocm_stream_or_own(s, e->device_index, stream), e->event, 0);
   return r == hipSuccess ? HURRAY_OK : rocm_vendor_fail(s, err, "hipStreamWaitEvent", r, 0);
 }
 
@@ -697,8 +692,7 @@ static hurray_status rocm_import_event(void *state, uint32_t device_index,
                                        const hurray_plugin_ipc_event *in, void **out_event,
                                        hurray_error *err) {
   const rocm_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("rocm", device_index, s->frame.device_count, err);
+  hurray_status status = rocm_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
