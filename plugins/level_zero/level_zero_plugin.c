@@ -173,18 +173,22 @@ static hurray_status ze_vendor_fail(hurray_error *err, const char *call, ze_resu
                                    call, ze_result_name(r), (unsigned)r);
 }
 
+/* An entry's device index: INVALID_ARGUMENT (value: the index, expected: the
+ * count) for one past the devices. */
+static hurray_status ze_check_device(const ze_state *s, uint32_t device_index, hurray_error *err) {
+  return hurray_support_check_device("level_zero", device_index, s->device_count, err);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 4. Devices                                                               */
 /* ------------------------------------------------------------------------ */
 
 static ze_result_t ze_create_list(const ze_state *s, ze_device_handle_t device,
                                   ze_command_queue_mode_t mode, ze_command_list_handle_t *out) {
-  ze_command_queue_desc_t desc;
-  memset(&desc, 0, sizeof desc);
-  desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
-  desc.ordinal = 0;
-  desc.mode = mode;
-  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  ze_command_queue_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC,
+                                  .ordinal = 0,
+                                  .mode = mode,
+                                  .priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL};
   return s->ze.zeCommandListCreateImmediate(s->context, device, &desc, out);
 }
 
@@ -207,12 +211,9 @@ static void ze_release_devices(ze_state *s) {
 
 /* Opens one device of the driver; false with s->reason set on failure. */
 static bool ze_open_device(ze_state *s, ze_device_handle_t handle, ze_device *d) {
-  ze_device_properties_t properties;
-  memset(&properties, 0, sizeof properties);
-  properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-  ze_device_memory_access_properties_t access;
-  memset(&access, 0, sizeof access);
-  access.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES;
+  ze_device_properties_t properties = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+  ze_device_memory_access_properties_t access = {
+      .stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES};
   const char *call = "zeDeviceGetProperties";
   ze_result_t r = s->ze.zeDeviceGetProperties(handle, &properties);
   if (r == ZE_RESULT_SUCCESS) {
@@ -278,9 +279,7 @@ static void ze_open(ze_state *s) {
              (unsigned)(r == ZE_RESULT_SUCCESS ? count : 0u), ze_result_name(r));
     goto unload;
   }
-  ze_context_desc_t context_desc;
-  memset(&context_desc, 0, sizeof context_desc);
-  context_desc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+  ze_context_desc_t context_desc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
   r = s->ze.zeContextCreate(s->driver, &context_desc, &s->context);
   if (r != ZE_RESULT_SUCCESS) {
     snprintf(s->reason, sizeof s->reason, "%s: zeContextCreate: %s (0x%x)", library,
@@ -348,8 +347,7 @@ static size_t ze_plugin_unavailable_reason(void *state, char *buf, size_t cap) {
 static hurray_status ze_plugin_describe_device(void *state, uint32_t device_index,
                                                hurray_plugin_device_info *out, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -368,8 +366,7 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
                                         uint32_t flags, hurray_plugin_allocation *out,
                                         hurray_error *err) {
   ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -382,12 +379,8 @@ static hurray_status ze_plugin_allocate(void *state, uint32_t device_index, uint
   if (status != HURRAY_OK) {
     return status;
   }
-  ze_device_mem_alloc_desc_t device_desc;
-  memset(&device_desc, 0, sizeof device_desc);
-  device_desc.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC;
-  ze_host_mem_alloc_desc_t host_desc;
-  memset(&host_desc, 0, sizeof host_desc);
-  host_desc.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+  ze_device_mem_alloc_desc_t device_desc = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+  ze_host_mem_alloc_desc_t host_desc = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
   void *p = NULL;
   const char *call;
   ze_result_t r;
@@ -460,8 +453,7 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
                                              const hurray_plugin_ipc_memory *in,
                                              hurray_plugin_allocation *out, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -488,42 +480,36 @@ static hurray_status ze_plugin_import_memory(void *state, uint32_t device_index,
 /* The host has already checked the range (PL-COPY-2). The synchronous
  * immediate list returns once the copy has completed. */
 
-static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_allocation *dst,
-                                              uint64_t dst_offset, const void *src, uint64_t bytes,
-                                              hurray_error *err) {
-  ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", dst->device_index, s->device_count, err);
+/* One copy of `bytes` from `from` to `to`, one of them on the device, on
+ * its immediate list. */
+static hurray_status ze_copy(ze_state *s, uint32_t device_index, void *to, const void *from,
+                             uint64_t bytes, hurray_error *err) {
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK || bytes == 0) {
     return status;
   }
-  ze_device *d = &s->devices[dst->device_index];
+  ze_device *d = &s->devices[device_index];
   pthread_mutex_lock(&d->lock);
-  ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
-      d->copier, (unsigned char *)dst->address + dst_offset, src, (size_t)bytes, NULL, 0, NULL);
+  ze_result_t r =
+      s->ze.zeCommandListAppendMemoryCopy(d->copier, to, from, (size_t)bytes, NULL, 0, NULL);
   pthread_mutex_unlock(&d->lock);
   return r == ZE_RESULT_SUCCESS ? HURRAY_OK
                                 : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
+}
+
+static hurray_status ze_plugin_copy_to_device(void *state, const hurray_plugin_allocation *dst,
+                                              uint64_t dst_offset, const void *src, uint64_t bytes,
+                                              hurray_error *err) {
+  return ze_copy(state, dst->device_index, (unsigned char *)dst->address + dst_offset, src, bytes,
+                 err);
 }
 
 static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
                                             const hurray_plugin_allocation *src,
                                             uint64_t src_offset, uint64_t bytes,
                                             hurray_error *err) {
-  ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", src->device_index, s->device_count, err);
-  if (status != HURRAY_OK || bytes == 0) {
-    return status;
-  }
-  ze_device *d = &s->devices[src->device_index];
-  pthread_mutex_lock(&d->lock);
-  ze_result_t r = s->ze.zeCommandListAppendMemoryCopy(
-      d->copier, dst, (const unsigned char *)src->address + src_offset, (size_t)bytes, NULL, 0,
-      NULL);
-  pthread_mutex_unlock(&d->lock);
-  return r == ZE_RESULT_SUCCESS ? HURRAY_OK
-                                : ze_vendor_fail(err, "zeCommandListAppendMemoryCopy", r, 0);
+  return ze_copy(state, src->device_index, dst, (const unsigned char *)src->address + src_offset,
+                 bytes, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -533,22 +519,18 @@ static hurray_status ze_plugin_copy_to_host(void *state, void *dst,
 /* A host-visible one-slot pool and its event, signalled and waited on by
  * both host and device. */
 static ze_result_t ze_make_event(const ze_state *s, uint32_t device_index, ze_plugin_event *e) {
-  ze_event_pool_desc_t pool_desc;
-  memset(&pool_desc, 0, sizeof pool_desc);
-  pool_desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
-  pool_desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
-  pool_desc.count = 1;
+  ze_event_pool_desc_t pool_desc = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                    .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
+                                    .count = 1};
   ze_device_handle_t device = s->devices[device_index].device;
   ze_result_t r = s->ze.zeEventPoolCreate(s->context, &pool_desc, 1, &device, &e->pool);
   if (r != ZE_RESULT_SUCCESS) {
     return r;
   }
-  ze_event_desc_t event_desc;
-  memset(&event_desc, 0, sizeof event_desc);
-  event_desc.stype = ZE_STRUCTURE_TYPE_EVENT_DESC;
-  event_desc.index = 0;
-  event_desc.signal = ZE_EVENT_SCOPE_FLAG_HOST;
-  event_desc.wait = ZE_EVENT_SCOPE_FLAG_HOST;
+  ze_event_desc_t event_desc = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
+                                .index = 0,
+                                .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                                .wait = ZE_EVENT_SCOPE_FLAG_HOST};
   r = s->ze.zeEventCreate(e->pool, &event_desc, &e->event);
   if (r != ZE_RESULT_SUCCESS) {
     (void)s->ze.zeEventPoolDestroy(e->pool);
@@ -583,8 +565,7 @@ static ze_result_t ze_append(ze_state *s, uint32_t device_index, void *stream,
 static hurray_status ze_plugin_create_event(void *state, uint32_t device_index, void **out_event,
                                             hurray_error *err) {
   ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
@@ -653,8 +634,7 @@ static void ze_plugin_release_event(void *state, void *event) {
 static hurray_status ze_plugin_wait_stream(void *state, uint32_t device_index, void *stream,
                                            uint64_t timeout_ns, hurray_error *err) {
   ze_state *s = state;
-  hurray_status status =
-      hurray_support_check_device("level_zero", device_index, s->device_count, err);
+  hurray_status status = ze_check_device(s, device_index, err);
   if (status != HURRAY_OK) {
     return status;
   }
