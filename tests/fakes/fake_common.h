@@ -132,6 +132,23 @@ static inline size_t fake_alignment(size_t min_alignment) {
   return alignment;
 }
 
+/* Records `block` in `record` and links it: the allocation starts
+ * `alignment` bytes into the block; `fd` and `mapped` are the memfd and the
+ * bytes to unmap of a shareable one (-1 and 0 otherwise). The address the
+ * runtime answers. */
+static inline void *fake_link_block(fake_registry *registry, fake_allocation *record, void *block,
+                                    size_t alignment, size_t size, int kind, int fd,
+                                    size_t mapped) {
+  record->block = block;
+  record->address = (char *)block + alignment;
+  record->size = size;
+  record->mapped = mapped;
+  record->kind = kind;
+  record->fd = fd;
+  fake_link(registry, record);
+  return record->address;
+}
+
 static inline void *fake_allocate(fake_registry *registry, size_t size, int kind,
                                   size_t min_alignment) {
   size_t alignment = fake_alignment(min_alignment);
@@ -142,13 +159,7 @@ static inline void *fake_allocate(fake_registry *registry, size_t size, int kind
     free(record);
     return NULL;
   }
-  record->block = block;
-  record->address = (char *)block + alignment;
-  record->size = size;
-  record->kind = kind;
-  record->fd = -1;
-  fake_link(registry, record);
-  return record->address;
+  return fake_link_block(registry, record, block, alignment, size, kind, -1, 0);
 }
 
 /* Maps the first `length` bytes of `fd` shared at an address that is a
@@ -228,14 +239,7 @@ static inline void *fake_allocate_shareable(fake_registry *registry, size_t size
     free(record);
     return NULL;
   }
-  record->block = block;
-  record->address = (char *)block + alignment;
-  record->size = size;
-  record->mapped = mapped;
-  record->kind = kind;
-  record->fd = fd;
-  fake_link(registry, record);
-  return record->address;
+  return fake_link_block(registry, record, block, alignment, size, kind, fd, mapped);
 }
 
 /* True when [address, address + size) lies inside one live allocation or

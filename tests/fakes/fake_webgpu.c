@@ -86,7 +86,14 @@ static WGPUStringView text(const char *s) {
   return view;
 }
 
-static WGPUFuture queue_answer(fake_answer *a) {
+/* Queues `a` for wgpuInstanceProcessEvents, to be delivered through the
+ * callback of the call's info: each call's callback has a type of its own,
+ * kept here as a plain function pointer of the same size. */
+static WGPUFuture queue_answer(fake_answer *a, const void *callback, void *userdata1,
+                               void *userdata2) {
+  memcpy(&a->callback, callback, sizeof a->callback);
+  a->userdata1 = userdata1;
+  a->userdata2 = userdata2;
   a->next = answers;
   answers = a;
   WGPUFuture future = {next_future++};
@@ -133,10 +140,7 @@ WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
   } else {
     a->status = ADAPTER_UNAVAILABLE;
   }
-  memcpy(&a->callback, &info.callback, sizeof info.callback);
-  a->userdata1 = info.userdata1;
-  a->userdata2 = info.userdata2;
-  return queue_answer(a);
+  return queue_answer(a, &info.callback, info.userdata1, info.userdata2);
 }
 
 FAKE_EXPORT void wgpuAdapterRelease(WGPUAdapter adapter);
@@ -154,10 +158,7 @@ WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, const WGPUDeviceDescrip
   a->status = WGPU_STATUS_SUCCESS;
   the_device = make(sizeof(struct WGPUDeviceImpl));
   a->object = the_device;
-  memcpy(&a->callback, &info.callback, sizeof info.callback);
-  a->userdata1 = info.userdata1;
-  a->userdata2 = info.userdata2;
-  return queue_answer(a);
+  return queue_answer(a, &info.callback, info.userdata1, info.userdata2);
 }
 
 FAKE_EXPORT void wgpuDeviceRelease(WGPUDevice device);
@@ -197,10 +198,7 @@ WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackI
     a->error_type = device->scope_depth < 8 ? device->scope_errors[device->scope_depth]
                                             : WGPUErrorType_NoError;
   }
-  memcpy(&a->callback, &info.callback, sizeof info.callback);
-  a->userdata1 = info.userdata1;
-  a->userdata2 = info.userdata2;
-  return queue_answer(a);
+  return queue_answer(a, &info.callback, info.userdata1, info.userdata2);
 }
 
 FAKE_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device,
@@ -295,10 +293,7 @@ WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode, size_t offset
   a->status = valid ? WGPU_STATUS_SUCCESS : MAP_ERROR;
   a->waits_for_device = valid;
   buffer->map_pending = valid;
-  memcpy(&a->callback, &info.callback, sizeof info.callback);
-  a->userdata1 = info.userdata1;
-  a->userdata2 = info.userdata2;
-  return queue_answer(a);
+  return queue_answer(a, &info.callback, info.userdata1, info.userdata2);
 }
 
 FAKE_EXPORT void *wgpuBufferGetMappedRange(WGPUBuffer buffer, size_t offset, size_t size);

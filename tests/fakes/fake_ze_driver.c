@@ -145,22 +145,35 @@ static ze_result_t fake_device_can_access_peer(ze_device_handle_t device, ze_dev
   return ZE_RESULT_SUCCESS;
 }
 
+/* A zeroed driver object counted live (hurray_fake_live_objects), and its
+ * end; NULL when out of memory. */
+static void *new_object(size_t size) {
+  void *object = calloc(1, size);
+  if (object != NULL) {
+    fake_count_object(&registry, 1);
+  }
+  return object;
+}
+
+static ze_result_t destroy_object(void *object) {
+  free(object);
+  fake_count_object(&registry, -1);
+  return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t fake_context_create(ze_driver_handle_t driver, const ze_context_desc_t *desc,
                                        ze_context_handle_t *out) {
   (void)driver;
   (void)desc;
-  *out = calloc(1, sizeof **out);
+  *out = new_object(sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
-  fake_count_object(&registry, 1);
   return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t fake_context_destroy(ze_context_handle_t context) {
-  free(context);
-  fake_count_object(&registry, -1);
-  return ZE_RESULT_SUCCESS;
+  return destroy_object(context);
 }
 
 static ze_result_t allocate(size_t size, size_t alignment, int kind, void **out) {
@@ -248,20 +261,15 @@ static ze_result_t fake_list_create_immediate(ze_context_handle_t context,
                                               ze_command_list_handle_t *out) {
   (void)context;
   (void)device;
-  *out = calloc(1, sizeof **out);
+  *out = new_object(sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
   (*out)->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-  fake_count_object(&registry, 1);
   return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t fake_list_destroy(ze_command_list_handle_t list) {
-  free(list);
-  fake_count_object(&registry, -1);
-  return ZE_RESULT_SUCCESS;
-}
+static ze_result_t fake_list_destroy(ze_command_list_handle_t list) { return destroy_object(list); }
 
 /* An event signalled behind a wait that never completes never completes. */
 static void signal_event(ze_command_list_handle_t list, ze_event_handle_t event) {
@@ -308,40 +316,32 @@ static ze_result_t fake_pool_create(ze_context_handle_t context, const ze_event_
   (void)context;
   (void)device_count_;
   (void)devices_;
-  *out = calloc(1, sizeof **out);
+  *out = new_object(sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
   (*out)->count = desc->count;
-  fake_count_object(&registry, 1);
   return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t fake_pool_destroy(ze_event_pool_handle_t pool) {
-  free(pool);
-  fake_count_object(&registry, -1);
-  return ZE_RESULT_SUCCESS;
-}
+static ze_result_t fake_pool_destroy(ze_event_pool_handle_t pool) { return destroy_object(pool); }
 
 static ze_result_t fake_event_create(ze_event_pool_handle_t pool, const ze_event_desc_t *desc,
                                      ze_event_handle_t *out) {
   if (desc->index >= pool->count) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  *out = calloc(1, sizeof **out);
+  *out = new_object(sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
   (*out)->state.magic = FAKE_EVENT_MAGIC;
-  fake_count_object(&registry, 1);
   return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t fake_event_destroy(ze_event_handle_t event) {
   event->state.magic = 0;
-  free(event);
-  fake_count_object(&registry, -1);
-  return ZE_RESULT_SUCCESS;
+  return destroy_object(event);
 }
 
 static bool event_done(const struct _ze_event_handle_t *event) {
