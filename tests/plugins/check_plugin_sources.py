@@ -33,39 +33,44 @@ HURRAY_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]hurray/([^">]+)[">]')
 VENDOR_HEADERS = {"plugin_vendor.h", "buffer.h", "plugin_support.h"}
 
 
+def c_sources(root, top):
+    """The C and Objective-C sources and headers under root/top, in a stable
+    order: (path, path relative to root)."""
+    for folder, _, files in os.walk(os.path.join(root, top)):
+        for name in sorted(files):
+            if name.endswith((".c", ".h", ".m")):
+                path = os.path.join(folder, name)
+                yield path, os.path.relpath(path, root)
+
+
 def main():
     root = sys.argv[1]
     failures = []
     for top in SCANNED:
-        for folder, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith((".c", ".h", ".m")):
-                    continue
-                path = os.path.join(folder, name)
-                relative = os.path.relpath(path, root)
-                if relative == THE_ONE:
-                    continue
-                with open(path, encoding="utf-8") as f:
-                    for number, line in enumerate(f, 1):
-                        code = line.split("//")[0]
-                        included = HURRAY_INCLUDE.match(code)
-                        if (top == "plugins" and included and
-                                included.group(1) not in VENDOR_HEADERS):
-                            failures.append("%s:%d: a plugin includes hurray/%s; only %s "
-                                            "(PL-BUILD-2)" %
-                                            (relative, number, included.group(1),
-                                             ", ".join("hurray/" + h
-                                                       for h in sorted(VENDOR_HEADERS))))
-                        if MARKER in line:
-                            continue
-                        if FILL.search(code):
-                            failures.append("%s:%d: fills a hurray_error itself (use "
-                                            "hurray_support_fail): %s" %
-                                            (relative, number, line.strip()))
-                        if LOWEST.search(code):
-                            failures.append("%s:%d: computes a lowest set bit itself (use "
-                                            "hurray_support_lowest_set_bit): %s" %
-                                            (relative, number, line.strip()))
+        for path, relative in c_sources(root, top):
+            if relative == THE_ONE:
+                continue
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    code = line.split("//")[0]
+                    included = HURRAY_INCLUDE.match(code)
+                    if (top == "plugins" and included and
+                            included.group(1) not in VENDOR_HEADERS):
+                        failures.append("%s:%d: a plugin includes hurray/%s; only %s "
+                                        "(PL-BUILD-2)" %
+                                        (relative, number, included.group(1),
+                                         ", ".join("hurray/" + h
+                                                   for h in sorted(VENDOR_HEADERS))))
+                    if MARKER in line:
+                        continue
+                    if FILL.search(code):
+                        failures.append("%s:%d: fills a hurray_error itself (use "
+                                        "hurray_support_fail): %s" %
+                                        (relative, number, line.strip()))
+                    if LOWEST.search(code):
+                        failures.append("%s:%d: computes a lowest set bit itself (use "
+                                        "hurray_support_lowest_set_bit): %s" %
+                                        (relative, number, line.strip()))
     for failure in failures:
         print("FAIL: " + failure)
     if failures:
