@@ -449,9 +449,7 @@ START_TEST(partly_covered_native_event_is_never_called) {
   hurray_error err;
   hurray_plugin_event *event = NULL;
   ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
-  hurray_plugin_native_event native;
-  memset(&native, 0, sizeof native);
-  native.struct_size = sizeof native;
+  hurray_plugin_native_event native = {.struct_size = sizeof native};
   poison(&err);
   ck_assert_int_eq(hurray_plugin_event_native(event, &native, &err), HURRAY_ERR_UNSUPPORTED);
   assert_terminated(&err);
