@@ -19,16 +19,15 @@ START_TEST(missing_runtime_reports_zero_devices_and_the_library) {
   hurray_status status = hurray_plugin_load(registry, plugin_path, 0, &plugin, &err);
   ck_assert_msg(status == HURRAY_OK, "load: %s", err.detail);
   ck_assert_uint_eq(hurray_plugin_device_count(plugin), 0);
-  char reason[256];
-  reason_of(plugin, reason, sizeof reason);
-  ck_assert_msg(strstr(reason, missing) != NULL, "reason names the library: %s", reason);
-  ck_assert_msg(strstr(reason, "dlopen") != NULL, "reason says what failed: %s", reason);
   /* Nothing can be allocated on a plugin without devices. */
   hurray_plugin_buffer *buffer = NULL;
   ck_assert_int_ne(hurray_plugin_allocate(plugin, 0, 64, 64, HURRAY_MEMORY_STANDARD, &buffer, &err),
                    HURRAY_OK);
   ck_assert_ptr_null(buffer);
-  hurray_plugin_registry_destroy(registry);
+  char reason[256];
+  reason_of(plugin, reason, sizeof reason);
+  ck_assert_msg(strstr(reason, missing) != NULL, "reason names the library: %s", reason);
+  ck_assert_msg(strstr(reason, "dlopen") != NULL, "reason says what failed: %s", reason);
 }
 END_TEST
 
@@ -39,7 +38,6 @@ START_TEST(runtime_without_devices_reports_the_vendor_error) {
   char reason[256];
   reason_of(plugin, reason, sizeof reason);
   ck_assert_msg(strstr(reason, the_case->no_device_words) != NULL, "reason: %s", reason);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -67,7 +65,6 @@ START_TEST(one_device_offers_the_mapped_classes) {
   } else {
     ck_assert_uint_gt(strlen(info.name), 0);
   }
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -82,7 +79,6 @@ START_TEST(two_devices_add_peer_where_the_runtime_allows) {
     ck_assert_int_eq(offers(&info, HURRAY_MEMORY_PEER, &flags),
                      the_case->peer_with_two_devices && expected == 2);
   }
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -113,7 +109,6 @@ START_TEST(no_unified_memory_means_the_class_is_refused) {
     ck_assert_mem_eq(in, out, sizeof in);
     hurray_plugin_buffer_free(buffer);
   }
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -161,7 +156,6 @@ START_TEST(every_class_allocates_copies_and_reports_its_alignment) {
     ck_assert_mem_eq(out + 5, in, 10);
     hurray_plugin_buffer_free(buffer);
   }
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -184,7 +178,6 @@ START_TEST(alignment_is_measured_not_the_request) {
         hurray_plugin_allocate(plugin, 0, 100, 8192, HURRAY_MEMORY_STANDARD, &buffer, &err),
         HURRAY_ERR_UNSUPPORTED);
     ck_assert_ptr_null(buffer);
-    hurray_plugin_registry_destroy(registry);
     return;
   }
   /* More than the runtime gives by itself: obtained, and measured again. */
@@ -196,7 +189,6 @@ START_TEST(alignment_is_measured_not_the_request) {
   ck_assert_uint_ge(hurray_plugin_buffer_handle(buffer)->alignment, 8192);
   ck_assert_uint_eq(address % 8192u, 0);
   hurray_plugin_buffer_free(buffer);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -216,7 +208,6 @@ START_TEST(vendor_out_of_memory_maps_to_out_of_memory) {
   ck_assert_uint_eq(err.value, 123456);
   ck_assert_msg(strstr(err.detail, the_case->out_of_memory_words) != NULL, "detail: %s",
                 err.detail);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -225,7 +216,6 @@ START_TEST(events_complete_and_time_out) {
     /* The runtime has no events: the plugin leaves the entries NULL. */
     hurray_plugin *plugin = load_with_stand_in();
     ck_assert(!hurray_plugin_supports_events(plugin));
-    hurray_plugin_registry_destroy(registry);
     return;
   }
   hurray_plugin *plugin = load_with_stand_in();
@@ -252,7 +242,6 @@ START_TEST(events_complete_and_time_out) {
   ck_assert_int_eq(hurray_plugin_event_stream_wait(event, NULL, &err), HURRAY_OK);
   ck_assert_int_eq(hurray_plugin_stream_wait(plugin, 0, NULL, 20000000u, &err), HURRAY_ERR_TIMEOUT);
   hurray_plugin_event_release(event);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -287,7 +276,6 @@ START_TEST(native_event_is_the_runtimes) {
     ck_assert_uint_eq(err.expected, the_case->tag);
     ck_assert_uint_eq(native.native_type, 0xEEEEEEEEu); /* nothing written */
     hurray_plugin_event_release(event);
-    hurray_plugin_registry_destroy(registry);
     return;
   }
   if (the_case->tag == HURRAY_DEVICE_LEVEL_ZERO) {
@@ -339,7 +327,6 @@ START_TEST(native_event_is_the_runtimes) {
   ck_assert_int_eq(hurray_plugin_event_native(event, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 1u);
   hurray_plugin_event_release(event);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -362,7 +349,6 @@ START_TEST(ipc_handles_open_the_same_memory) {
     ck_assert_int_eq(s, HURRAY_ERR_UNSUPPORTED);
     ck_assert_uint_eq(err.expected, the_case->tag);
     dlclose(stand_in);
-    hurray_plugin_registry_destroy(registry);
     return;
   }
   ck_assert_msg(s == HURRAY_OK, "%s", err.detail);
@@ -417,7 +403,6 @@ START_TEST(ipc_handles_open_the_same_memory) {
                    HURRAY_ERR_UNSUPPORTED);
   ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
   dlclose(stand_in);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 

@@ -29,6 +29,11 @@ hurray_plugin *load_with_stand_in(void) {
   return plugin;
 }
 
+void unload_registry(void) {
+  hurray_plugin_registry_destroy(registry);
+  registry = NULL;
+}
+
 void reason_of(const hurray_plugin *plugin, char *buf, size_t cap) {
   size_t n = hurray_plugin_unavailable_reason(plugin, buf, cap);
   ck_assert_uint_lt(n, cap);

@@ -37,7 +37,6 @@ START_TEST(ipc_events_open_the_same_event) {
     ck_assert_uint_eq(err.expected, the_case->tag);
     ck_assert_ptr_null(event);
     dlclose(stand_in);
-    hurray_plugin_registry_destroy(registry);
     return;
   }
   ck_assert_uint_eq(info.ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS, HURRAY_IPC_EXPORTS_EVENTS);
@@ -130,7 +129,6 @@ START_TEST(ipc_events_open_the_same_event) {
   hurray_plugin_event_release(exported);
   ck_assert_int_eq(live_objects(stand_in), live_before);
   dlclose(stand_in);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -155,7 +153,6 @@ START_TEST(device_without_ipc_events_refuses_exportable_events) {
   ck_assert_ptr_null(event);
   ck_assert_int_eq(hurray_plugin_event_create(plugin, 0, &event, &err), HURRAY_OK);
   hurray_plugin_event_release(event);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -279,7 +276,6 @@ START_TEST(ipc_event_opens_in_another_process) {
   hurray_plugin_event_release(event);
   ck_assert_int_eq(live_objects(stand_in), live_before - 1);
   dlclose(stand_in);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 

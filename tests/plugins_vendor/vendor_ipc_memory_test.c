@@ -179,7 +179,6 @@ START_TEST(ipc_handle_opens_in_another_process) {
   ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
   ck_assert_int_eq(live_objects(stand_in), live_before - 1);
   dlclose(stand_in);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 
@@ -219,7 +218,6 @@ START_TEST(ipc_handle_of_freed_memory_does_not_open) {
   ck_assert_int_eq(hurray_plugin_buffer_release(buffer, &err), HURRAY_OK);
   ck_assert_int_eq(live_objects(stand_in), live - 1);
   dlclose(stand_in);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 

@@ -33,8 +33,7 @@ START_TEST(registry_destroy_leaves_live_objects_to_their_holders) {
   ck_assert_int_gt(live, 0);
   /* PL-LIFE-1: destroying the registry leaves live buffers and events to
    * their holders; the plugin stays loaded until the last is released. */
-  hurray_plugin_registry_destroy(registry);
-  registry = NULL;
+  unload_registry();
   ck_assert_int_eq(live_objects(stand_in), live);
   for (size_t i = 0; i < the_case->class_count; i++) {
     hurray_plugin_buffer_free(buffers[i]);
@@ -64,7 +63,7 @@ START_TEST(free_and_release_return_every_object) {
     }
     ck_assert_int_eq(live_objects(stand_in), baseline);
   }
-  hurray_plugin_registry_destroy(registry);
+  unload_registry();
   ck_assert_int_eq(live_objects(stand_in), 0);
   dlclose(stand_in);
 }
@@ -126,7 +125,7 @@ START_TEST(event_handoff_from_producer_to_consumer) {
   /* The buffer went back to the runtime through the release callback. */
   ck_assert_int_lt(live_objects(stand_in), before_release);
   ck_assert_int_eq(hurray_handoff_destroy(&handoff, &err), HURRAY_OK);
-  hurray_plugin_registry_destroy(registry);
+  unload_registry();
   ck_assert_int_eq(live_objects(stand_in), 0);
   dlclose(stand_in);
 }
@@ -188,7 +187,7 @@ START_TEST(concurrent_use_from_four_threads) {
                   worker_failures[(uintptr_t)failure & 3u]);
   }
   ck_assert_int_eq(live_objects(stand_in), baseline);
-  hurray_plugin_registry_destroy(registry);
+  unload_registry();
   dlclose(stand_in);
 }
 END_TEST
@@ -215,7 +214,6 @@ START_TEST(system_runtime_without_device_reports_why) {
   }
   printf("%s with the system runtime: %u devices; %s\n", the_case->name,
          (unsigned)hurray_plugin_device_count(plugin), reason);
-  hurray_plugin_registry_destroy(registry);
 }
 END_TEST
 

@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
   }
 
   Suite *suite = suite_create(the_case->name);
-  TCase *tc = hurray_check_case(suite, "stand-in", NULL, NULL, 20);
+  TCase *tc = hurray_check_case(suite, "stand-in", NULL, unload_registry, 20);
   tcase_add_checked_fixture(tc, clear_switches, NULL);
   if (argc == 5) {
     /* The concurrency test alone (meson suite plugins-concurrency, which

@@ -77,6 +77,10 @@ bool offers(const hurray_plugin_device_info *info, hurray_memory_class memory_cl
 hurray_plugin_device_info describe(const hurray_plugin *plugin, uint32_t index);
 /* PL-EVENT-5: the type of native event the device's runtime has. */
 uint32_t expected_native_type(hurray_device_tag tag);
+/* Destroys the registry and forgets it; buffers and events still held keep
+ * the plugin loaded. Also the test case's teardown, so a test that does not
+ * check what destroying it leaves need not call it. */
+void unload_registry(void);
 
 /* The importers of the cross-process tests: a second run of this program,
  * started by spawn_importer with the role ("importer", "event-importer")
