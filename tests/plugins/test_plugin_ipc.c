@@ -99,9 +99,7 @@ START_TEST(imports_are_checked) {
   ck_assert_int_eq(hurray_plugin_allocate_flags(plugin, 0, 8192, 64, HURRAY_MEMORY_STANDARD,
                                                 HURRAY_PLUGIN_ALLOCATE_EXPORTABLE, &buffer, &err),
                    HURRAY_OK);
-  hurray_plugin_ipc_memory good;
-  memset(&good, 0, sizeof good);
-  good.struct_size = sizeof good;
+  hurray_plugin_ipc_memory good = {.struct_size = sizeof good};
   ck_assert_int_eq(hurray_plugin_buffer_export(buffer, &good, &err), HURRAY_OK);
   size_t descriptors_before = open_descriptors();
   hurray_plugin_buffer *imported = (hurray_plugin_buffer *)&err; /* must stay as it is */
@@ -227,9 +225,7 @@ START_TEST(sealed_segment_is_imported_read_only) {
   ck_assert_int_eq(ftruncate(fd, 4096), 0);
   ck_assert_int_eq(pwrite(fd, "sealed", 7, 0), 7);
   ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE), 0);
-  hurray_plugin_ipc_memory m;
-  memset(&m, 0, sizeof m);
-  m.struct_size = sizeof m;
+  hurray_plugin_ipc_memory m = {.struct_size = sizeof m};
   m.kind = HURRAY_PLUGIN_IPC_MEMORY_FD;
   m.fd = fd;
   m.segment_size = 4096;
