@@ -287,6 +287,26 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table hurray_plugin_entry = {
 };
 #endif
 
+#if defined(BROKEN_NATIVE_WITHOUT_EVENTS) || defined(BROKEN_EVENT_IPC_WITHOUT_EVENTS)
+/* Leaves out the four event entries t_table has; a table has all four or
+ * none, so whatever else of events the variant keeps, the host must refuse. */
+static void drop_events(hurray_plugin_table *table) {
+  table->create_event = NULL;
+  table->record_event = NULL;
+  table->wait_event = NULL;
+  table->release_event = NULL;
+}
+#endif
+
+#if defined(BROKEN_EVENT_IPC_WITHOUT_EVENTS) || defined(VARIANT_ABI_1_1_MEMORY)
+/* Declares the three entries of events across processes. */
+static void set_event_ipc_entries(hurray_plugin_table *table) {
+  table->create_event_flags = t_create_flags;
+  table->export_event = t_export_event;
+  table->import_event = t_import_event;
+}
+#endif
+
 #ifdef BROKEN_NO_ENTRY
 /* A table that nothing exports under the entry name. */
 HURRAY_PLUGIN_EXPORT const void *hurray_test_not_the_entry(void);
@@ -319,10 +339,7 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
   patched.wait_event = NULL;
 #endif
 #ifdef BROKEN_NATIVE_WITHOUT_EVENTS
-  patched.create_event = NULL;
-  patched.record_event = NULL;
-  patched.wait_event = NULL;
-  patched.release_event = NULL;
+  drop_events(&patched);
 #endif
 #ifdef BROKEN_EXPORT_WITHOUT_IMPORT
   patched.export_memory = t_export;
@@ -332,23 +349,16 @@ HURRAY_PLUGIN_EXPORT const hurray_plugin_table *hurray_plugin_entry(uint32_t hos
   patched.export_event = t_export_event;
 #endif
 #ifdef BROKEN_EVENT_IPC_WITHOUT_EVENTS
-  patched.create_event = NULL;
-  patched.record_event = NULL;
-  patched.wait_event = NULL;
-  patched.release_event = NULL;
+  drop_events(&patched);
   patched.native_event = NULL;
-  patched.create_event_flags = t_create_flags;
-  patched.export_event = t_export_event;
-  patched.import_event = t_import_event;
+  set_event_ipc_entries(&patched);
 #endif
 #ifdef VARIANT_ABI_1_1_MEMORY
   /* Built against the 1.1 header before events crossed processes: its
    * table ends with import_memory; the entries past it (set here) are not
    * the host's to read, so its events are not exportable (PL-IPC-10). */
   patched.struct_size = HURRAY_PLUGIN_TABLE_SIZE_1_1_MEMORY;
-  patched.create_event_flags = t_create_flags;
-  patched.export_event = t_export_event;
-  patched.import_event = t_import_event;
+  set_event_ipc_entries(&patched);
 #endif
 #ifdef VARIANT_ABI_1_0
   /* Built against the 1.0 header: its table ends before native_event, and
