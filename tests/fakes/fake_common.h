@@ -111,6 +111,24 @@ static inline void fake_count_object(fake_registry *registry, long delta) {
   pthread_mutex_unlock(&registry->lock);
 }
 
+/* A zeroed runtime object (a context, a list, an adapter...) counted live;
+ * NULL when out of memory. */
+static inline void *fake_new_object(fake_registry *registry, size_t size) {
+  void *object = calloc(1, size);
+  if (object != NULL) {
+    fake_count_object(registry, 1);
+  }
+  return object;
+}
+
+/* The end of an object fake_new_object made; NULL is none. */
+static inline void fake_free_object(fake_registry *registry, void *object) {
+  if (object != NULL) {
+    free(object);
+    fake_count_object(registry, -1);
+  }
+}
+
 static inline void fake_link(fake_registry *registry, fake_allocation *record) {
   pthread_mutex_lock(&registry->lock);
   record->next = registry->allocations;

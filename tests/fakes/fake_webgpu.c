@@ -100,29 +100,14 @@ static WGPUFuture queue_answer(fake_answer *a, const void *callback, void *userd
   return future;
 }
 
-static void *make(size_t size) {
-  void *p = calloc(1, size);
-  if (p != NULL) {
-    fake_count_object(&registry, 1);
-  }
-  return p;
-}
-
-static void unmake(void *p) {
-  if (p != NULL) {
-    free(p);
-    fake_count_object(&registry, -1);
-  }
-}
-
 FAKE_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor);
 WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
   (void)descriptor;
-  return make(sizeof(struct WGPUInstanceImpl));
+  return fake_new_object(&registry, sizeof(struct WGPUInstanceImpl));
 }
 
 FAKE_EXPORT void wgpuInstanceRelease(WGPUInstance instance);
-void wgpuInstanceRelease(WGPUInstance instance) { unmake(instance); }
+void wgpuInstanceRelease(WGPUInstance instance) { fake_free_object(&registry, instance); }
 
 FAKE_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
                                                   const WGPURequestAdapterOptions *options,
@@ -136,7 +121,7 @@ WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
   a->kind = ANSWER_ADAPTER;
   if (fake_device_count() > 0) {
     a->status = WGPU_STATUS_SUCCESS;
-    a->object = make(sizeof(struct WGPUAdapterImpl));
+    a->object = fake_new_object(&registry, sizeof(struct WGPUAdapterImpl));
   } else {
     a->status = ADAPTER_UNAVAILABLE;
   }
@@ -144,7 +129,7 @@ WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance,
 }
 
 FAKE_EXPORT void wgpuAdapterRelease(WGPUAdapter adapter);
-void wgpuAdapterRelease(WGPUAdapter adapter) { unmake(adapter); }
+void wgpuAdapterRelease(WGPUAdapter adapter) { fake_free_object(&registry, adapter); }
 
 FAKE_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter,
                                                 const WGPUDeviceDescriptor *descriptor,
@@ -156,7 +141,7 @@ WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, const WGPUDeviceDescrip
   fake_answer *a = calloc(1, sizeof *a);
   a->kind = ANSWER_DEVICE;
   a->status = WGPU_STATUS_SUCCESS;
-  the_device = make(sizeof(struct WGPUDeviceImpl));
+  the_device = fake_new_object(&registry, sizeof(struct WGPUDeviceImpl));
   a->object = the_device;
   return queue_answer(a, &info.callback, info.userdata1, info.userdata2);
 }
@@ -166,17 +151,17 @@ void wgpuDeviceRelease(WGPUDevice device) {
   if (device == the_device) {
     the_device = NULL;
   }
-  unmake(device);
+  fake_free_object(&registry, device);
 }
 
 FAKE_EXPORT WGPUQueue wgpuDeviceGetQueue(WGPUDevice device);
 WGPUQueue wgpuDeviceGetQueue(WGPUDevice device) {
   (void)device;
-  return make(sizeof(struct WGPUQueueImpl));
+  return fake_new_object(&registry, sizeof(struct WGPUQueueImpl));
 }
 
 FAKE_EXPORT void wgpuQueueRelease(WGPUQueue queue);
-void wgpuQueueRelease(WGPUQueue queue) { unmake(queue); }
+void wgpuQueueRelease(WGPUQueue queue) { fake_free_object(&registry, queue); }
 
 FAKE_EXPORT void wgpuDevicePushErrorScope(WGPUDevice device, WGPUErrorFilter filter);
 void wgpuDevicePushErrorScope(WGPUDevice device, WGPUErrorFilter filter) {
@@ -204,7 +189,7 @@ WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackI
 FAKE_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device,
                                               const WGPUBufferDescriptor *descriptor);
 WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBufferDescriptor *descriptor) {
-  WGPUBuffer buffer = make(sizeof *buffer);
+  WGPUBuffer buffer = fake_new_object(&registry, sizeof *buffer);
   buffer->size = descriptor->size;
   if (fake_env_flag("HURRAY_FAKE_OOM") || descriptor->size % 4u != 0 || descriptor->size == 0) {
     /* An error buffer; the error goes to the innermost matching scope. */
@@ -228,7 +213,7 @@ WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(WGPUDevice device,
                                                   const WGPUCommandEncoderDescriptor *descriptor) {
   (void)device;
   (void)descriptor;
-  return make(sizeof(struct WGPUCommandEncoderImpl));
+  return fake_new_object(&registry, sizeof(struct WGPUCommandEncoderImpl));
 }
 
 FAKE_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder encoder, WGPUBuffer source,
@@ -249,17 +234,17 @@ FAKE_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder encode
 WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder encoder,
                                            const WGPUCommandBufferDescriptor *d) {
   (void)d;
-  WGPUCommandBuffer commands = make(sizeof *commands);
+  WGPUCommandBuffer commands = fake_new_object(&registry, sizeof *commands);
   memcpy(commands->copies, encoder->copies, sizeof commands->copies);
   commands->count = encoder->count;
   return commands;
 }
 
 FAKE_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder);
-void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder) { unmake(encoder); }
+void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder) { fake_free_object(&registry, encoder); }
 
 FAKE_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer commands);
-void wgpuCommandBufferRelease(WGPUCommandBuffer commands) { unmake(commands); }
+void wgpuCommandBufferRelease(WGPUCommandBuffer commands) { fake_free_object(&registry, commands); }
 
 /* Copies run at submission; a copy out of range or between mapped buffers
  * is a validation error in WebGPU and does nothing here. */
@@ -337,7 +322,7 @@ void wgpuBufferRelease(WGPUBuffer buffer) {
   if (!buffer->destroyed) {
     wgpuBufferDestroy(buffer);
   }
-  unmake(buffer);
+  fake_free_object(&registry, buffer);
 }
 
 /* Delivers every answer that is ready; a map waits while the device hangs. */

@@ -145,19 +145,8 @@ static ze_result_t fake_device_can_access_peer(ze_device_handle_t device, ze_dev
   return ZE_RESULT_SUCCESS;
 }
 
-/* A zeroed driver object counted live (hurray_fake_live_objects), and its
- * end; NULL when out of memory. */
-static void *new_object(size_t size) {
-  void *object = calloc(1, size);
-  if (object != NULL) {
-    fake_count_object(&registry, 1);
-  }
-  return object;
-}
-
 static ze_result_t destroy_object(void *object) {
-  free(object);
-  fake_count_object(&registry, -1);
+  fake_free_object(&registry, object);
   return ZE_RESULT_SUCCESS;
 }
 
@@ -165,7 +154,7 @@ static ze_result_t fake_context_create(ze_driver_handle_t driver, const ze_conte
                                        ze_context_handle_t *out) {
   (void)driver;
   (void)desc;
-  *out = new_object(sizeof **out);
+  *out = fake_new_object(&registry, sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -261,7 +250,7 @@ static ze_result_t fake_list_create_immediate(ze_context_handle_t context,
                                               ze_command_list_handle_t *out) {
   (void)context;
   (void)device;
-  *out = new_object(sizeof **out);
+  *out = fake_new_object(&registry, sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -316,7 +305,7 @@ static ze_result_t fake_pool_create(ze_context_handle_t context, const ze_event_
   (void)context;
   (void)device_count_;
   (void)devices_;
-  *out = new_object(sizeof **out);
+  *out = fake_new_object(&registry, sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
@@ -331,7 +320,7 @@ static ze_result_t fake_event_create(ze_event_pool_handle_t pool, const ze_event
   if (desc->index >= pool->count) {
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
   }
-  *out = new_object(sizeof **out);
+  *out = fake_new_object(&registry, sizeof **out);
   if (*out == NULL) {
     return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
   }
