@@ -24,6 +24,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "error_set.h"
+#include "message_header.h"
 #include "hurray/buffer.h"
 #include "hurray/ipc_wire.h"
 #include "ipc_offer.h"
@@ -171,8 +172,8 @@ static void ipc_store_event(const uint8_t *in, uint32_t fd_count, hurray_ipc_mes
   out->buffer_count = 0u;
 }
 
-/* IPC-MSG-5 steps 1..7: the header, checked in order; writes nothing
- * but *err. */
+/* IPC-MSG-5 steps 1..7: the header, checked in order (message_header.c, the
+ * header the network's messages share); writes nothing but *err. */
 /*@
   requires \valid_read(in + (0 .. len - 1));
   requires err == \null || \valid(err);
@@ -191,38 +192,8 @@ static void ipc_store_event(const uint8_t *in, uint32_t fd_count, hurray_ipc_mes
 */
 static hurray_status ipc_check_header(const uint8_t *in, size_t len, size_t received_fds,
                                       hurray_error *err) {
-  if (len < HURRAY_IPC_HEADER_SIZE) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_IPC_HEADER_SIZE, 0);
-  }
-  const uint32_t magic = ipc_load_le32(in);
-  const uint32_t version = ipc_load_le16(in + 4);
-  const uint32_t type = ipc_load_le16(in + 6);
-  const uint32_t body_size = ipc_load_le32(in + 8);
-  const uint32_t fd_count = ipc_load_le16(in + 12);
-  const uint32_t header_reserved = ipc_load_le16(in + 14);
-  if (magic != HURRAY_IPC_MAGIC) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, magic, HURRAY_IPC_MAGIC, 0);
-  }
-  if (version != HURRAY_IPC_VERSION) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, version, HURRAY_IPC_VERSION, 4);
-  }
-  if (header_reserved != 0u) {
-    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
-  }
-  if (type < HURRAY_IPC_MSG_HELLO || type > HURRAY_IPC_MSG_EVENT) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
-  }
-  const uint64_t total = (uint64_t)HURRAY_IPC_HEADER_SIZE + body_size;
-  if ((uint64_t)len < total) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, total, 0);
-  }
-  if ((uint64_t)len > total) {
-    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, total, 0);
-  }
-  if ((uint64_t)fd_count != (uint64_t)received_fds) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, received_fds, 12);
-  }
-  return HURRAY_OK;
+  return hurray_message_header_check(in, len, HURRAY_IPC_MAGIC, HURRAY_IPC_MSG_EVENT,
+                                     received_fds, err);
 }
 
 /* IPC-MSG-7, -8, -10: the body of a HELLO, REFUSE, RELEASE or REJECT,

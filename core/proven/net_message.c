@@ -20,6 +20,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "error_set.h"
+#include "message_header.h"
 #include "hurray/buffer.h"
 #include "hurray/net_wire.h"
 
@@ -113,7 +114,9 @@ static inline uint64_t net_load_le64(const uint8_t *p) {
   return (uint64_t)net_load_le32(p) + 0x100000000u * (uint64_t)net_load_le32(p + 4);
 }
 
-/* NET-MSG-4 up to the body, in its order; writes nothing but *err. */
+/* NET-MSG-4 up to the body, in its order: the IPC header's checks
+ * (message_header.c, NET-MSG-1) with this transport's magic and types and no
+ * descriptor; writes nothing but *err. */
 /*@
   requires \valid_read(in + (0 .. len - 1));
   requires err == \null || \valid(err);
@@ -131,39 +134,7 @@ static inline uint64_t net_load_le64(const uint8_t *p) {
   disjoint behaviors;
 */
 static hurray_status net_check_header(const uint8_t *in, size_t len, hurray_error *err) {
-  if (len < HURRAY_NET_HEADER_SIZE) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_NET_HEADER_SIZE, 0);
-  }
-  const uint32_t magic = net_load_le32(in);
-  const uint32_t version = net_load_le16(in + 4);
-  const uint32_t type = net_load_le16(in + 6);
-  const uint32_t body_size = net_load_le32(in + 8);
-  const uint32_t fd_count = net_load_le16(in + 12);
-  const uint32_t header_reserved = net_load_le16(in + 14);
-  if (magic != HURRAY_NET_MAGIC) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, magic, HURRAY_NET_MAGIC, 0);
-  }
-  if (version != HURRAY_NET_VERSION) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, version, HURRAY_NET_VERSION, 4);
-  }
-  if (header_reserved != 0u) {
-    return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, header_reserved, 0, 14);
-  }
-  if (type != HURRAY_NET_MSG_TENSOR && type != HURRAY_NET_MSG_REFUSE) {
-    return hurray_fail(err, HURRAY_ERR_UNSUPPORTED, type, 0, 6);
-  }
-  const uint64_t total = (uint64_t)HURRAY_NET_HEADER_SIZE + body_size;
-  if ((uint64_t)len < total) {
-    return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, total, 0);
-  }
-  if ((uint64_t)len > total) {
-    return hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, total, 0);
-  }
-  /* NET-MSG-4: after the length, as no descriptor is ever received. */
-  if (fd_count != 0u) {
-    return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
-  }
-  return HURRAY_OK;
+  return hurray_message_header_check(in, len, HURRAY_NET_MAGIC, HURRAY_NET_MSG_REFUSE, 0u, err);
 }
 
 /* NET-MSG-5: a REFUSE, its header checked; writes nothing but *err. */
