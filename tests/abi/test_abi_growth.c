@@ -371,16 +371,10 @@ START_TEST(accept_checks_the_event_kind) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("abi_growth");
-  TCase *tc = hurray_check_case(suite, "growth", NULL, NULL, 0);
-  tcase_add_test(tc, invalid_storage_reads_as_the_sentinel);
-  tcase_add_test(tc, state_count_is_not_the_sentinel);
-  tcase_add_test(tc, accept_writes_only_the_callers_size);
-  tcase_add_test(tc, accept_leaves_a_newer_callers_tail);
-  tcase_add_test(tc, accept_refuses_a_size_below_the_minimum);
-  tcase_add_test(tc, offer_refuses_bad_sizes_and_flags);
-  tcase_add_test(tc, offer_from_a_newer_producer_is_taken);
-  tcase_add_test(tc, the_payload_says_what_its_event_is);
-  tcase_add_test(tc, accept_checks_the_event_kind);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("abi_growth", "growth", 0, invalid_storage_reads_as_the_sentinel,
+                           state_count_is_not_the_sentinel, accept_writes_only_the_callers_size,
+                           accept_leaves_a_newer_callers_tail,
+                           accept_refuses_a_size_below_the_minimum,
+                           offer_refuses_bad_sizes_and_flags, offer_from_a_newer_producer_is_taken,
+                           the_payload_says_what_its_event_is, accept_checks_the_event_kind);
 }

@@ -305,14 +305,7 @@ START_TEST(plugin_structs_cross) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("abi_layout");
-  TCase *tc = hurray_check_case(suite, "fixed_width", NULL, NULL, 0);
-  tcase_add_test(tc, the_two_objects_see_one_layout);
-  tcase_add_test(tc, by_value_handle_crosses);
-  tcase_add_test(tc, by_value_step_crosses);
-  tcase_add_test(tc, by_value_payloads_cross);
-  tcase_add_test(tc, predicates_are_zero_or_one);
-  tcase_add_test(tc, handoff_structs_cross);
-  tcase_add_test(tc, plugin_structs_cross);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("abi_layout", "fixed_width", 0, the_two_objects_see_one_layout,
+                           by_value_handle_crosses, by_value_step_crosses, by_value_payloads_cross,
+                           predicates_are_zero_or_one, handoff_structs_cross, plugin_structs_cross);
 }

@@ -63,11 +63,7 @@ START_TEST(plugin_abi_version_packing) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("address and versions");
-  TCase *tc = sweep_case("address and versions");
-  tcase_add_test(tc, wire_form_carries_no_address);
-  tcase_add_test(tc, host_memory_handles_are_producer_synced);
-  tcase_add_test(tc, plugin_abi_version_packing);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("address and versions", "address and versions", SWEEP_TIMEOUT_S,
+                           wire_form_carries_no_address, host_memory_handles_are_producer_synced,
+                           plugin_abi_version_packing);
 }

@@ -149,14 +149,8 @@ START_TEST(host_memory_measures_and_caps) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("alignment");
-  TCase *tc = sweep_case("alignment");
-  tcase_add_test(tc, alignment_every_power_of_two);
-  tcase_add_test(tc, alignment_named_non_powers);
-  tcase_add_test(tc, alignment_every_value_up_to_70000);
-  tcase_add_test(tc, alignment_random_values);
-  tcase_add_test(tc, alignment_of_addresses);
-  tcase_add_test(tc, host_memory_measures_and_caps);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("alignment", "alignment", SWEEP_TIMEOUT_S, alignment_every_power_of_two,
+                           alignment_named_non_powers, alignment_every_value_up_to_70000,
+                           alignment_random_values, alignment_of_addresses,
+                           host_memory_measures_and_caps);
 }

@@ -56,9 +56,5 @@ START_TEST(colocation_lists) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("colocation");
-  TCase *tc = sweep_case("colocation");
-  tcase_add_test(tc, colocation_lists);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("colocation", "colocation", SWEEP_TIMEOUT_S, colocation_lists);
 }

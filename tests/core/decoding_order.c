@@ -114,10 +114,6 @@ START_TEST(order_pairs_spelled_out) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("decoding order (BP-ORDER-1)");
-  TCase *tc = sweep_case("order");
-  tcase_add_test(tc, order_every_combination);
-  tcase_add_test(tc, order_pairs_spelled_out);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("decoding order (BP-ORDER-1)", "order", SWEEP_TIMEOUT_S,
+                           order_every_combination, order_pairs_spelled_out);
 }

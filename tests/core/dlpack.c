@@ -123,11 +123,6 @@ START_TEST(dlpack_export_import_round_trip) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("DLPack");
-  TCase *tc = sweep_case("DLPack");
-  tcase_add_test(tc, dlpack_export_all_65536_pairs);
-  tcase_add_test(tc, dlpack_import_every_type);
-  tcase_add_test(tc, dlpack_export_import_round_trip);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("DLPack", "DLPack", SWEEP_TIMEOUT_S, dlpack_export_all_65536_pairs,
+                           dlpack_import_every_type, dlpack_export_import_round_trip);
 }

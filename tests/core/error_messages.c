@@ -354,16 +354,8 @@ START_TEST(messages_of_each_transport) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("error messages");
-  TCase *tc = sweep_case("messages");
-  tcase_add_test(tc, messages_name_handle_faults);
-  tcase_add_test(tc, messages_name_table_and_api_faults);
-  tcase_add_test(tc, messages_every_status_nonempty);
-  tcase_add_test(tc, format_truncation);
-  tcase_add_test(tc, display_truncation);
-  tcase_add_test(tc, status_names);
-  tcase_add_test(tc, messages_of_each_transport);
-  tcase_add_test(tc, error_left_alone_on_success);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("error messages", "messages", SWEEP_TIMEOUT_S,
+                           messages_name_handle_faults, messages_name_table_and_api_faults,
+                           messages_every_status_nonempty, format_truncation, display_truncation,
+                           status_names, messages_of_each_transport, error_left_alone_on_success);
 }

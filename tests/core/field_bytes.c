@@ -273,15 +273,8 @@ START_TEST(pair_table_named_rows) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("byte fields and the pair table");
-  TCase *tc = sweep_case("fields");
-  tcase_add_test(tc, device_tag_every_byte);
-  tcase_add_test(tc, device_tag_names_and_display);
-  tcase_add_test(tc, sync_mode_every_byte);
-  tcase_add_test(tc, memory_class_every_byte);
-  tcase_add_test(tc, reserved_byte_every_value);
-  tcase_add_test(tc, pair_table_all_65536_pairs);
-  tcase_add_test(tc, pair_table_named_rows);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("byte fields and the pair table", "fields", SWEEP_TIMEOUT_S,
+                           device_tag_every_byte, device_tag_names_and_display,
+                           sync_mode_every_byte, memory_class_every_byte, reserved_byte_every_value,
+                           pair_table_all_65536_pairs, pair_table_named_rows);
 }

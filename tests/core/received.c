@@ -411,16 +411,9 @@ END_TEST
 
 int main(int argc, char **argv) {
   cpu_plugin_path = argc > 1 ? argv[1] : NULL;
-  Suite *suite = suite_create("received");
-  TCase *tc = tcase_create("received");
-  tcase_add_test(tc, received_release_exactly_once);
-  tcase_add_test(tc, received_release_reports_the_transport);
-  tcase_add_test(tc, received_free_unpublished_discards);
-  tcase_add_test(tc, received_publish_all_or_none);
-  tcase_add_test(tc, received_arguments);
-  tcase_add_test(tc, received_teardown_every_state);
-  tcase_add_test(tc, received_plugin_buffer_freed_by_release);
-  tcase_add_test(tc, received_neutral_status_names);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("received", "received", 0, received_release_exactly_once,
+                           received_release_reports_the_transport,
+                           received_free_unpublished_discards, received_publish_all_or_none,
+                           received_arguments, received_teardown_every_state,
+                           received_plugin_buffer_freed_by_release, received_neutral_status_names);
 }

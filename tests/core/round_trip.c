@@ -154,12 +154,8 @@ START_TEST(decode_encode_random_inputs) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("wire round trips");
-  TCase *tc = sweep_case("round trip");
-  tcase_add_test(tc, encode_decode_every_valid_pair_mode_and_alignment);
-  tcase_add_test(tc, encode_decode_random_sizes);
-  tcase_add_test(tc, decode_encode_every_byte_of_placement);
-  tcase_add_test(tc, decode_encode_random_inputs);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("wire round trips", "round trip", SWEEP_TIMEOUT_S,
+                           encode_decode_every_valid_pair_mode_and_alignment,
+                           encode_decode_random_sizes, decode_encode_every_byte_of_placement,
+                           decode_encode_random_inputs);
 }

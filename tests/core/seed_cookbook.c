@@ -491,32 +491,17 @@ START_TEST(cookbook_named_device_tags) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("seed 000: Layer 1 cookbook");
-  TCase *tc = sweep_case("cookbook");
-  tcase_add_test(tc, cookbook_creating_buffer_handles);
-  tcase_add_test(tc, cookbook_creating_buffer_handles_from_bytes);
-  tcase_add_test(tc, cookbook_creating_buffer_handles_page_alignment);
-  tcase_add_test(tc, cookbook_empty_buffers);
-  tcase_add_test(tc, cookbook_empty_buffers_from_bytes);
-  tcase_add_test(tc, cookbook_memory_class);
-  tcase_add_test(tc, cookbook_memory_class_round_trip);
-  tcase_add_test(tc, cookbook_private_memory_classes);
-  tcase_add_test(tc, cookbook_private_memory_classes_device);
-  tcase_add_test(tc, cookbook_private_device_tags);
-  tcase_add_test(tc, cookbook_private_device_tags_names);
-  tcase_add_test(tc, cookbook_alignment_validation_power_of_two);
-  tcase_add_test(tc, cookbook_alignment_validation_minimum);
-  tcase_add_test(tc, cookbook_alignment_is_measured);
-  tcase_add_test(tc, cookbook_alignment_is_measured_under_aligned_refused);
-  tcase_add_test(tc, cookbook_allocating_arrays_that_need_no_copy);
-  tcase_add_test(tc, cookbook_alignment_after_rebuild);
-  tcase_add_test(tc, cookbook_sync_mode);
-  tcase_add_test(tc, cookbook_device_colocation);
-  tcase_add_test(tc, cookbook_device_colocation_mixed_devices);
-  tcase_add_test(tc, cookbook_device_colocation_mixed_memory_classes);
-  tcase_add_test(tc, cookbook_device_tag_round_trip);
-  tcase_add_test(tc, cookbook_device_tag_round_trip_rejects);
-  tcase_add_test(tc, cookbook_named_device_tags);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN(
+      "seed 000: Layer 1 cookbook", "cookbook", SWEEP_TIMEOUT_S, cookbook_creating_buffer_handles,
+      cookbook_creating_buffer_handles_from_bytes, cookbook_creating_buffer_handles_page_alignment,
+      cookbook_empty_buffers, cookbook_empty_buffers_from_bytes, cookbook_memory_class,
+      cookbook_memory_class_round_trip, cookbook_private_memory_classes,
+      cookbook_private_memory_classes_device, cookbook_private_device_tags,
+      cookbook_private_device_tags_names, cookbook_alignment_validation_power_of_two,
+      cookbook_alignment_validation_minimum, cookbook_alignment_is_measured,
+      cookbook_alignment_is_measured_under_aligned_refused,
+      cookbook_allocating_arrays_that_need_no_copy, cookbook_alignment_after_rebuild,
+      cookbook_sync_mode, cookbook_device_colocation, cookbook_device_colocation_mixed_devices,
+      cookbook_device_colocation_mixed_memory_classes, cookbook_device_tag_round_trip,
+      cookbook_device_tag_round_trip_rejects, cookbook_named_device_tags);
 }

@@ -257,22 +257,10 @@ START_TEST(reference_copy_and_equality) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("seed 003: BufferHandle reference");
-  TCase *tc = sweep_case("reference");
-  tcase_add_test(tc, reference_wire_layout);
-  tcase_add_test(tc, reference_examples);
-  tcase_add_test(tc, reference_new);
-  tcase_add_test(tc, reference_new_errors);
-  tcase_add_test(tc, reference_with_memory_class);
-  tcase_add_test(tc, reference_with_memory_class_errors);
-  tcase_add_test(tc, reference_empty);
-  tcase_add_test(tc, reference_byte_size);
-  tcase_add_test(tc, reference_alignment);
-  tcase_add_test(tc, reference_device_tag);
-  tcase_add_test(tc, reference_sync_mode);
-  tcase_add_test(tc, reference_memory_class);
-  tcase_add_test(tc, reference_is_empty);
-  tcase_add_test(tc, reference_copy_and_equality);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("seed 003: BufferHandle reference", "reference", SWEEP_TIMEOUT_S,
+                           reference_wire_layout, reference_examples, reference_new,
+                           reference_new_errors, reference_with_memory_class,
+                           reference_with_memory_class_errors, reference_empty, reference_byte_size,
+                           reference_alignment, reference_device_tag, reference_sync_mode,
+                           reference_memory_class, reference_is_empty, reference_copy_and_equality);
 }

@@ -206,12 +206,7 @@ START_TEST(accessor_is_decode) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("buffer table check");
-  TCase *tc = sweep_case("table check");
-  tcase_add_test(tc, check_is_decode_verdict);
-  tcase_add_test(tc, check_null_arguments);
-  tcase_add_test(tc, accessor_reads_the_fields);
-  tcase_add_test(tc, accessor_is_decode);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("buffer table check", "table check", SWEEP_TIMEOUT_S,
+                           check_is_decode_verdict, check_null_arguments, accessor_reads_the_fields,
+                           accessor_is_decode);
 }

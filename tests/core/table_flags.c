@@ -248,13 +248,8 @@ START_TEST(flags_encode) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("buffer table flags");
-  TCase *tc = sweep_case("table flags");
-  tcase_add_test(tc, flags_count_zero_allowed);
-  tcase_add_test(tc, flags_count_zero_refused_without_flag);
-  tcase_add_test(tc, flags_same_as_plain_for_nonzero_counts);
-  tcase_add_test(tc, flags_unknown_bits_refused);
-  tcase_add_test(tc, flags_encode);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("buffer table flags", "table flags", SWEEP_TIMEOUT_S,
+                           flags_count_zero_allowed, flags_count_zero_refused_without_flag,
+                           flags_same_as_plain_for_nonzero_counts, flags_unknown_bits_refused,
+                           flags_encode);
 }

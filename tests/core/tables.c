@@ -599,23 +599,11 @@ START_TEST(table_encoded_size) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("buffer tables");
-  TCase *tc = sweep_case("tables");
-  tcase_add_test(tc, table_empty_input);
-  tcase_add_test(tc, table_count_zero);
-  tcase_add_test(tc, table_every_truncation_length);
-  tcase_add_test(tc, table_every_count_exact_and_short);
-  tcase_add_test(tc, table_255_handles);
-  tcase_add_test(tc, table_trailing_bytes);
-  tcase_add_test(tc, table_capacity);
-  tcase_add_test(tc, table_invalid_handle_every_position);
-  tcase_add_test(tc, table_cpu_rules_at_every_position);
-  tcase_add_test(tc, table_colocation_every_position);
-  tcase_add_test(tc, table_random_against_spec_model);
-  tcase_add_test(tc, table_null_arguments);
-  tcase_add_test(tc, table_encode_every_count);
-  tcase_add_test(tc, table_encode_refusals);
-  tcase_add_test(tc, table_encoded_size);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN(
+      "buffer tables", "tables", SWEEP_TIMEOUT_S, table_empty_input, table_count_zero,
+      table_every_truncation_length, table_every_count_exact_and_short, table_255_handles,
+      table_trailing_bytes, table_capacity, table_invalid_handle_every_position,
+      table_cpu_rules_at_every_position, table_colocation_every_position,
+      table_random_against_spec_model, table_null_arguments, table_encode_every_count,
+      table_encode_refusals, table_encoded_size);
 }

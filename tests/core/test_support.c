@@ -4,8 +4,6 @@
  */
 #include "test_support.h"
 
-#include "check_main.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,12 +70,4 @@ void require_empty_handle(const hurray_buffer_handle *handle) {
   ck_assert(hurray_buffer_handle_is_empty(handle));
   ck_assert_uint_eq(hurray_buffer_handle_byte_size(handle), 0);
   ck_assert_uint_eq(hurray_buffer_handle_alignment(handle), 1);
-}
-
-int run_suite(Suite *suite) { return hurray_check_run(suite); }
-
-TCase *sweep_case(const char *name) {
-  TCase *tc = tcase_create(name);
-  tcase_set_timeout(tc, 120);
-  return tc;
 }

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the core tests: checks that only call into Check when
  * they fail (the sweeps make millions of comparisons, and Check records every
- * passing ck_assert), payload comparisons and the suite runner.
+ * passing ck_assert), payload comparisons and the timeout of the sweeps.
  * SPDX-License-Identifier: Apache-2.0
  */
 #ifndef HURRAY_TESTS_CORE_TEST_SUPPORT_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check_main.h"
 #include "hurray/buffer.h"
 #include "spec_oracle.h"
 
@@ -56,11 +57,8 @@ void require_empty_handle(const hurray_buffer_handle *handle);
 /* A small deterministic generator (xorshift64*) for the sweeps. */
 uint64_t next_random(uint64_t *state);
 
-/* Runs every test of the suite (each test in its own process) and returns
- * the process exit status meson expects. */
-int run_suite(Suite *suite);
-
-/* A test case with a timeout long enough for the sweeps under sanitizers. */
-TCase *sweep_case(const char *name);
+/* The timeout of a core test case, in seconds: long enough for the sweeps
+ * under sanitizers. */
+enum { SWEEP_TIMEOUT_S = 120 };
 
 #endif /* HURRAY_TESTS_CORE_TEST_SUPPORT_H */

@@ -78,11 +78,7 @@ START_TEST(transport_default_ipc_capabilities) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("transports");
-  TCase *tc = sweep_case("transports");
-  tcase_add_test(tc, transport_every_mode_and_capability);
-  tcase_add_test(tc, transport_unknown);
-  tcase_add_test(tc, transport_default_ipc_capabilities);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("transports", "transports", SWEEP_TIMEOUT_S,
+                           transport_every_mode_and_capability, transport_unknown,
+                           transport_default_ipc_capabilities);
 }

@@ -82,11 +82,7 @@ START_TEST(version_check_refuses_what_the_library_lacks) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("versions");
-  TCase *tc = sweep_case("versions");
-  tcase_add_test(tc, version_functions);
-  tcase_add_test(tc, init_check_accepts_the_compiled_versions);
-  tcase_add_test(tc, version_check_refuses_what_the_library_lacks);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return HURRAY_CHECK_MAIN("versions", "versions", SWEEP_TIMEOUT_S, version_functions,
+                           init_check_accepts_the_compiled_versions,
+                           version_check_refuses_what_the_library_lacks);
 }

@@ -455,16 +455,8 @@ START_TEST(export_many) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("dlpack_export");
-  TCase *tc = hurray_check_case(suite, "export", NULL, NULL, 0);
-  tcase_add_test(tc, export_cpu_bytes_legacy);
-  tcase_add_test(tc, export_cpu_float_versioned);
-  tcase_add_test(tc, export_strided_and_scalar);
-  tcase_add_test(tc, export_mismatch_changes_nothing);
-  tcase_add_test(tc, layout_refusals);
-  tcase_add_test(tc, export_refuses_until_readable);
-  tcase_add_test(tc, export_device_of_every_row);
-  tcase_add_test(tc, export_owned_buffer);
-  tcase_add_test(tc, export_many);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN(
+      "dlpack_export", "export", 0, export_cpu_bytes_legacy, export_cpu_float_versioned,
+      export_strided_and_scalar, export_mismatch_changes_nothing, layout_refusals,
+      export_refuses_until_readable, export_device_of_every_row, export_owned_buffer, export_many);
 }

@@ -106,10 +106,6 @@ START_TEST(import_example) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("dlpack_guide");
-  TCase *tc = hurray_check_case(suite, "guide", NULL, NULL, 0);
-  tcase_add_test(tc, export_example);
-  tcase_add_test(tc, owned_versioned_example);
-  tcase_add_test(tc, import_example);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("dlpack_guide", "guide", 0, export_example, owned_versioned_example,
+                           import_example);
 }

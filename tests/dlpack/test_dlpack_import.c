@@ -436,14 +436,8 @@ START_TEST(round_trip_through_dlpack) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("dlpack_import");
-  TCase *tc = hurray_check_case(suite, "import", NULL, NULL, 0);
-  tcase_add_test(tc, import_legacy_cpu);
-  tcase_add_test(tc, import_measures_data_plus_offset);
-  tcase_add_test(tc, import_device_of_every_row);
-  tcase_add_test(tc, import_contiguity);
-  tcase_add_test(tc, import_size_refusals);
-  tcase_add_test(tc, import_versioned_and_ownership);
-  tcase_add_test(tc, round_trip_through_dlpack);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("dlpack_import", "import", 0, import_legacy_cpu,
+                           import_measures_data_plus_offset, import_device_of_every_row,
+                           import_contiguity, import_size_refusals, import_versioned_and_ownership,
+                           round_trip_through_dlpack);
 }

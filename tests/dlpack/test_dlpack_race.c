@@ -91,9 +91,4 @@ START_TEST(export_races_release) {
 }
 END_TEST
 
-int main(void) {
-  Suite *suite = suite_create("dlpack_race");
-  TCase *tc = hurray_check_case(suite, "race", NULL, NULL, 120);
-  tcase_add_test(tc, export_races_release);
-  return hurray_check_run(suite);
-}
+int main(void) { return HURRAY_CHECK_MAIN("dlpack_race", "race", 120, export_races_release); }

@@ -292,14 +292,8 @@ START_TEST(refused_transfer_changes_nothing) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("buffer_list");
-  TCase *tc = hurray_check_case(suite, "list", NULL, NULL, 0);
-  tcase_add_test(tc, push_borrow_destroy_in_order);
-  tcase_add_test(tc, destroying_null_is_a_no_op);
-  tcase_add_test(tc, refused_pushes_call_nothing);
-  tcase_add_test(tc, capacity_is_a_tables);
-  tcase_add_test(tc, reentrant_callbacks_cannot_double_release);
-  tcase_add_test(tc, list_of_accepted_handoffs);
-  tcase_add_test(tc, refused_transfer_changes_nothing);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("buffer_list", "list", 0, push_borrow_destroy_in_order,
+                           destroying_null_is_a_no_op, refused_pushes_call_nothing,
+                           capacity_is_a_tables, reentrant_callbacks_cannot_double_release,
+                           list_of_accepted_handoffs, refused_transfer_changes_nothing);
 }

@@ -410,18 +410,10 @@ START_TEST(mismatch_messages_name_the_reason) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("handoff_crosscheck");
-  TCase *tc = hurray_check_case(suite, "crosscheck", NULL, NULL, 0);
-  tcase_add_test(tc, producer_synced_payload_must_be_empty);
-  tcase_add_test(tc, event_payload_needs_event_release_and_tag);
-  tcase_add_test(tc, stream_payload_needs_stream_and_tag);
-  tcase_add_test(tc, undefined_sync_byte_is_invalid_sync_mode);
-  tcase_add_test(tc, encoded_handles_are_decoded_at_accept);
-  tcase_add_test(tc, handle_rules_apply);
-  tcase_add_test(tc, data_pointer_rules);
-  tcase_add_test(tc, transport_rule_applies);
-  tcase_add_test(tc, first_failure_answers);
-  tcase_add_test(tc, offer_arguments);
-  tcase_add_test(tc, mismatch_messages_name_the_reason);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN(
+      "handoff_crosscheck", "crosscheck", 0, producer_synced_payload_must_be_empty,
+      event_payload_needs_event_release_and_tag, stream_payload_needs_stream_and_tag,
+      undefined_sync_byte_is_invalid_sync_mode, encoded_handles_are_decoded_at_accept,
+      handle_rules_apply, data_pointer_rules, transport_rule_applies, first_failure_answers,
+      offer_arguments, mismatch_messages_name_the_reason);
 }

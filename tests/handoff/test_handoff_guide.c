@@ -173,13 +173,7 @@ START_TEST(buffer_list_example) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("handoff_guide");
-  TCase *tc = hurray_check_case(suite, "examples", NULL, NULL, 0);
-  tcase_add_test(tc, abi_check);
-  tcase_add_test(tc, producer_synced_example);
-  tcase_add_test(tc, event_example);
-  tcase_add_test(tc, consumer_stream_example);
-  tcase_add_test(tc, refusal_example);
-  tcase_add_test(tc, buffer_list_example);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("handoff_guide", "examples", 0, abi_check, producer_synced_example,
+                           event_example, consumer_stream_example, refusal_example,
+                           buffer_list_example);
 }

@@ -323,19 +323,9 @@ START_TEST(names) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("handoff_lifecycle");
-  TCase *tc = hurray_check_case(suite, "lifecycle", NULL, NULL, 0);
-  tcase_add_test(tc, abi_version_is_the_headers);
-  tcase_add_test(tc, producer_synced_path);
-  tcase_add_test(tc, event_path);
-  tcase_add_test(tc, event_dropped_path);
-  tcase_add_test(tc, consumer_stream_path);
-  tcase_add_test(tc, withdraw_calls_nothing);
-  tcase_add_test(tc, destroyed_is_poisoned);
-  tcase_add_test(tc, uninitialised_storage_is_refused);
-  tcase_add_test(tc, null_handoff_everywhere);
-  tcase_add_test(tc, reentrant_callbacks_cannot_release_twice);
-  tcase_add_test(tc, accept_writes_exactly_the_callers_size);
-  tcase_add_test(tc, names);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN(
+      "handoff_lifecycle", "lifecycle", 0, abi_version_is_the_headers, producer_synced_path,
+      event_path, event_dropped_path, consumer_stream_path, withdraw_calls_nothing,
+      destroyed_is_poisoned, uninitialised_storage_is_refused, null_handoff_everywhere,
+      reentrant_callbacks_cannot_release_twice, accept_writes_exactly_the_callers_size, names);
 }

@@ -274,10 +274,7 @@ START_TEST(transfer_races_release) {
 END_TEST
 
 int main(void) {
-  Suite *suite = suite_create("handoff_stress");
-  TCase *tc = hurray_check_case(suite, "stress", NULL, NULL, 240);
-  tcase_add_test(tc, racing_releases_release_each_buffer_once);
-  tcase_add_test(tc, withdraw_races_accept);
-  tcase_add_test(tc, transfer_races_release);
-  return hurray_check_run(suite);
+  return HURRAY_CHECK_MAIN("handoff_stress", "stress", 240,
+                           racing_releases_release_each_buffer_once, withdraw_races_accept,
+                           transfer_races_release);
 }
