@@ -89,9 +89,6 @@ START_TEST(test_zero_count_table) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("hurray-inspect --allow-empty-table");
-  TCase *tc = hurray_check_case(s, "allow empty table", NULL, NULL, 0);
-  tcase_add_test(tc, test_option_parsed);
-  tcase_add_test(tc, test_zero_count_table);
-  return hurray_check_run(s);
+  return HURRAY_CHECK_MAIN("hurray-inspect --allow-empty-table", "allow empty table", 0,
+                           test_option_parsed, test_zero_count_table);
 }

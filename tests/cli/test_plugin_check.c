@@ -184,13 +184,7 @@ START_TEST(test_usage) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("cli_plugin_check");
-  TCase *t = hurray_check_case(s, "plugin_check", NULL, NULL, 120);
-  tcase_add_test(t, test_template_passes);
-  tcase_add_test(t, test_no_device_fails_only_strict);
-  tcase_add_test(t, test_broken_plugin_names_the_check);
-  tcase_add_test(t, test_refused_plugin);
-  tcase_add_test(t, test_json);
-  tcase_add_test(t, test_usage);
-  return hurray_check_run(s);
+  return HURRAY_CHECK_MAIN("cli_plugin_check", "plugin_check", 120, test_template_passes,
+                           test_no_device_fails_only_strict, test_broken_plugin_names_the_check,
+                           test_refused_plugin, test_json, test_usage);
 }

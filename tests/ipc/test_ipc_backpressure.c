@@ -119,8 +119,6 @@ START_TEST(stalled_consumer_stalls_nobody) {  // IPC-FLOW-1, IPC-FLT-1
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("ipc_backpressure");
-  TCase *tc = hurray_check_case(s, "backpressure", NULL, NULL, 60);
-  tcase_add_test(tc, stalled_consumer_stalls_nobody);
-  return hurray_check_run_with(s, CK_NOFORK);
+  return HURRAY_CHECK_MAIN_WITH(CK_NOFORK, "ipc_backpressure", "backpressure", 60,
+                                stalled_consumer_stalls_nobody);
 }

@@ -640,21 +640,11 @@ START_TEST(explicit_disconnect_reclaims) {  // IPC-REL-3, IPC-FLT-1, IPC-FLT-2
 }
 END_TEST
 int main(void) {
-  Suite *s = suite_create("ipc_channel");
-  TCase *tc = hurray_check_case(s, "channel", NULL, NULL, 30);
-  tcase_add_test(tc, offer_accept_release);
-  tcase_add_test(tc, malformed_messages);
-  tcase_add_test(tc, wrong_number_of_fds);
-  tcase_add_test(tc, fds_of_the_wrong_kind);
-  tcase_add_test(tc, device_messages_that_do_not_match_the_offer);
-  tcase_add_test(tc, device_memory_without_plugins_is_rejected);
-  tcase_add_test(tc, byte_size_larger_than_segment);
-  tcase_add_test(tc, sealing_makes_the_bytes_immutable);
-  tcase_add_test(tc, producer_side_faults);
-  tcase_add_test(tc, wire_values_are_never_wildcards);
-  tcase_add_test(tc, consumer_rejects_offer);
-  tcase_add_test(tc, credentials_refused_both_sides);
-  tcase_add_test(tc, explicit_disconnect_reclaims);
-  tcase_add_test(tc, neutral_teardown_releases_each_once);
-  return hurray_check_run_with(s, CK_NOFORK);
+  return HURRAY_CHECK_MAIN_WITH(
+      CK_NOFORK, "ipc_channel", "channel", 30, offer_accept_release, malformed_messages,
+      wrong_number_of_fds, fds_of_the_wrong_kind, device_messages_that_do_not_match_the_offer,
+      device_memory_without_plugins_is_rejected, byte_size_larger_than_segment,
+      sealing_makes_the_bytes_immutable, producer_side_faults, wire_values_are_never_wildcards,
+      consumer_rejects_offer, credentials_refused_both_sides, explicit_disconnect_reclaims,
+      neutral_teardown_releases_each_once);
 }

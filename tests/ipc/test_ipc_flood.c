@@ -170,9 +170,7 @@ START_TEST(forged_message_flood_drops_nothing) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("ipc_flood");
-  TCase *tc = hurray_check_case(s, "flood", NULL, NULL, 60);
-  tcase_add_test(tc, connection_flood_beyond_the_limit);
-  tcase_add_test(tc, forged_message_flood_drops_nothing);
-  return hurray_check_run_with(s, CK_NOFORK);
+  return HURRAY_CHECK_MAIN_WITH(CK_NOFORK, "ipc_flood", "flood", 60,
+                                connection_flood_beyond_the_limit,
+                                forged_message_flood_drops_nothing);
 }

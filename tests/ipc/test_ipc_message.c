@@ -402,15 +402,7 @@ START_TEST(null_arguments) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("ipc_message");
-  TCase *tc = hurray_check_case(s, "decoder", NULL, NULL, 0);
-  tcase_add_test(tc, fixed_messages_round_trip);
-  tcase_add_test(tc, offer_round_trip);
-  tcase_add_test(tc, header_errors_in_order);
-  tcase_add_test(tc, body_errors);
-  tcase_add_test(tc, offer_errors);
-  tcase_add_test(tc, device_messages);
-  tcase_add_test(tc, event_messages);
-  tcase_add_test(tc, null_arguments);
-  return hurray_check_run(s);
+  return HURRAY_CHECK_MAIN("ipc_message", "decoder", 0, fixed_messages_round_trip, offer_round_trip,
+                           header_errors_in_order, body_errors, offer_errors, device_messages,
+                           event_messages, null_arguments);
 }

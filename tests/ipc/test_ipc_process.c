@@ -296,11 +296,7 @@ START_TEST(filesystem_address) {  // IPC-CHAN-1
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("ipc_process");
-  TCase *tc = hurray_check_case(s, "process", NULL, NULL, 60);
-  tcase_add_test(tc, sigkilled_consumer_is_reclaimed_once);
-  tcase_add_test(tc, killed_producer_leaves_mappings_valid);
-  tcase_add_test(tc, two_consumers_release_in_turn);
-  tcase_add_test(tc, filesystem_address);
-  return hurray_check_run_with(s, CK_NOFORK);
+  return HURRAY_CHECK_MAIN_WITH(
+      CK_NOFORK, "ipc_process", "process", 60, sigkilled_consumer_is_reclaimed_once,
+      killed_producer_leaves_mappings_valid, two_consumers_release_in_turn, filesystem_address);
 }

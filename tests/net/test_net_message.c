@@ -256,12 +256,6 @@ START_TEST(arguments_checked_first) {  // NET-MSG-6
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("net_message");
-  TCase *tc = hurray_check_case(s, "net_message", NULL, NULL, 0);
-  tcase_add_test(tc, message_format);
-  tcase_add_test(tc, refusal_writes_nothing);
-  tcase_add_test(tc, tensor_table_errors);
-  tcase_add_test(tc, largest_tensor);
-  tcase_add_test(tc, arguments_checked_first);
-  return hurray_check_run(s);
+  return HURRAY_CHECK_MAIN("net_message", "net_message", 0, message_format, refusal_writes_nothing,
+                           tensor_table_errors, largest_tensor, arguments_checked_first);
 }
