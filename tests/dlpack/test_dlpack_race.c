@@ -12,6 +12,7 @@
 
 #include "dlpack_test_support.h"
 #include "check_main.h"
+#include "racing_threads.h"
 
 #define THREADS 4
 #define BUFFERS 2000
@@ -21,18 +22,12 @@ typedef struct shared_run {
   release_log logs[BUFFERS];
   atomic_int wins[BUFFERS];
   atomic_int unexpected;
-  pthread_barrier_t start;
 } shared_run;
 
-typedef struct worker {
-  shared_run *run;
-  int id;
-} worker;
-
 static void *race(void *arg) {
-  worker *w = arg;
-  shared_run *run = w->run;
-  pthread_barrier_wait(&run->start);
+  const racer *w = arg;
+  shared_run *run = w->shared;
+  pthread_barrier_wait(w->start);
   for (int k = 0; k < BUFFERS; k++) {
     const int i = w->id % 2 == 0 ? k : BUFFERS - 1 - k;
     hurray_status status;
@@ -68,18 +63,7 @@ START_TEST(export_races_release) {
     const hurray_buffer_handle handle = cuda_handle(HURRAY_SYNC_PRODUCER_SYNCED);
     accept_buffer(&run->handoffs[i], &handle, FAKE_DEVICE_POINTER, &run->logs[i]);
   }
-  pthread_barrier_init(&run->start, NULL, THREADS);
-  pthread_t threads[THREADS];
-  worker workers[THREADS];
-  for (int t = 0; t < THREADS; t++) {
-    workers[t].run = run;
-    workers[t].id = t;
-    ck_assert_int_eq(pthread_create(&threads[t], NULL, race, &workers[t]), 0);
-  }
-  for (int t = 0; t < THREADS; t++) {
-    pthread_join(threads[t], NULL);
-  }
-  pthread_barrier_destroy(&run->start);
+  run_racers(run, race, THREADS);
   ck_assert_int_eq(atomic_load(&run->unexpected), 0);
   for (int i = 0; i < BUFFERS; i++) {
     const int wins = atomic_load(&run->wins[i]);

@@ -22,6 +22,7 @@
 
 #include "handoff_test_support.h"
 #include "check_main.h"
+#include "racing_threads.h"
 
 #define HANDOFFS 3000
 
@@ -53,7 +54,6 @@ typedef struct race {
    * orders no memory, so the sanitizer still sees every access the library
    * leaves unordered. */
   atomic_int go;
-  pthread_barrier_t start;
 } race;
 
 static race *new_race(void) {
@@ -91,23 +91,11 @@ static void unexpected_if(race *r, bool bad) {
   }
 }
 
-/* Two threads started together on the same body-pair. */
-typedef struct party {
-  race *r;
-  int id;
-} party;
-
-static void run_pair(race *r, void *(*first)(void *), void *(*second)(void *)) {
-  pthread_t a;
-  pthread_t b;
-  party pa = {r, 0};
-  party pb = {r, 1};
-  ck_assert_int_eq(pthread_barrier_init(&r->start, NULL, 2u), 0);
-  ck_assert_int_eq(pthread_create(&a, NULL, first, &pa), 0);
-  ck_assert_int_eq(pthread_create(&b, NULL, second, &pb), 0);
-  ck_assert_int_eq(pthread_join(a, NULL), 0);
-  ck_assert_int_eq(pthread_join(b, NULL), 0);
-  pthread_barrier_destroy(&r->start);
+/* Two threads started together, the first running `first`, the second
+ * `second`. */
+static void run_pair(race *r, racer_body *first, racer_body *second) {
+  racer_body *const bodies[] = {first, second};
+  run_racer_bodies(r, bodies, 2);
 }
 
 static void let_go(race *r, int i) { atomic_store_explicit(&r->go, i, memory_order_relaxed); }
@@ -120,8 +108,9 @@ static void wait_for_go(race *r, int i) {
 
 /* Offers handoff i once the poller has looked at it while still empty. */
 static void *offer_every_handoff(void *arg) {
-  race *r = ((party *)arg)->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     wait_for_go(r, i);
     unexpected_if(r, offer_number(&r->handoffs[i], i, &r->logs[i]) != HURRAY_OK);
@@ -155,8 +144,9 @@ static void finish_accepted(race *r, int i, hurray_status status,
 /* HO-THR-1, HO-THR-4: accept polled while the offer is being written. Before
  * the offer is published the answer is ILLEGAL_TRANSITION (state empty). */
 static void *poll_accept(void *arg) {
-  race *r = ((party *)arg)->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
     hurray_status status =
@@ -198,8 +188,9 @@ END_TEST
  * state polled during the offer; access before accept is illegal whatever
  * the state, so the poller waits for OFFERED through the state. */
 static void *poll_access(void *arg) {
-  race *r = ((party *)arg)->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     hurray_handoff *h = &r->handoffs[i];
     for (bool first = true;; first = false) {
@@ -236,10 +227,11 @@ END_TEST
  * accepted as usual. (Destroy is legal on an empty object: its race with
  * the offer is the next test; withdraw would take the offer back.) */
 static void *poll_other_calls(void *arg) {
-  race *r = ((party *)arg)->r;
+  const racer *w = arg;
+  race *r = w->shared;
   hurray_buffer_list *list = NULL;
   unexpected_if(r, hurray_buffer_list_create(&list, NULL) != HURRAY_OK);
-  pthread_barrier_wait(&r->start);
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     hurray_handoff *h = &r->handoffs[i];
     for (bool first = true;; first = false) {
@@ -274,8 +266,9 @@ END_TEST
  * offer cannot be destroyed) or the destroy (the offer then answers
  * USE_AFTER_DESTROY and the object stays destroyed). */
 static void *offer_racing_destroy(void *arg) {
-  race *r = ((party *)arg)->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     let_go(r, i);
     const hurray_status status = offer_number(&r->handoffs[i], i, &r->logs[i]);
@@ -290,8 +283,9 @@ static void *offer_racing_destroy(void *arg) {
 }
 
 static void *destroy_racing_offer(void *arg) {
-  race *r = ((party *)arg)->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     hurray_handoff *h = &r->handoffs[i];
     wait_for_go(r, i); /* the offer of i is about to start, or under way */
@@ -358,9 +352,9 @@ static void reuse_after_losing(race *r, int i) {
 }
 
 static void *release_or_reuse(void *arg) {
-  party *p = arg;
-  race *r = p->r;
-  pthread_barrier_wait(&r->start);
+  const racer *w = arg;
+  race *r = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < HANDOFFS; i++) {
     const hurray_status status = hurray_handoff_release(&r->handoffs[i], NULL);
     if (status == HURRAY_OK) {

@@ -13,6 +13,7 @@
 
 #include "handoff_test_support.h"
 #include "check_main.h"
+#include "racing_threads.h"
 
 #define THREADS 4
 #define BUFFERS 4000
@@ -27,13 +28,7 @@ typedef struct shared_run {
   atomic_int *withdraw_wins;
   atomic_int unexpected;
   int round;
-  pthread_barrier_t start;
 } shared_run;
-
-typedef struct worker {
-  shared_run *run;
-  int id;
-} worker;
 
 /* Counts a win; a loss must be ALREADY_RELEASED, or ILLEGAL_TRANSITION where
  * `illegal_loses` (an accept or withdraw that came after the other side's
@@ -52,9 +47,9 @@ static void note(atomic_int *counter, hurray_status status, bool illegal_loses,
  * order (they collide on the same buffer at the same time); round 1: odd
  * threads walk backwards; round 2: each starts at a different place. */
 static void *consume_all(void *arg) {
-  worker *w = arg;
-  shared_run *run = w->run;
-  pthread_barrier_wait(&run->start);
+  const racer *w = arg;
+  shared_run *run = w->shared;
+  pthread_barrier_wait(w->start);
   for (int k = 0; k < BUFFERS; k++) {
     int i = k;
     if (run->round == 1 && w->id % 2 == 1) {
@@ -119,28 +114,13 @@ static void free_run(shared_run *run) {
   free(run);
 }
 
-static void run_threads(shared_run *run, void *(*body)(void *), int threads) {
-  pthread_t tids[THREADS + 1];
-  worker workers[THREADS + 1];
-  ck_assert_int_eq(pthread_barrier_init(&run->start, NULL, (unsigned)threads), 0);
-  for (int t = 0; t < threads; t++) {
-    workers[t].run = run;
-    workers[t].id = t;
-    ck_assert_int_eq(pthread_create(&tids[t], NULL, body, &workers[t]), 0);
-  }
-  for (int t = 0; t < threads; t++) {
-    pthread_join(tids[t], NULL);
-  }
-  pthread_barrier_destroy(&run->start);
-}
-
 START_TEST(racing_releases_release_each_buffer_once) {
   shared_run *run = new_run();
   for (int round = 0; round < ROUNDS; round++) {
     offer_all(run);
     atomic_store(&run->unexpected, 0);
     run->round = round;
-    run_threads(run, consume_all, THREADS);
+    run_racers(run, consume_all, THREADS);
     const int unexpected = atomic_load(&run->unexpected);
     ck_assert_int_eq(unexpected, 0);
     for (int i = 0; i < BUFFERS; i++) {
@@ -160,9 +140,9 @@ END_TEST
 
 /* The producer withdrawing while consumers accept: one side wins each buffer. */
 static void *withdraw_all(void *arg) {
-  worker *w = arg;
-  shared_run *run = w->run;
-  pthread_barrier_wait(&run->start);
+  const racer *w = arg;
+  shared_run *run = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = BUFFERS - 1; i >= 0; i--) {
     note(&run->withdraw_wins[i], hurray_handoff_withdraw(&run->handoffs[i], NULL), true,
          &run->unexpected);
@@ -171,12 +151,12 @@ static void *withdraw_all(void *arg) {
 }
 
 static void *accept_or_withdraw(void *arg) {
-  worker *w = arg;
+  const racer *w = arg;
   if (w->id == 0) {
     return withdraw_all(arg);
   }
-  shared_run *run = w->run;
-  pthread_barrier_wait(&run->start);
+  shared_run *run = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < BUFFERS; i++) {
     hurray_handoff *h = &run->handoffs[i];
     hurray_accepted_buffer got = HURRAY_ACCEPTED_BUFFER_INIT;
@@ -197,7 +177,7 @@ START_TEST(withdraw_races_accept) {
   shared_run *run = new_run();
   offer_all(run);
   atomic_store(&run->unexpected, 0);
-  run_threads(run, accept_or_withdraw, THREADS);
+  run_racers(run, accept_or_withdraw, THREADS);
   const int unexpected = atomic_load(&run->unexpected);
   ck_assert_int_eq(unexpected, 0);
   for (int i = 0; i < BUFFERS; i++) {
@@ -221,9 +201,9 @@ END_TEST
 static hurray_buffer_list *thread_lists[THREADS];
 
 static void *transfer_or_release(void *arg) {
-  worker *w = arg;
-  shared_run *run = w->run;
-  pthread_barrier_wait(&run->start);
+  const racer *w = arg;
+  shared_run *run = w->shared;
+  pthread_barrier_wait(w->start);
   for (int i = 0; i < RACED_TRANSFERS; i++) {
     hurray_handoff *h = &run->handoffs[i];
     hurray_status status = w->id % 2 == 0
@@ -251,7 +231,7 @@ START_TEST(transfer_races_release) {
   for (int t = 0; t < THREADS; t++) {
     ck_assert_int_eq(hurray_buffer_list_create(&thread_lists[t], NULL), HURRAY_OK);
   }
-  run_threads(run, transfer_or_release, THREADS);
+  run_racers(run, transfer_or_release, THREADS);
   size_t listed = 0;
   for (int t = 0; t < THREADS; t++) {
     listed += hurray_buffer_list_count(thread_lists[t]);
