@@ -13,7 +13,7 @@ int produce_device_event(hurray_ipc_producer *producer, uint64_t consumer_id,
                          hurray_plugin *plugin);
 int consume_device_event(const char *address, hurray_plugin_registry *plugins);
 
-#include "ipc_guide_examples.h"
+#include "ipc_examples.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@ int send_one(uint16_t port);
 typedef struct hurray_net_connection hurray_net_connection;
 int keep_for_large_tensors(hurray_net_connection *conn);
 
-#include "net_guide_examples.h"
+#include "network_examples.h"
 
 #include <signal.h>
 #include <sys/wait.h>
