@@ -105,47 +105,62 @@ static int reap(pid_t pid) {
   return status;
 }
 
-START_TEST(sigkilled_consumer_is_reclaimed_once) {  // IPC-FLT-1
-  leak_probe probe = leak_start("SIGKILLed consumer (producer side)");
+/* A test's producer, listening on an abstract address of its own, with
+ * the log of the events it reports and the test's leak probe. */
+typedef struct listening_test {
+  leak_probe probe;
   char address[64];
-  event_log events = {0};
-  hurray_ipc_producer *p = listening_producer(address, sizeof address, "kill", &events, 0);
+  event_log events;
+  hurray_ipc_producer *producer;
+} listening_test;
+
+/* Starts the leak probe (named `what`), then the producer (its address
+ * made from `tag`). */
+static void start_listening(listening_test *t, const char *what, const char *tag) {
+  t->probe = leak_start(what);
+  memset(&t->events, 0, sizeof t->events);
+  t->producer = listening_producer(t->address, sizeof t->address, tag, &t->events, 0);
+}
+
+START_TEST(sigkilled_consumer_is_reclaimed_once) {  // IPC-FLT-1
+  listening_test t;
+  start_listening(&t, "SIGKILLed consumer (producer side)", "kill");
   hurray_error err;
   const uint64_t size = 1u << 20;
   int to_child = -1;
   int from_child = -1;
-  pid_t child = spawn_consumer(address, &to_child, &from_child, size);
+  pid_t child = spawn_consumer(t.address, &to_child, &from_child, size);
   uint64_t cid = 0;
-  ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, WAIT_MS, &cid, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_next_consumer(t.producer, WAIT_MS, &cid, &err), HURRAY_OK);
   void *data = NULL;
   mapped_release rel = {{0, NULL}, size};
-  hurray_ipc_shared *s = share_segment(p, size, &data, unmap_release, &rel);
-  ck_assert_int_eq(hurray_ipc_producer_offer(p, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
+  hurray_ipc_shared *s = share_segment(t.producer, size, &data, unmap_release, &rel);
+  ck_assert_int_eq(hurray_ipc_producer_offer(t.producer, cid, &s, 1, 0, NULL, &err), HURRAY_OK);
   hurray_ipc_shared_retire(s);
   ck_assert_int_eq(read_byte(from_child), 'm'); /* the child maps and has read the bytes */
   hurray_ipc_hold holds[2];
   size_t n = 0;
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 2, &n, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(t.producer, holds, 2, &n, &err), HURRAY_OK);
   ck_assert_uint_eq(n, 1);
   ck_assert_int_eq(holds[0].pid, child);
   ck_assert_int_eq(kill(child, SIGKILL), 0);
   int status = reap(child);
   ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-  poll_until(p, &events, HURRAY_IPC_EVENT_GONE, 1);
-  const hurray_ipc_event *gone = last_event(&events, HURRAY_IPC_EVENT_GONE);
+  poll_until(t.producer, &t.events, HURRAY_IPC_EVENT_GONE, 1);
+  const hurray_ipc_event *gone = last_event(&t.events, HURRAY_IPC_EVENT_GONE);
   ck_assert_int_eq(gone->pid, child);
   ck_assert_uint_eq(gone->value, 1); /* one hold reclaimed */
   ck_assert_int_eq(rel.log.calls, 1);
-  ck_assert_int_eq(hurray_ipc_producer_poll(p, 100, &err), HURRAY_OK);
-  ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_GONE), 1); /* exactly once */
+  ck_assert_int_eq(hurray_ipc_producer_poll(t.producer, 100, &err), HURRAY_OK);
+  ck_assert_int_eq(events_of(&t.events, HURRAY_IPC_EVENT_GONE), 1); /* exactly once */
   ck_assert_int_eq(rel.log.calls, 1);
-  ck_assert_int_eq(hurray_ipc_producer_holds(p, holds, 2, &n, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_ipc_producer_holds(t.producer, holds, 2, &n, &err), HURRAY_OK);
   ck_assert_uint_eq(n, 0);
-  hurray_ipc_producer_destroy(&p);
+  hurray_ipc_producer_destroy(&t.producer);
   ck_assert_int_eq(rel.log.calls, 1);
   close(to_child);
   close(from_child);
-  leak_check(&probe);
+  leak_check(&t.probe);
 }
 END_TEST
 
@@ -211,10 +226,8 @@ START_TEST(killed_producer_leaves_mappings_valid) {  // IPC-FLT-2
 END_TEST
 
 START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
-  leak_probe probe = leak_start("two consumer processes, one buffer");
-  char address[64];
-  event_log events = {0};
-  hurray_ipc_producer *p = listening_producer(address, sizeof address, "two", &events, 0);
+  listening_test t;
+  start_listening(&t, "two consumer processes, one buffer", "two");
   hurray_error err;
   const uint64_t size = 1u << 20;
   int to[2];
@@ -222,24 +235,26 @@ START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
   pid_t kids[2];
   uint64_t cids[2];
   for (int k = 0; k < 2; k++) {
-    kids[k] = spawn_consumer(address, &to[k], &from[k], size);
-    ck_assert_int_eq(hurray_ipc_producer_next_consumer(p, WAIT_MS, &cids[k], &err), HURRAY_OK);
+    kids[k] = spawn_consumer(t.address, &to[k], &from[k], size);
+    ck_assert_int_eq(hurray_ipc_producer_next_consumer(t.producer, WAIT_MS, &cids[k], &err),
+                     HURRAY_OK);
   }
   void *data = NULL;
   mapped_release rel = {{0, NULL}, size};
-  hurray_ipc_shared *s = share_segment(p, size, &data, unmap_release, &rel);
+  hurray_ipc_shared *s = share_segment(t.producer, size, &data, unmap_release, &rel);
   for (int k = 0; k < 2; k++) {
-    ck_assert_int_eq(hurray_ipc_producer_offer(p, cids[k], &s, 1, 0, NULL, &err), HURRAY_OK);
+    ck_assert_int_eq(hurray_ipc_producer_offer(t.producer, cids[k], &s, 1, 0, NULL, &err),
+                     HURRAY_OK);
   }
   hurray_ipc_shared_retire(s);
   for (int k = 0; k < 2; k++) {
     ck_assert_int_eq(read_byte(from[k]), 'm');
   }
   write_byte(to[0], 'r');
-  poll_until(p, &events, HURRAY_IPC_EVENT_RELEASED, 1);
+  poll_until(t.producer, &t.events, HURRAY_IPC_EVENT_RELEASED, 1);
   ck_assert_int_eq(rel.log.calls, 0); /* the second consumer still holds it */
   write_byte(to[1], 'r');
-  poll_until(p, &events, HURRAY_IPC_EVENT_RELEASED, 2);
+  poll_until(t.producer, &t.events, HURRAY_IPC_EVENT_RELEASED, 2);
   ck_assert_int_eq(rel.log.calls, 1);
   for (int k = 0; k < 2; k++) {
     int status = reap(kids[k]);
@@ -248,11 +263,11 @@ START_TEST(two_consumers_release_in_turn) {  // IPC-REL-2, IPC-CHAN-2, BP-OWN-5
     close(to[k]);
     close(from[k]);
   }
-  poll_until(p, &events, HURRAY_IPC_EVENT_GONE, 2);
-  ck_assert_uint_eq(last_event(&events, HURRAY_IPC_EVENT_GONE)->value, 0);
-  hurray_ipc_producer_destroy(&p);
+  poll_until(t.producer, &t.events, HURRAY_IPC_EVENT_GONE, 2);
+  ck_assert_uint_eq(last_event(&t.events, HURRAY_IPC_EVENT_GONE)->value, 0);
+  hurray_ipc_producer_destroy(&t.producer);
   ck_assert_int_eq(rel.log.calls, 1);
-  leak_check(&probe);
+  leak_check(&t.probe);
 }
 END_TEST
 
