@@ -21,6 +21,19 @@ static void cpu_handoff(hurray_handoff *handoff, release_log *log) {
   accept_buffer(handoff, &handle, host, log);
 }
 
+/* The host buffer accepted into a handoff, with the log its release
+ * counts into. */
+typedef struct host_export {
+  release_log log;
+  hurray_handoff handoff;
+} host_export;
+
+/* A fresh log and the host buffer accepted into x's handoff. */
+static void accept_host_buffer(host_export *x) {
+  release_log_reset(&x->log);
+  cpu_handoff(&x->handoff, &x->log);
+}
+
 static void assert_releases(release_log *log, int buffer) {
   const int releases = atomic_load(&log->buffer_releases);
   ck_assert_int_eq(releases, buffer);
@@ -29,13 +42,11 @@ static void assert_releases(release_log *log, int buffer) {
 /* BP-DLPACK-5, -6: the default layout, the handoff released without a
  * callback, the deleter releasing exactly once. */
 START_TEST(export_cpu_bytes_legacy) {
-  release_log log;
-  release_log_reset(&log);
-  hurray_handoff h;
-  cpu_handoff(&h, &log);
+  host_export x;
+  accept_host_buffer(&x);
   hurray_dl_managed_tensor *t = NULL;
   hurray_error err;
-  ck_assert_int_eq(hurray_dlpack_export(&h, NULL, &t, &err), HURRAY_OK);
+  ck_assert_int_eq(hurray_dlpack_export(&x.handoff, NULL, &t, &err), HURRAY_OK);
   ck_assert_ptr_nonnull(t);
   ck_assert_ptr_eq(t->dl_tensor.data, host);
   ck_assert_int_eq(t->dl_tensor.device.device_type, 1); /* kDLCPU */
@@ -50,34 +61,32 @@ START_TEST(export_cpu_bytes_legacy) {
   ck_assert_uint_eq(t->dl_tensor.byte_offset, 0u);
   ck_assert(t->deleter != NULL);
   /* The duty moved: the handoff is released, nothing was called, it can go. */
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_RELEASED);
-  assert_releases(&log, 0);
-  ck_assert_int_eq(hurray_handoff_release(&h, &err), HURRAY_ERR_ALREADY_RELEASED);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
-  assert_releases(&log, 0);
+  ck_assert_uint_eq(hurray_handoff_state_of(&x.handoff), HURRAY_HANDOFF_RELEASED);
+  assert_releases(&x.log, 0);
+  ck_assert_int_eq(hurray_handoff_release(&x.handoff, &err), HURRAY_ERR_ALREADY_RELEASED);
+  ck_assert_int_eq(hurray_handoff_destroy(&x.handoff, NULL), HURRAY_OK);
+  assert_releases(&x.log, 0);
   /* The consumer writes through it: the memory is the buffer itself. */
   unsigned char *bytes = t->dl_tensor.data;
   bytes[17] = 0xA5;
   ck_assert_uint_eq(host[17], 0xA5);
   t->deleter(t);
-  assert_releases(&log, 1);
-  ck_assert_ptr_eq(log.buffer_seen, host);
+  assert_releases(&x.log, 1);
+  ck_assert_ptr_eq(x.log.buffer_seen, host);
 }
 END_TEST
 
 /* BP-DLPACK-8: versioned, with a dtype and shape, the read-only flag. */
 START_TEST(export_cpu_float_versioned) {
-  release_log log;
-  release_log_reset(&log);
-  hurray_handoff h;
-  cpu_handoff(&h, &log);
+  host_export x;
+  accept_host_buffer(&x);
   const int64_t shape[2] = {4, 256};
   const hurray_dlpack_layout layout =
       hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 2, shape, NULL, 0);
   hurray_dl_managed_tensor_versioned *t = NULL;
   hurray_error err;
   ck_assert_int_eq(
-      hurray_dlpack_export_versioned(&h, &layout, HURRAY_DLPACK_FLAG_READ_ONLY, &t, &err),
+      hurray_dlpack_export_versioned(&x.handoff, &layout, HURRAY_DLPACK_FLAG_READ_ONLY, &t, &err),
       HURRAY_OK);
   ck_assert_uint_eq(t->version.major, 1u);
   ck_assert_uint_eq(t->version.minor, 0u);
@@ -93,33 +102,31 @@ START_TEST(export_cpu_float_versioned) {
   ck_assert_int_eq(t->dl_tensor.strides[0], 256); /* compact strides filled (BP-DLPACK-6) */
   ck_assert_int_eq(t->dl_tensor.strides[1], 1);
   ck_assert_ptr_ne(t->dl_tensor.shape, shape); /* copied, not borrowed */
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_RELEASED);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
-  assert_releases(&log, 0);
+  ck_assert_uint_eq(hurray_handoff_state_of(&x.handoff), HURRAY_HANDOFF_RELEASED);
+  ck_assert_int_eq(hurray_handoff_destroy(&x.handoff, NULL), HURRAY_OK);
+  assert_releases(&x.log, 0);
   t->deleter(t);
-  assert_releases(&log, 1);
+  assert_releases(&x.log, 1);
 }
 END_TEST
 
 /* BP-DLPACK-7: strides within the buffer are exported as given; a scalar. */
 START_TEST(export_strided_and_scalar) {
-  release_log log;
-  release_log_reset(&log);
-  hurray_handoff h;
-  cpu_handoff(&h, &log);
+  host_export x;
+  accept_host_buffer(&x);
   /* A 3x5 float32 view with rows of 8 elements: reaches (2*8 + 4 + 1) * 4 = 84 bytes. */
   const int64_t shape[2] = {3, 5};
   const int64_t strides[2] = {8, 1};
   const hurray_dlpack_layout layout =
       hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 2, shape, strides, 3);
   hurray_dl_managed_tensor *t = NULL;
-  ck_assert_int_eq(hurray_dlpack_export(&h, &layout, &t, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_dlpack_export(&x.handoff, &layout, &t, NULL), HURRAY_OK);
   ck_assert_int_eq(t->dl_tensor.strides[0], 8);
   ck_assert_int_eq(t->dl_tensor.strides[1], 1);
   ck_assert_int_eq(t->dl_tensor.device.device_id, 3);
   t->deleter(t);
-  assert_releases(&log, 1);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  assert_releases(&x.log, 1);
+  ck_assert_int_eq(hurray_handoff_destroy(&x.handoff, NULL), HURRAY_OK);
 
   /* A scalar: ndim 0, one element covering the whole (4-byte) layout. */
   hurray_error err;
@@ -134,46 +141,44 @@ END_TEST
 /* BP-DLPACK-7: a layout that does not match byte_size is refused through the
  * export, which then changes nothing and calls nothing. */
 START_TEST(export_mismatch_changes_nothing) {
-  release_log log;
-  release_log_reset(&log);
-  hurray_handoff h;
-  cpu_handoff(&h, &log);
+  host_export x;
+  accept_host_buffer(&x);
   const int64_t shape[1] = {1025};
   const hurray_dlpack_layout layout =
       hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 1, shape, NULL, 0);
-  hurray_dl_managed_tensor *t = (hurray_dl_managed_tensor *)&log; /* must stay untouched */
+  hurray_dl_managed_tensor *t = (hurray_dl_managed_tensor *)&x.log; /* must stay untouched */
   hurray_error err;
-  expect_error("1025 floats on 4096 bytes", hurray_dlpack_export(&h, &layout, &t, &err), &err,
-               HURRAY_ERR_INVALID_ARGUMENT, 4100, 4096);
+  expect_error("1025 floats on 4096 bytes", hurray_dlpack_export(&x.handoff, &layout, &t, &err),
+               &err, HURRAY_ERR_INVALID_ARGUMENT, 4100, 4096);
   ck_assert_uint_eq(err.index, 1u);
   expect_message_has(&err, "4100 bytes");
-  ck_assert_ptr_eq(t, (hurray_dl_managed_tensor *)&log);
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_READABLE);
-  assert_releases(&log, 0);
+  ck_assert_ptr_eq(t, (hurray_dl_managed_tensor *)&x.log);
+  ck_assert_uint_eq(hurray_handoff_state_of(&x.handoff), HURRAY_HANDOFF_READABLE);
+  assert_releases(&x.log, 0);
   /* Fewer bytes than the buffer is a mismatch too (compact layouts cover it exactly). */
   const int64_t fewer[1] = {1000};
   const hurray_dlpack_layout small =
       hurray_dlpack_layout_of(hurray_dl_data_type_of(HURRAY_DL_FLOAT, 32, 1), 1, fewer, NULL, 0);
-  expect_error("1000 floats", hurray_dlpack_export(&h, &small, &t, &err), &err,
+  expect_error("1000 floats", hurray_dlpack_export(&x.handoff, &small, &t, &err), &err,
                HURRAY_ERR_INVALID_ARGUMENT, 4000, 4096);
   /* Versioned: an undefined flag bit. */
   hurray_dl_managed_tensor_versioned *v = NULL;
-  expect_error("flag 0x4", hurray_dlpack_export_versioned(&h, NULL, 0x4u, &v, &err), &err,
+  expect_error("flag 0x4", hurray_dlpack_export_versioned(&x.handoff, NULL, 0x4u, &v, &err), &err,
                HURRAY_ERR_INVALID_ARGUMENT, 0x4u, 0x3u);
   ck_assert_ptr_null(v);
-  ck_assert_uint_eq(hurray_handoff_state_of(&h), HURRAY_HANDOFF_READABLE);
+  ck_assert_uint_eq(hurray_handoff_state_of(&x.handoff), HURRAY_HANDOFF_READABLE);
   /* NULL arguments. */
   ck_assert_int_eq(hurray_dlpack_export(NULL, NULL, &t, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 0u);
-  ck_assert_int_eq(hurray_dlpack_export(&h, NULL, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
+  ck_assert_int_eq(hurray_dlpack_export(&x.handoff, NULL, NULL, &err), HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 2u);
-  ck_assert_int_eq(hurray_dlpack_export_versioned(&h, NULL, 0, NULL, &err),
+  ck_assert_int_eq(hurray_dlpack_export_versioned(&x.handoff, NULL, 0, NULL, &err),
                    HURRAY_ERR_NULL_ARGUMENT);
   ck_assert_uint_eq(err.index, 3u);
   /* Still the consumer's to release, once. */
-  ck_assert_int_eq(hurray_handoff_release(&h, NULL), HURRAY_OK);
-  assert_releases(&log, 1);
-  ck_assert_int_eq(hurray_handoff_destroy(&h, NULL), HURRAY_OK);
+  ck_assert_int_eq(hurray_handoff_release(&x.handoff, NULL), HURRAY_OK);
+  assert_releases(&x.log, 1);
+  ck_assert_int_eq(hurray_handoff_destroy(&x.handoff, NULL), HURRAY_OK);
 }
 END_TEST
 
