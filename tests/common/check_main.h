@@ -46,26 +46,28 @@ static inline int hurray_check_run(Suite *suite) {
   return hurray_check_run_with(suite, CK_FORK_GETENV);
 }
 
-/* The main() of a test program whose tests all sit in one case, with no
- * fixture: the suite `suite_name`, its case `case_name` with the timeout
- * in seconds (0: Check's default), the `count` tests in the order given,
- * run as hurray_check_run_with() runs them. */
-static inline int hurray_check_main(const char *suite_name, const char *case_name, double timeout,
+/* The main() of a test program whose tests all sit in one case: the suite
+ * `suite_name`, its case `case_name` as hurray_check_case() makes it (the
+ * fixture, the timeout), the `count` tests in the order given, run as
+ * hurray_check_run_with() runs them. */
+static inline int hurray_check_main(const char *suite_name, const char *case_name,
+                                    void (*setup)(void), void (*teardown)(void), double timeout,
                                     enum fork_status fork_status, const TTest *const *tests,
                                     size_t count) {
   Suite *suite = suite_create(suite_name);
-  TCase *tc = hurray_check_case(suite, case_name, NULL, NULL, timeout);
+  TCase *tc = hurray_check_case(suite, case_name, setup, teardown, timeout);
   for (size_t i = 0; i < count; i++) {
     tcase_add_test(tc, tests[i]);
   }
   return hurray_check_run_with(suite, fork_status);
 }
 
-/* hurray_check_main() with the tests named in its arguments, as START_TEST
- * names them (each a `const TTest *`), so that a main() is one statement. */
-#define HURRAY_CHECK_MAIN_WITH(fork_status, suite_name, case_name, timeout, ...) \
-  hurray_check_main((suite_name), (case_name), (timeout), (fork_status),         \
-                    (const TTest *[]){__VA_ARGS__},                              \
+/* hurray_check_main() with no fixture and the tests named in its
+ * arguments, as START_TEST names them (each a `const TTest *`), so that a
+ * main() is one statement. */
+#define HURRAY_CHECK_MAIN_WITH(fork_status, suite_name, case_name, timeout, ...)     \
+  hurray_check_main((suite_name), (case_name), NULL, NULL, (timeout), (fork_status), \
+                    (const TTest *[]){__VA_ARGS__},                                  \
                     sizeof((const TTest *[]){__VA_ARGS__}) / sizeof(const TTest *))
 
 /* Each test in its own process unless CK_FORK=no, as hurray_check_run(). */

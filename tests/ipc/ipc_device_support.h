@@ -13,6 +13,7 @@
 
 #include <spawn.h>
 #include <stdbool.h>
+#include <sys/wait.h>
 
 #include "hurray/plugin.h"
 #include "check_main.h"
@@ -141,29 +142,138 @@ static inline pid_t spawn_role(const char *role, int child_end, int signal_end) 
   return child;
 }
 
+/* A shared device buffer's release, as the producer's callback counts it. */
+typedef struct device_release {
+  int calls;
+  /* The plugin's live events when it ran. An event buffer's own event is
+   * released right before it (IPC-REL-2): the count excludes it. */
+  size_t live_events_at_release;
+  hurray_plugin_buffer *buffer; /* released by the callback */
+} device_release;
+
+/* The release callback of a shared device buffer; ctx is its
+ * device_release. */
+static inline void free_device_buffer(void *data, void *ctx) {
+  (void)data;
+  device_release *r = ctx;
+  r->calls++;
+  r->live_events_at_release = live_events(plugin);
+  (void)!hurray_plugin_buffer_release(r->buffer, NULL);
+}
+
+/* What a child's consumer works with: the plugin in a registry of its own,
+ * and the consumer importing through it. */
+typedef struct child_side {
+  hurray_plugin_registry *own;
+  hurray_plugin *loaded;
+  hurray_ipc_consumer *consumer;
+} child_side;
+
 /*
  * A child's consumer (the tests spawn this program as one): the plugin at
- * `file` in a registry of its own (*own, *loaded), a consumer on the
- * inherited socket importing through it. 0, or the child's exit status
- * for the step that failed: 2 loading, 3 connecting.
+ * `file` in a registry of its own, a consumer on the inherited socket
+ * importing through it. 0, or the child's exit status for the step that
+ * failed: 2 loading, 3 connecting.
  */
-static inline int child_consumer(const char *file, int socket_fd, hurray_plugin_registry **own,
-                                 hurray_plugin **loaded, hurray_ipc_consumer **consumer) {
+static inline int child_consumer(const char *file, int socket_fd, child_side *side) {
   hurray_error err;
-  if (hurray_plugin_registry_create(own, &err) != HURRAY_OK ||
-      hurray_plugin_load(*own, file, 0, loaded, &err) != HURRAY_OK) {
+  *side = (child_side){NULL, NULL, NULL};
+  if (hurray_plugin_registry_create(&side->own, &err) != HURRAY_OK ||
+      hurray_plugin_load(side->own, file, 0, &side->loaded, &err) != HURRAY_OK) {
     fprintf(stderr, "consumer: load %s: %s\n", file, err.detail);
     return 2;
   }
-  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, consumer, &err) != HURRAY_OK ||
-      hurray_ipc_consumer_set_plugins(*consumer, *own, &err) != HURRAY_OK) {
+  if (hurray_ipc_consumer_from_socket(socket_fd, NULL, &side->consumer, &err) != HURRAY_OK ||
+      hurray_ipc_consumer_set_plugins(side->consumer, side->own, &err) != HURRAY_OK) {
     fprintf(stderr, "consumer: connect: %s\n", err.detail);
     return 3;
   }
   return 0;
 }
 
-/* Runs the suite in this process (the tests spawn their own children). */
-static inline int run_suite(Suite *suite) { return hurray_check_run_with(suite, CK_NOFORK); }
+/* What a child's consumer checks of the first offer it received; it owns
+ * `received` (and may receive more). Returns 0, or the step that failed. */
+typedef int received_check(const child_side *side, hurray_ipc_received *received);
+
+/* The whole consumer process: child_consumer(), the first offer received
+ * (step 4 when none comes), `check` on it, the consumer and its registry
+ * destroyed. Returns the process's exit status. */
+static inline int run_child_consumer(const char *file, int socket_fd, received_check *check) {
+  child_side side;
+  int step = child_consumer(file, socket_fd, &side);
+  if (step != 0) {
+    return step;
+  }
+  hurray_error err;
+  hurray_ipc_received *received = NULL;
+  if (hurray_ipc_consumer_receive(side.consumer, 10000, &received, &err) != HURRAY_OK) {
+    fprintf(stderr, "consumer: receive: status %d value %llu index %llu %s\n", (int)err.status,
+            (unsigned long long)err.value, (unsigned long long)err.index, err.detail);
+    return 4;
+  }
+  int verdict = check(&side, received);
+  hurray_ipc_consumer_destroy(&side.consumer);
+  hurray_plugin_registry_destroy(side.own);
+  return verdict;
+}
+
+/* Spawns this program as the consumer (--consumer) of a new socket pair,
+ * whose other end, the producer's, goes to *producer_end. */
+static inline pid_t spawn_consumer(int *producer_end) {
+  int pair[2];
+  socket_pair(pair);
+  pid_t child = spawn_role("--consumer", pair[1], -1);
+  close(pair[1]);
+  *producer_end = pair[0];
+  return child;
+}
+
+/* Waits for the child and fails the test unless it exited 0; its exit
+ * status is the step that failed. */
+static inline void expect_consumer_passed(pid_t child) {
+  int status = 0;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* A role this program runs when a test spawns it (spawn_role): the first
+ * argument naming it, and what runs with the plugin file and the socket. */
+typedef struct spawned_role {
+  const char *name;
+  int (*run)(const char *file, int socket_fd);
+} spawned_role;
+
+/*
+ * The start of a device test program, `program` PLUGIN_FILE
+ * [--require-devices]: spawned as one of `roles`, it runs that role;
+ * otherwise it sets plugin_file and probes it (plugin_probe, which fills
+ * *ipc_capabilities if not NULL). Returns the exit status where the
+ * program ends here, -1 where its tests run.
+ */
+static inline int device_test_start(int argc, char **argv, const char *program,
+                                    const spawned_role *roles, size_t role_count,
+                                    uint32_t *ipc_capabilities) {
+  for (size_t r = 0; r < role_count; r++) {
+    if (argc == 4 && strcmp(argv[1], roles[r].name) == 0) {
+      return roles[r].run(argv[2], atoi(argv[3]));
+    }
+  }
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s PLUGIN_FILE [--require-devices]\n", program);
+    return 2;
+  }
+  plugin_file = argv[1];
+  return plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
+                      ipc_capabilities);
+}
+
+/* Runs the first `count` of `tests` in this process (the tests spawn their
+ * own children), each with the plugin loaded fresh (load, unload), with
+ * the timeout of a crossing between processes. */
+static inline int run_device_tests(const char *suite_name, const char *case_name,
+                                   const TTest *const *tests, size_t count) {
+  return hurray_check_main(suite_name, case_name, load, unload, 120, CK_NOFORK, tests, count);
+}
 
 #endif /* HURRAY_IPC_DEVICE_SUPPORT_H */

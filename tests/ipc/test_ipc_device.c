@@ -29,25 +29,14 @@ enum { DEVICE_BYTES = 1 << 20, BUFFERS = 2 };
 
 static unsigned char seeded(size_t i, unsigned seed) { return (unsigned char)(i * 7u + seed); }
 
-/* The consumer process: imports the offer through its own registry,
- * checks the bytes, writes its own, releases. Exit status: the failing
- * step, 0 when all went well. */
-static int run_consumer(const char *file, int socket_fd) {
+/* What the consumer process checks (run_child_consumer): the offer's
+ * buffers imported through its own registry, the producer's bytes in them;
+ * it writes its own and releases each once. Returns the failing step, 0
+ * when all went well. */
+static int check_imports(const child_side *side, hurray_ipc_received *received) {
   hurray_error err;
-  hurray_plugin_registry *own = NULL;
-  hurray_plugin *loaded = NULL;
-  hurray_ipc_consumer *consumer = NULL;
-  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
-  if (step != 0) {
-    return step;
-  }
   int verdict = 0;
-  hurray_ipc_received *received = NULL;
-  if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
-    fprintf(stderr, "consumer: receive: status %d value %llu index %llu %s\n", (int)err.status,
-            (unsigned long long)err.value, (unsigned long long)err.index, err.detail);
-    verdict = 4;
-  } else if (hurray_ipc_received_count(received) != BUFFERS) {
+  if (hurray_ipc_received_count(received) != BUFFERS) {
     verdict = 5;
   }
   static unsigned char bytes[DEVICE_BYTES];
@@ -57,7 +46,7 @@ static int run_consumer(const char *file, int socket_fd) {
     if (accepted == NULL || imported == NULL ||
         accepted->data != hurray_plugin_buffer_allocation(imported)->address ||
         accepted->handle.byte_size != DEVICE_BYTES ||
-        accepted->handle.device_tag != hurray_plugin_device_tag(loaded) ||
+        accepted->handle.device_tag != hurray_plugin_device_tag(side->loaded) ||
         hurray_handoff_state_of(hurray_ipc_received_handoff(received, b)) !=
             HURRAY_HANDOFF_READABLE) {
       verdict = 6;
@@ -78,7 +67,7 @@ static int run_consumer(const char *file, int socket_fd) {
       verdict = 9;
     }
   }
-  for (size_t b = 0; b < BUFFERS && received != NULL; b++) {
+  for (size_t b = 0; b < BUFFERS; b++) {
     /* IPC-SEG-6: the release frees the import, then signals, once. */
     if (hurray_ipc_received_release(received, b, &err) != HURRAY_OK && verdict == 0) {
       verdict = 10;
@@ -91,45 +80,33 @@ static int run_consumer(const char *file, int socket_fd) {
       verdict = 12;
     }
   }
-  if (verdict == 0 && live_buffers(loaded) != 0) {
+  if (verdict == 0 && live_buffers(side->loaded) != 0) {
     verdict = 13; /* every import freed */
   }
   hurray_ipc_received_free(&received);
-  hurray_ipc_consumer_destroy(&consumer);
-  hurray_plugin_registry_destroy(own);
   return verdict;
+}
+
+static int run_consumer(const char *file, int socket_fd) {
+  return run_child_consumer(file, socket_fd, check_imports);
 }
 
 /* The consumer that dies holding its imports: receives, says so, waits. */
 static int run_holder(const char *file, int socket_fd) {
   hurray_error err;
-  hurray_plugin_registry *own = NULL;
-  hurray_plugin *loaded = NULL;
-  hurray_ipc_consumer *consumer = NULL;
+  child_side side;
   hurray_ipc_received *received = NULL;
-  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
+  int step = child_consumer(file, socket_fd, &side);
   if (step != 0) {
     return step;
   }
-  if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
+  if (hurray_ipc_consumer_receive(side.consumer, 10000, &received, &err) != HURRAY_OK) {
     return 4;
   }
   (void)!write(101, "h", 1); /* descriptor 101: the parent's pipe */
   for (;;) {
     pause(); /* SIGKILL ends it holding every buffer */
   }
-}
-
-typedef struct device_release {
-  int calls;
-  hurray_plugin_buffer *buffer;
-} device_release;
-
-static void free_device_buffer(void *data, void *ctx) {
-  (void)data;
-  device_release *r = ctx;
-  r->calls++;
-  (void)!hurray_plugin_buffer_release(r->buffer, NULL);
 }
 
 static hurray_plugin_buffer *exportable(unsigned seed) {
@@ -168,12 +145,10 @@ static void share_device_buffers(int end, device_offer *o) {
 START_TEST(another_process_imports_the_offer) {
   leak_probe probe = leak_start("device offer to another process");
   hurray_error err;
-  int pair[2];
-  socket_pair(pair);
-  pid_t child = spawn_role("--consumer", pair[1], -1);
-  close(pair[1]);
+  int producer_end = -1;
+  pid_t child = spawn_consumer(&producer_end);
   device_offer sharing;
-  share_device_buffers(pair[0], &sharing);
+  share_device_buffers(producer_end, &sharing);
   uint64_t offer_id = 0;
   ck_assert_int_eq(hurray_ipc_producer_offer(sharing.producer, sharing.consumer_id, sharing.shared,
                                              BUFFERS, 0, &offer_id, &err),
@@ -183,10 +158,7 @@ START_TEST(another_process_imports_the_offer) {
        tries < 200 && events_of(&sharing.events, HURRAY_IPC_EVENT_RELEASED) < BUFFERS; tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(sharing.producer, 100, &err), HURRAY_OK);
   }
-  int status = 0;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  expect_consumer_passed(child);
   ck_assert_int_eq(events_of(&sharing.events, HURRAY_IPC_EVENT_RELEASED), BUFFERS);
   ck_assert_int_eq(events_of(&sharing.events, HURRAY_IPC_EVENT_REJECTED), 0);
   /* The consumer's bytes, read through the producer's own buffers. */
@@ -212,18 +184,17 @@ END_TEST
  * decides, whatever the runtime would hand out); it never copies. */
 START_TEST(a_buffer_not_allocated_exportable_is_refused) {
   leak_probe probe = leak_start("share of a non-exportable buffer");
-  hurray_error err;
-  event_log events;
-  memset(&events, 0, sizeof events);
+  event_log events = {0};
   hurray_ipc_producer *producer = NULL;
   uint64_t consumer_id = 0;
   hurray_ipc_consumer *consumer = NULL;
   connected_pair(&events, &producer, &consumer_id, &consumer);
+  hurray_error err;
   ck_assert_int_eq(hurray_ipc_consumer_set_plugins(consumer, registry, &err), HURRAY_OK);
   hurray_plugin_buffer *plain = NULL;
   ck_assert_int_eq(
       hurray_plugin_allocate(plugin, 0, 4096, 64, HURRAY_MEMORY_STANDARD, &plain, &err), HURRAY_OK);
-  device_release r = {0, plain};
+  device_release r = {0, 0, plain};
   hurray_ipc_shared *shared = NULL;
   ck_assert_int_eq(hurray_ipc_producer_share_device(producer, plain, NULL, free_device_buffer, &r,
                                                     &shared, &err),
@@ -351,30 +322,13 @@ START_TEST(a_consumer_killed_holding_device_buffers) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
-    return run_consumer(argv[2], atoi(argv[3]));
-  }
-  if (argc == 4 && strcmp(argv[1], "--holder") == 0) {
-    return run_holder(argv[2], atoi(argv[3]));
-  }
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_ipc_device PLUGIN_FILE [--require-devices]\n");
-    return 2;
-  }
-  plugin_file = argv[1];
-  int status =
-      plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0, NULL);
+  const spawned_role roles[] = {{"--consumer", run_consumer}, {"--holder", run_holder}};
+  int status = device_test_start(argc, argv, "test_ipc_device", roles, 2, NULL);
   if (status >= 0) {
     return status;
   }
-  Suite *suite = suite_create("ipc_device");
-  TCase *tc = tcase_create("device");
-  tcase_add_checked_fixture(tc, load, unload);
-  tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, another_process_imports_the_offer);
-  tcase_add_test(tc, a_buffer_not_allocated_exportable_is_refused);
-  tcase_add_test(tc, one_refused_import_rejects_the_whole_offer);
-  tcase_add_test(tc, a_consumer_killed_holding_device_buffers);
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  const TTest *tests[] = {
+      another_process_imports_the_offer, a_buffer_not_allocated_exportable_is_refused,
+      one_refused_import_rejects_the_whole_offer, a_consumer_killed_holding_device_buffers};
+  return run_device_tests("ipc_device", "device", tests, sizeof tests / sizeof tests[0]);
 }

@@ -37,22 +37,11 @@ static bool device_exports_events;
 
 static unsigned char seeded(size_t i) { return (unsigned char)(i * 13u + 5u); }
 
-/* The consumer process. Exit status: the failing step, 0 when all went well. */
-static int run_consumer(const char *file, int socket_fd) {
+/* What the consumer process checks (run_child_consumer) of the two offers
+ * it receives. Returns the failing step, 0 when all went well. */
+static int check_event_buffers(const child_side *side, hurray_ipc_received *received) {
+  hurray_plugin *loaded = side->loaded;
   hurray_error err;
-  hurray_plugin_registry *own = NULL;
-  hurray_plugin *loaded = NULL;
-  hurray_ipc_consumer *consumer = NULL;
-  int step = child_consumer(file, socket_fd, &own, &loaded, &consumer);
-  if (step != 0) {
-    return step;
-  }
-  hurray_ipc_received *received = NULL;
-  if (hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
-    fprintf(stderr, "consumer: receive: status %d value %llu index %llu %s\n", (int)err.status,
-            (unsigned long long)err.value, (unsigned long long)err.index, err.detail);
-    return 4;
-  }
   int verdict = 0;
   const hurray_accepted_buffer *accepted = hurray_ipc_received_buffer(received, 0);
   hurray_handoff *handoff = hurray_ipc_received_handoff(received, 0);
@@ -100,7 +89,8 @@ static int run_consumer(const char *file, int socket_fd) {
   hurray_ipc_received_free(&received);
   /* The second offer is given up unread: free releases the event it still
    * holds, then the buffer, and the producer hears the release (IPC-SEG-7). */
-  if (verdict == 0 && hurray_ipc_consumer_receive(consumer, 10000, &received, &err) != HURRAY_OK) {
+  if (verdict == 0 &&
+      hurray_ipc_consumer_receive(side->consumer, 10000, &received, &err) != HURRAY_OK) {
     verdict = 14;
   }
   if (verdict == 0 && (hurray_handoff_state_of(hurray_ipc_received_handoff(received, 0)) !=
@@ -112,25 +102,11 @@ static int run_consumer(const char *file, int socket_fd) {
   if (verdict == 0 && (live_buffers(loaded) != 0 || live_events(loaded) != 0)) {
     verdict = 16;
   }
-  hurray_ipc_consumer_destroy(&consumer);
-  hurray_plugin_registry_destroy(own);
   return verdict;
 }
 
-typedef struct device_release {
-  int calls;
-  size_t live_events_at_release;
-  hurray_plugin_buffer *buffer;
-} device_release;
-
-/* The release callback. The buffer's own event is released right before
- * it (IPC-REL-2): the count recorded here excludes it. */
-static void free_device_buffer(void *data, void *ctx) {
-  (void)data;
-  device_release *r = ctx;
-  r->calls++;
-  r->live_events_at_release = live_events(plugin);
-  (void)!hurray_plugin_buffer_release(r->buffer, NULL);
+static int run_consumer(const char *file, int socket_fd) {
+  return run_child_consumer(file, socket_fd, check_event_buffers);
 }
 
 static hurray_plugin_buffer *exportable_written(void) {
@@ -156,14 +132,11 @@ static hurray_plugin_event *recorded_event(void) {
 START_TEST(an_event_buffer_crosses_processes) {
   leak_probe probe = leak_start("event buffer to another process");
   hurray_error err;
-  int pair[2];
-  socket_pair(pair);
-  pid_t child = spawn_role("--consumer", pair[1], -1);
-  close(pair[1]);
-  event_log events;
-  memset(&events, 0, sizeof events);
+  int producer_end = -1;
+  pid_t child = spawn_consumer(&producer_end);
+  event_log events = {0};
   uint64_t consumer_id = 0;
-  hurray_ipc_producer *producer = producer_on(pair[0], &events, &consumer_id);
+  hurray_ipc_producer *producer = producer_on(producer_end, &events, &consumer_id);
   device_release released = {0, 99, exportable_written()};
   device_release unread = {0, 99, exportable_written()};
   hurray_ipc_shared *shared = NULL;
@@ -195,10 +168,7 @@ START_TEST(an_event_buffer_crosses_processes) {
   for (int tries = 0; tries < 200 && events_of(&events, HURRAY_IPC_EVENT_RELEASED) < 2; tries++) {
     ck_assert_int_eq(hurray_ipc_producer_poll(producer, 100, &err), HURRAY_OK);
   }
-  int status = 0;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the consumer failed at step %d",
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  expect_consumer_passed(child);
   ck_assert_int_eq(events_of(&events, HURRAY_IPC_EVENT_RELEASED), 2);
   ck_assert_int_eq(released.calls, 1); /* exactly once (IPC-REL-2) */
   ck_assert_int_eq(unread.calls, 1);
@@ -217,8 +187,7 @@ END_TEST
 START_TEST(a_plugin_without_event_export_refuses) {
   leak_probe probe = leak_start("event share refusals");
   hurray_error err;
-  event_log events;
-  memset(&events, 0, sizeof events);
+  event_log events = {0};
   int sv[2];
   socket_pair(sv);
   hurray_ipc_producer *producer = producer_on(sv[0], &events, NULL);
@@ -440,17 +409,9 @@ START_TEST(event_faults_leave_nothing_behind) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc == 4 && strcmp(argv[1], "--consumer") == 0) {
-    return run_consumer(argv[2], atoi(argv[3]));
-  }
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_ipc_event PLUGIN_FILE [--require-devices]\n");
-    return 2;
-  }
-  plugin_file = argv[1];
+  const spawned_role roles[] = {{"--consumer", run_consumer}};
   uint32_t ipc_capabilities = 0;
-  int status = plugin_probe(plugin_file, argc > 2 && strcmp(argv[2], "--require-devices") == 0,
-                            &ipc_capabilities);
+  int status = device_test_start(argc, argv, "test_ipc_event", roles, 1, &ipc_capabilities);
   if (status >= 0) {
     return status;
   }
@@ -458,21 +419,16 @@ int main(int argc, char **argv) {
    * PL-IPC-11): there the crossing and its faults run; everywhere the
    * refusals do. */
   device_exports_events = (ipc_capabilities & HURRAY_IPC_EXPORTS_EVENTS) != 0u;
-  Suite *suite = suite_create("ipc_event");
-  TCase *tc = tcase_create("event");
-  tcase_add_checked_fixture(tc, load, unload);
-  tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, a_plugin_without_event_export_refuses);
-  if (device_exports_events) {
-    tcase_add_test(tc, an_event_buffer_crosses_processes);
-    tcase_add_test(tc, event_faults_leave_nothing_behind);
-  } else {
+  const TTest *tests[] = {a_plugin_without_event_export_refuses, an_event_buffer_crosses_processes,
+                          event_faults_leave_nothing_behind};
+  size_t count = sizeof tests / sizeof tests[0];
+  if (!device_exports_events) {
+    count = 1; /* the refusals alone */
     printf(
         "SKIP an_event_buffer_crosses_processes, event_faults_leave_nothing_behind: %s's "
         "device 0 exports no events across processes (the cuda and rocm runs, on their "
         "stand-ins, cover them)\n",
         plugin_file);
   }
-  suite_add_tcase(suite, tc);
-  return run_suite(suite);
+  return run_device_tests("ipc_event", "event", tests, count);
 }
