@@ -13,7 +13,9 @@
  *  - on failure *out is untouched; on success the fields equal the bytes;
  *  - an accepted message re-encodes (ipc/ipc_encode.c) to the same bytes,
  *    and to nothing with one byte less room;
- *  - with one slot less capacity an OFFER is refused with CAPACITY.
+ *  - with one slot less capacity an OFFER is refused with CAPACITY;
+ *  - whatever the bytes, a NULL message, struct, handle or segment array
+ *    (with room asked for) is NULL_ARGUMENT naming it (index 0, 3, 4, 5).
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
@@ -213,8 +215,28 @@ static void check_message(const uint8_t *m, size_t len, size_t fds) {
   FUZZ_CHECK(short_n == 0u);
 }
 
+/* The argument checks come before any byte is read, so they answer the
+ * same for every message. */
+static void check_argument_refusals(const uint8_t *m, size_t len, size_t fds) {
+  hurray_ipc_message out;
+  hurray_error err;
+  FUZZ_CHECK(hurray_ipc_message_decode(NULL, len, fds, &out, handles, segments, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 0 && err.value == 0 && err.expected == 0);
+  FUZZ_CHECK(hurray_ipc_message_decode(m, len, fds, NULL, handles, segments, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 3);
+  FUZZ_CHECK(hurray_ipc_message_decode(m, len, fds, &out, NULL, segments, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 4);
+  FUZZ_CHECK(hurray_ipc_message_decode(m, len, fds, &out, handles, NULL, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 5);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size >= 1) {
+    check_argument_refusals(data + 1, size - 1, data[0]);
     check_message(data + 1, size - 1, data[0]);
   }
   return 0;

@@ -12,7 +12,11 @@
  *    the status returned;
  *  - on success the fields equal the bytes, and the message re-encodes
  *    (hurray_net_encode_tensor / _refuse) to the same bytes;
- *  - with one slot less capacity a TENSOR is refused with CAPACITY.
+ *  - with one slot less capacity a TENSOR is refused with CAPACITY;
+ *  - whatever the bytes, a NULL message, struct or handle array (with room
+ *    asked for) is NULL_ARGUMENT naming it (index 0, 2, 3), and a struct
+ *    smaller than HURRAY_NET_MESSAGE_MIN_SIZE is INVALID_ARGUMENT (value:
+ *    its size, expected: the minimum, index 2) with nothing written.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include <stdbool.h>
@@ -57,7 +61,33 @@ static bool spec_accepts(const uint8_t *m, size_t len) {
                                           NULL) == HURRAY_OK;
 }
 
+/* The argument checks come before any byte is read (NET-MSG-6), so they
+ * answer the same for every message. */
+static void check_argument_refusals(const uint8_t *m, size_t len) {
+  hurray_net_message out = HURRAY_NET_MESSAGE_INIT;
+  hurray_error err;
+  FUZZ_CHECK(hurray_net_message_decode(NULL, len, &out, handles, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 0 && err.value == 0 && err.expected == 0);
+  FUZZ_CHECK(hurray_net_message_decode(m, len, NULL, handles, 1, &err) ==
+                 HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 2);
+  FUZZ_CHECK(hurray_net_message_decode(m, len, &out, NULL, 1, &err) == HURRAY_ERR_NULL_ARGUMENT &&
+             err.index == 3);
+  hurray_net_message old_layout;
+  memset(&old_layout, 0x5A, sizeof old_layout);
+  old_layout.struct_size = HURRAY_NET_MESSAGE_MIN_SIZE - 1u;
+  hurray_net_message untouched;
+  memcpy(&untouched, &old_layout, sizeof untouched);
+  FUZZ_CHECK(hurray_net_message_decode(m, len, &old_layout, handles, 1, &err) ==
+                 HURRAY_ERR_INVALID_ARGUMENT &&
+             err.index == 2 && err.value == HURRAY_NET_MESSAGE_MIN_SIZE - 1u &&
+             err.expected == HURRAY_NET_MESSAGE_MIN_SIZE &&
+             memcmp(&old_layout, &untouched, sizeof old_layout) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *m, size_t len) {
+  check_argument_refusals(m, len);
   hurray_net_message out;
   memset(&out, 0x3C, sizeof out);
   out.struct_size = (uint32_t)sizeof out;
