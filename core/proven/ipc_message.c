@@ -50,11 +50,11 @@
   disjoint behaviors;
 */
 static hurray_status ipc_check_device(const uint8_t *in, uint32_t fd_count, hurray_error *err) {
-  const uint32_t buffer_index = ipc_load_le32(in + 24);
-  const uint32_t kind = ipc_load_le32(in + 28);
-  const uint64_t segment_size = ipc_load_le64(in + 32);
-  const uint32_t handle_size = ipc_load_le32(in + 40);
-  const uint32_t reserved = ipc_load_le32(in + 44);
+  const uint32_t buffer_index = load_le32(in + 24);
+  const uint32_t kind = load_le32(in + 28);
+  const uint64_t segment_size = load_le64(in + 32);
+  const uint32_t handle_size = load_le32(in + 40);
+  const uint32_t reserved = load_le32(in + 44);
   if (buffer_index >= HURRAY_IPC_MAX_FDS) {
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, buffer_index, HURRAY_IPC_MAX_FDS, 8);
   }
@@ -95,11 +95,11 @@ static void ipc_store_device(const uint8_t *in, uint32_t fd_count, hurray_ipc_me
   out->type = HURRAY_IPC_MSG_DEVICE;
   out->fd_count = fd_count;
   out->body_size = HURRAY_IPC_DEVICE_BODY_SIZE;
-  out->code = ipc_load_le32(in + 28);
-  out->offer_id = ipc_load_le64(in + 16);
-  out->value = ipc_load_le64(in + 32);
-  out->expected = ipc_load_le32(in + 40);
-  out->buffer_index = ipc_load_le32(in + 24);
+  out->code = load_le32(in + 28);
+  out->offer_id = load_le64(in + 16);
+  out->value = load_le64(in + 32);
+  out->expected = load_le32(in + 40);
+  out->buffer_index = load_le32(in + 24);
   out->buffer_count = 0u;
 }
 
@@ -122,11 +122,11 @@ static void ipc_store_device(const uint8_t *in, uint32_t fd_count, hurray_ipc_me
   disjoint behaviors;
 */
 static hurray_status ipc_check_event(const uint8_t *in, uint32_t fd_count, hurray_error *err) {
-  const uint32_t buffer_index = ipc_load_le32(in + 24);
-  const uint32_t kind = ipc_load_le32(in + 28);
-  const uint64_t reserved_wide = ipc_load_le64(in + 32);
-  const uint32_t handle_size = ipc_load_le32(in + 40);
-  const uint32_t reserved = ipc_load_le32(in + 44);
+  const uint32_t buffer_index = load_le32(in + 24);
+  const uint32_t kind = load_le32(in + 28);
+  const uint64_t reserved_wide = load_le64(in + 32);
+  const uint32_t handle_size = load_le32(in + 40);
+  const uint32_t reserved = load_le32(in + 44);
   if (fd_count != 0u) {
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
   }
@@ -164,11 +164,11 @@ static void ipc_store_event(const uint8_t *in, uint32_t fd_count, hurray_ipc_mes
   out->type = HURRAY_IPC_MSG_EVENT;
   out->fd_count = fd_count;
   out->body_size = HURRAY_IPC_EVENT_BODY_SIZE;
-  out->code = ipc_load_le32(in + 28);
-  out->offer_id = ipc_load_le64(in + 16);
+  out->code = load_le32(in + 28);
+  out->offer_id = load_le64(in + 16);
   out->value = 0u;
-  out->expected = ipc_load_le32(in + 40);
-  out->buffer_index = ipc_load_le32(in + 24);
+  out->expected = load_le32(in + 40);
+  out->buffer_index = load_le32(in + 24);
   out->buffer_count = 0u;
 }
 
@@ -229,8 +229,8 @@ static hurray_status ipc_check_fixed(const uint8_t *in, uint32_t type, uint32_t 
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, fd_count, 0, 12);
   }
   if (type == HURRAY_IPC_MSG_HELLO) {
-    const uint32_t max_buffers = ipc_load_le32(in + 24);
-    const uint32_t reserved = ipc_load_le32(in + 28);
+    const uint32_t max_buffers = load_le32(in + 24);
+    const uint32_t reserved = load_le32(in + 28);
     if (max_buffers == 0u || max_buffers > HURRAY_IPC_MAX_FDS) {
       return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, max_buffers, HURRAY_IPC_MAX_FDS, 8);
     }
@@ -238,8 +238,8 @@ static hurray_status ipc_check_fixed(const uint8_t *in, uint32_t type, uint32_t 
       return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
     }
   } else if (type == HURRAY_IPC_MSG_REFUSE) {
-    const uint32_t reason = ipc_load_le32(in + 16);
-    const uint32_t reserved = ipc_load_le32(in + 20);
+    const uint32_t reason = load_le32(in + 16);
+    const uint32_t reserved = load_le32(in + 20);
     if (reason == 0u) {
       return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, reason, 1u, 0);
     }
@@ -247,12 +247,12 @@ static hurray_status ipc_check_fixed(const uint8_t *in, uint32_t type, uint32_t 
       return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 4);
     }
   } else if (type == HURRAY_IPC_MSG_RELEASE) {
-    const uint32_t reserved = ipc_load_le32(in + 28);
+    const uint32_t reserved = load_le32(in + 28);
     if (reserved != 0u) {
       return hurray_fail(err, HURRAY_ERR_RESERVED_BYTE_NONZERO, reserved, 0, 12);
     }
   } else {
-    const uint32_t status = ipc_load_le32(in + 24);
+    const uint32_t status = load_le32(in + 24);
     if (status == 0u) {
       return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, status, 1u, 8);
     }
@@ -282,21 +282,21 @@ static void ipc_store_fixed(const uint8_t *in, uint32_t type, uint32_t body_size
   uint64_t value = 0;
   uint64_t expected = 0;
   if (type == HURRAY_IPC_MSG_HELLO) {
-    code = ipc_load_le32(in + 16);
-    value = ipc_load_le32(in + 20);
-    expected = ipc_load_le32(in + 24);
+    code = load_le32(in + 16);
+    value = load_le32(in + 20);
+    expected = load_le32(in + 24);
   } else if (type == HURRAY_IPC_MSG_REFUSE) {
-    code = ipc_load_le32(in + 16);
-    value = ipc_load_le64(in + 24);
+    code = load_le32(in + 16);
+    value = load_le64(in + 24);
   } else if (type == HURRAY_IPC_MSG_RELEASE) {
-    offer_id = ipc_load_le64(in + 16);
-    buffer_index = ipc_load_le32(in + 24);
+    offer_id = load_le64(in + 16);
+    buffer_index = load_le32(in + 24);
   } else {
-    offer_id = ipc_load_le64(in + 16);
-    code = ipc_load_le32(in + 24);
-    buffer_index = ipc_load_le32(in + 28);
-    value = ipc_load_le64(in + 32);
-    expected = ipc_load_le64(in + 40);
+    offer_id = load_le64(in + 16);
+    code = load_le32(in + 24);
+    buffer_index = load_le32(in + 28);
+    value = load_le64(in + 32);
+    expected = load_le64(in + 40);
   }
   out->type = type;
   out->fd_count = fd_count;
@@ -337,9 +337,9 @@ static hurray_status ipc_check_message(const uint8_t *in, size_t len, size_t rec
     return status;
   }
   /* IPC-MSG-5 step 8: the body of the type. */
-  const uint32_t type = ipc_load_le16(in + 6);
-  const uint32_t body_size = ipc_load_le32(in + 8);
-  const uint32_t fd_count = ipc_load_le16(in + 12);
+  const uint32_t type = load_le16(in + 6);
+  const uint32_t body_size = load_le32(in + 8);
+  const uint32_t fd_count = load_le16(in + 12);
   if (type == HURRAY_IPC_MSG_OFFER) {
     //@ assert ipc_valid_message(in, len, received_fds, cap) <==> ipc_offer_body_ok(in, cap);
     return hurray_ipc_check_offer(in, body_size, fd_count, cap, err);
@@ -398,9 +398,9 @@ static void ipc_store_message(const uint8_t *in, size_t len, size_t received_fds
   (void)len;  // len, received_fds and cap: read by the contract only
   (void)received_fds;
   (void)cap;
-  const uint32_t type = ipc_load_le16(in + 6);
-  const uint32_t body_size = ipc_load_le32(in + 8);
-  const uint32_t fd_count = ipc_load_le16(in + 12);
+  const uint32_t type = load_le16(in + 6);
+  const uint32_t body_size = load_le32(in + 8);
+  const uint32_t fd_count = load_le16(in + 12);
   if (type == HURRAY_IPC_MSG_OFFER) {
     //@ assert ipc_offer_body_ok(in, cap);
     const uint32_t n = in[24];

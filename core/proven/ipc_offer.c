@@ -57,8 +57,8 @@ static hurray_status ipc_check_records(const uint8_t *in, size_t n, uint32_t *ho
   for (size_t i = 0; i < n; i++) {
     const uint8_t *record = in + (25u + HURRAY_BUFFER_HANDLE_SIZE * n +
                                   HURRAY_IPC_SEGMENT_RECORD_SIZE * i);
-    const uint32_t kind = ipc_load_le32(record + 8);
-    const uint32_t reserved = ipc_load_le32(record + 12);
+    const uint32_t kind = load_le32(record + 8);
+    const uint32_t reserved = load_le32(record + 12);
     if (kind != HURRAY_IPC_MEMORY_HOST_MEMFD && kind != HURRAY_IPC_MEMORY_DEVICE) {
       //@ assert !ipc_record_ok(ipc_record(in, n, i));
       //@ assert !ipc_records_ok{Pre}(in, n, n);
@@ -87,8 +87,8 @@ static hurray_status ipc_check_records(const uint8_t *in, size_t n, uint32_t *ho
   ensures segment->memory_kind == bp_le32{Pre}(record + 8) && segment->reserved == 0;
 */
 static inline void ipc_store_record(const uint8_t *record, hurray_ipc_segment *segment) {
-  const uint64_t offset = ipc_load_le64(record);
-  const uint32_t kind = ipc_load_le32(record + 8);
+  const uint64_t offset = load_le64(record);
+  const uint32_t kind = load_le32(record + 8);
   segment->offset = offset;
   segment->memory_kind = kind;
   segment->reserved = 0u;
@@ -164,8 +164,8 @@ static hurray_status ipc_check_offer_buffers(const uint8_t *in, size_t n, uint32
   if (status != HURRAY_OK) {
     return status;
   }
-  /* What an OK from the table decoder means, one of its behaviours at a
-   * time: not invalid_handle, not not_colocated, so accepted. */
+  /* What an OK from the table decoder means: not refused, not trailing,
+   * so accepted, a table valid to its last handle, a fact at a time. */
   //@ assert bp_table_handles_valid{Pre}(in + 24, n);
   //@ assert bp_table_colocated{Pre}(in + 24, n);
   //@ assert bp_valid_table{Pre}(in + 24, bp_table_size(n));
@@ -177,7 +177,7 @@ static hurray_status ipc_check_offer_buffers(const uint8_t *in, size_t n, uint32
  * handles[]. Cannot fail: the table decoder reads again the bytes
  * ipc_check_offer_buffers accepted, with no error struct. A function of
  * its own so that its callers see one postcondition, not the table
- * decoder's eight behaviours. */
+ * decoder's three behaviours. */
 /*@
   requires 1 <= n <= 253;
   requires in[24] == n;
@@ -371,7 +371,7 @@ void hurray_ipc_store_offer_message(const uint8_t *in, uint32_t n, uint32_t body
                                     uint32_t fd_count, hurray_ipc_message *out,
                                     hurray_buffer_handle *handles, hurray_ipc_segment *segments,
                                     hurray_error *err) {
-  const uint64_t offer_id = ipc_load_le64(in + 16);
+  const uint64_t offer_id = load_le64(in + 16);
   //@ assert offer_id == bp_le64(in + 16);
   ipc_store_offer_buffers(in, n, handles, segments, err);
   ipc_store_offer(body_size, fd_count, offer_id, n, out);

@@ -1,6 +1,6 @@
 /*
  * The rules of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..14) in
- * ACSL logic, and the little-endian loads that read them: what the two
+ * ACSL logic (its values read with little_endian.h): what the two
  * halves of the proven message decoder (ipc_message.c, the message and its
  * fixed-size bodies; ipc_offer.c, an OFFER's buffers) state their contracts
  * in. Internal to the core. proofs/export-contracts copies the logic into
@@ -14,23 +14,21 @@
 #include <stdint.h>
 #include "hurray/buffer.h"
 #include "hurray/ipc_wire.h"
+#include "little_endian.h"
 
 /*@
   // ---- The rules of specs/ipc.md, in logic --------------------------------
 
-  // Little-endian u16 (IPC-MSG-1).
-  logic integer ipc_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
-
   // The header fields (IPC-MSG-1).
-  logic integer ipc_type{L}(uint8_t *in) = ipc_le16(in + 6);
+  logic integer ipc_type{L}(uint8_t *in) = bp_le16(in + 6);
   logic integer ipc_body_size{L}(uint8_t *in) = bp_le32(in + 8);
-  logic integer ipc_fd_count{L}(uint8_t *in) = ipc_le16(in + 12);
+  logic integer ipc_fd_count{L}(uint8_t *in) = bp_le16(in + 12);
 
   // IPC-MSG-1, IPC-MSG-2, IPC-MSG-5 steps 1..7, IPC-MSG-6: the header of a
   // message of len bytes received with fds descriptors.
   predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
-    len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
-    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
+    len >= 16 && bp_le32(in) == 0x31495248 && bp_le16(in + 4) == 1 &&
+    bp_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
     len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
 
   // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
@@ -163,38 +161,5 @@
        \at(m->value, Lo) == 0 &&
        \at(m->expected, Lo) == \at(bp_le32(in + 40), Lp));
 */
-
-/* Little-endian loads as sums of bytes times powers of 256: the provers
- * relate them to the model's bp_le32/bp_le64 without bit reasoning. */
-/*@
-  requires \valid_read(p + (0 .. 1));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == ipc_le16(p);  // IPC-MSG-1
-*/
-static inline uint32_t ipc_load_le16(const uint8_t *p) {
-  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1];
-}
-
-/*@
-  requires \valid_read(p + (0 .. 3));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le32(p);  // IPC-MSG-1
-*/
-static inline uint32_t ipc_load_le32(const uint8_t *p) {
-  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1] + 0x10000u * (uint32_t)p[2] +
-         0x1000000u * (uint32_t)p[3];
-}
-
-/*@
-  requires \valid_read(p + (0 .. 7));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le64(p);  // IPC-MSG-1
-*/
-static inline uint64_t ipc_load_le64(const uint8_t *p) {
-  return (uint64_t)ipc_load_le32(p) + 0x100000000u * (uint64_t)ipc_load_le32(p + 4);
-}
 
 #endif /* HURRAY_CORE_IPC_RULES_H */

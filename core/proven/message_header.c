@@ -5,15 +5,16 @@
  * net_check_header state their transport's rule (ipc_header_ok,
  * net_header_ok) and call this.
  *
- * The contract spells the header out in the IPC rules' logic (ipc_rules.h:
- * ipc_le16, the model's bp_le32) rather than naming a new predicate: both
- * transports' predicates are that expression with their constants, and
- * the provers relate them by unfolding.
+ * The contract spells the header out in the model's little-endian values
+ * (bp_le16, bp_le32) rather than naming a new predicate: both transports'
+ * predicates are that expression with their constants, and the provers
+ * relate them by unfolding.
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "error_set.h"
 #include "message_header.h"
-#include "ipc_rules.h"
+#include "hurray/ipc_wire.h"
+#include "little_endian.h"
 
 /*@
   requires \valid_read(in + (0 .. len - 1));
@@ -22,15 +23,15 @@
   terminates \true;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior accepted:  // IPC-MSG-1, -2, -5 steps 1..7, -6; NET-MSG-1, -3, -4
-    assumes len >= 16 && bp_le32(in) == magic && ipc_le16(in + 4) == 1 &&
-            ipc_le16(in + 14) == 0 && 1 <= ipc_le16(in + 6) <= type_max &&
-            len == 16 + bp_le32(in + 8) && ipc_le16(in + 12) == fds;
+    assumes len >= 16 && bp_le32(in) == magic && bp_le16(in + 4) == 1 &&
+            bp_le16(in + 14) == 0 && 1 <= bp_le16(in + 6) <= type_max &&
+            len == 16 + bp_le32(in + 8) && bp_le16(in + 12) == fds;
     ensures \result == HURRAY_OK;
     ensures bp_error_unchanged{Pre, Post}(err);
   behavior rejected:
-    assumes !(len >= 16 && bp_le32(in) == magic && ipc_le16(in + 4) == 1 &&
-              ipc_le16(in + 14) == 0 && 1 <= ipc_le16(in + 6) <= type_max &&
-              len == 16 + bp_le32(in + 8) && ipc_le16(in + 12) == fds);
+    assumes !(len >= 16 && bp_le32(in) == magic && bp_le16(in + 4) == 1 &&
+              bp_le16(in + 14) == 0 && 1 <= bp_le16(in + 6) <= type_max &&
+              len == 16 + bp_le32(in + 8) && bp_le16(in + 12) == fds);
     ensures \result != HURRAY_OK;
   complete behaviors;
   disjoint behaviors;
@@ -40,12 +41,12 @@ hurray_status hurray_message_header_check(const uint8_t *in, size_t len, uint32_
   if (len < HURRAY_IPC_HEADER_SIZE) {
     return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, HURRAY_IPC_HEADER_SIZE, 0);
   }
-  const uint32_t found_magic = ipc_load_le32(in);
-  const uint32_t version = ipc_load_le16(in + 4);
-  const uint32_t type = ipc_load_le16(in + 6);
-  const uint32_t body_size = ipc_load_le32(in + 8);
-  const uint32_t fd_count = ipc_load_le16(in + 12);
-  const uint32_t header_reserved = ipc_load_le16(in + 14);
+  const uint32_t found_magic = load_le32(in);
+  const uint32_t version = load_le16(in + 4);
+  const uint32_t type = load_le16(in + 6);
+  const uint32_t body_size = load_le32(in + 8);
+  const uint32_t fd_count = load_le16(in + 12);
+  const uint32_t header_reserved = load_le16(in + 14);
   if (found_magic != magic) {
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, found_magic, magic, 0);
   }

@@ -20,6 +20,7 @@
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "error_set.h"
+#include "little_endian.h"
 #include "message_header.h"
 #include "hurray/buffer.h"
 #include "hurray/net_wire.h"
@@ -27,19 +28,16 @@
 /*@
   // ---- The rules of specs/network.md, in logic ----------------------------
 
-  // Little-endian u16 (NET-MSG-1, as IPC-MSG-1).
-  logic integer net_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
-
   // The header fields (NET-MSG-1).
-  logic integer net_type{L}(uint8_t *in) = net_le16(in + 6);
+  logic integer net_type{L}(uint8_t *in) = bp_le16(in + 6);
   logic integer net_body_size{L}(uint8_t *in) = bp_le32(in + 8);
 
   // NET-MSG-1, NET-MSG-3, NET-MSG-4 up to the body: the header of a
   // message of len bytes.
   predicate net_header_ok{L}(uint8_t *in, integer len) =
-    len >= 16 && bp_le32(in) == 0x314E5248 && net_le16(in + 4) == 1 &&
-    net_le16(in + 14) == 0 && 1 <= net_type(in) <= 2 &&
-    len == 16 + net_body_size(in) && net_le16(in + 12) == 0;
+    len >= 16 && bp_le32(in) == 0x314E5248 && bp_le16(in + 4) == 1 &&
+    bp_le16(in + 14) == 0 && 1 <= net_type(in) <= 2 &&
+    len == 16 + net_body_size(in) && bp_le16(in + 12) == 0;
 
   // NET-MSG-5: the buffer count of a TENSOR, the count byte of its table.
   logic integer net_tensor_count{L}(uint8_t *in) = in[24];
@@ -80,39 +78,6 @@
        \at(m->tensor_id, Lo) == \at(bp_le64(in + 40), Lp) &&
        \at(m->buffer_count, Lo) == 0);
 */
-
-/* Little-endian loads as sums of bytes times powers of 256: the provers
- * relate them to the model's bp_le32/bp_le64 without bit reasoning. */
-/*@
-  requires \valid_read(p + (0 .. 1));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == net_le16(p);  // NET-MSG-1
-*/
-static inline uint32_t net_load_le16(const uint8_t *p) {
-  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1];
-}
-
-/*@
-  requires \valid_read(p + (0 .. 3));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le32(p);  // NET-MSG-1
-*/
-static inline uint32_t net_load_le32(const uint8_t *p) {
-  return (uint32_t)p[0] + 0x100u * (uint32_t)p[1] + 0x10000u * (uint32_t)p[2] +
-         0x1000000u * (uint32_t)p[3];
-}
-
-/*@
-  requires \valid_read(p + (0 .. 7));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le64(p);  // NET-MSG-1
-*/
-static inline uint64_t net_load_le64(const uint8_t *p) {
-  return (uint64_t)net_load_le32(p) + 0x100000000u * (uint64_t)net_load_le32(p + 4);
-}
 
 /* NET-MSG-4 up to the body, in its order: the IPC header's checks
  * (message_header.c, NET-MSG-1) with this transport's magic and types and no
@@ -161,7 +126,7 @@ static hurray_status net_check_refuse(const uint8_t *in, uint32_t body_size, hur
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, body_size, HURRAY_NET_REFUSE_BODY_SIZE,
                        8);
   }
-  const uint32_t status = net_load_le32(in + 16);
+  const uint32_t status = load_le32(in + 16);
   if (status == 0u) {
     return hurray_fail(err, HURRAY_ERR_INVALID_ARGUMENT, status, 0, 16);
   }
@@ -200,15 +165,20 @@ static hurray_status net_check_tensor(const uint8_t *in, uint32_t body_size, siz
   hurray_buffer_handle scratch[HURRAY_BUFFER_TABLE_MAX_HANDLES];
   const size_t room = cap < HURRAY_BUFFER_TABLE_MAX_HANDLES ? cap : HURRAY_BUFFER_TABLE_MAX_HANDLES;
   size_t decoded = 0;
+  /* The table decoder's behavior accepted, in the state it is called in. */
+  /*@ assert net_tensor_body_ok{Pre}(in, cap) ==>
+        bp_valid_table(in + 24, body_size - 8) && room >= in[24] &&
+        body_size - 8 == bp_table_size(in[24]); */
   const hurray_status status =
       hurray_buffer_table_decode_exact(in + 24, body_size - 8u, scratch, room, &decoded, err);
   if (status != HURRAY_OK) {
+    //@ assert !net_tensor_body_ok{Pre}(in, cap);
     return status;
   }
-  /* What an OK from the table decoder means, one of its behaviours at a
-   * time (each stated of the bytes before the call, which it does not
-   * write): not truncated, not empty, not over capacity, no invalid
-   * handle, colocated, no trailing bytes; so accepted. */
+  /* What an OK from the table decoder means: not refused, not trailing,
+   * so accepted, a fact at a time (each stated of the bytes before the
+   * call, which it does not write): long enough, not empty, within
+   * capacity, every handle valid, colocated, no trailing bytes. */
   //@ assert body_size - 8 >= bp_table_size(net_tensor_count{Pre}(in));
   //@ assert net_tensor_count{Pre}(in) >= 1;
   //@ assert room >= net_tensor_count{Pre}(in);
@@ -246,8 +216,8 @@ static hurray_status net_check_message(const uint8_t *in, size_t len, size_t cap
     //@ assert !net_valid_message(in, len, cap);
     return status;
   }
-  const uint32_t type = net_load_le16(in + 6);
-  const uint32_t body_size = net_load_le32(in + 8);
+  const uint32_t type = load_le16(in + 6);
+  const uint32_t body_size = load_le32(in + 8);
   if (type == HURRAY_NET_MSG_REFUSE) {
     //@ assert net_valid_message(in, len, cap) <==> net_refuse_body_ok(in);
     return net_check_refuse(in, body_size, err);
@@ -260,7 +230,7 @@ static hurray_status net_check_message(const uint8_t *in, size_t len, size_t cap
  * handles[]. Cannot fail: the table decoder reads again the bytes
  * net_check_tensor accepted, with no error struct. A function of its own
  * so that its caller sees one postcondition, not the table decoder's
- * nine behaviours. */
+ * three behaviours. */
 /*@
   requires 1 <= n <= 255;
   requires in[24] == n;
@@ -332,18 +302,18 @@ static void net_store_message(const uint8_t *in, size_t len, size_t cap, hurray_
   (void)len;  // len, cap and err: read by the contract only
   (void)cap;
   (void)err;
-  const uint32_t type = net_load_le16(in + 6);
-  const uint32_t body_size = net_load_le32(in + 8);
+  const uint32_t type = load_le16(in + 6);
+  const uint32_t body_size = load_le32(in + 8);
   if (type == HURRAY_NET_MSG_REFUSE) {
-    net_store_fields(type, body_size, 0u, net_load_le64(in + 40), net_load_le32(in + 16),
-                     net_load_le32(in + 20), net_load_le64(in + 24), net_load_le64(in + 32), out);
+    net_store_fields(type, body_size, 0u, load_le64(in + 40), load_le32(in + 16),
+                     load_le32(in + 20), load_le64(in + 24), load_le64(in + 32), out);
     //@ assert bp_error_unchanged{Pre, Here}(err);
     return;
   }
   //@ assert net_tensor_body_ok(in, cap);
   const uint32_t n = in[24];
   //@ assert 1 <= n <= 255 && n <= cap && body_size == 9 + 16 * n;
-  const uint64_t tensor_id = net_load_le64(in + 16);
+  const uint64_t tensor_id = load_le64(in + 16);
   net_decode_table(in, n, handles);
   //@ assert bp_error_unchanged{Pre, Here}(err);
   net_store_fields(type, body_size, n, tensor_id, 0u, 0u, 0u, 0u, out);

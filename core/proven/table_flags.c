@@ -6,24 +6,10 @@
  */
 #include "error_set.h"
 #include "hurray/buffer.h"
+#include "table_rules.h"
 
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
@@ -121,22 +107,7 @@ hurray_status hurray_buffer_table_decode_flags(const uint8_t *in, size_t len,
 }
 
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];

@@ -8,34 +8,9 @@
 #include <stdbool.h>
 #include "error_set.h"
 #include "handle_rules.h"
+#include "little_endian.h"
+#include "table_rules.h"
 #include "hurray/buffer.h"
-
-/* Little-endian loads written byte by byte: independent of the host's byte
- * order and alignment, and compiled to single loads on little-endian hosts
- * (gcc and clang both merge a sum of shifted bytes, as they do an OR; a sum
- * is what the provers relate to the byte values). */
-/*@
-  requires \valid_read(p + (0 .. 7));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le64(p);  // BP-WIRE-1
-*/
-static inline uint64_t load_le64(const uint8_t *p) {
-  return (uint64_t)p[0] + ((uint64_t)p[1] << 8) + ((uint64_t)p[2] << 16) +
-         ((uint64_t)p[3] << 24) + ((uint64_t)p[4] << 32) + ((uint64_t)p[5] << 40) +
-         ((uint64_t)p[6] << 48) + ((uint64_t)p[7] << 56);
-}
-
-/*@
-  requires \valid_read(p + (0 .. 3));
-  terminates \true;
-  assigns \nothing;
-  ensures \result == bp_le32(p);  // BP-WIRE-1
-*/
-static inline uint32_t load_le32(const uint8_t *p) {
-  return (uint32_t)p[0] + ((uint32_t)p[1] << 8) + ((uint32_t)p[2] << 16) +
-         ((uint32_t)p[3] << 24);
-}
 
 /* BP-ORDER-1 for the handle at `in`, position `index` of its table; writes
  * nothing but *err, and that only on failure. */
@@ -225,10 +200,7 @@ static inline bool same_place_handle_is_valid(const uint8_t *p, uint8_t tag0, ui
  * handle whose device tag or memory class differs from handle 0's, tag
  * first. Writes nothing but *err, and that only on failure. */
 /*@
-  requires 1 <= n <= 255;
-  requires \valid_read(in + (0 .. bp_table_size(n) - 1));
-  requires err == \null || \valid(err);
-  requires \separated(in + (0 .. bp_table_size(n) - 1), err);
+  requires bp_table_checker_frame(in, n, err);
   terminates \true;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior colocated:  // BP-COLOC-1
@@ -272,10 +244,7 @@ static hurray_status check_table_colocation(const uint8_t *in, size_t n, hurray_
  * 0's tag and class, so colocation needs its own pass only when some handle
  * took the slow one. */
 /*@
-  requires 1 <= n <= 255;
-  requires \valid_read(in + (0 .. bp_table_size(n) - 1));
-  requires err == \null || \valid(err);
-  requires \separated(in + (0 .. bp_table_size(n) - 1), err);
+  requires bp_table_checker_frame(in, n, err);
   terminates \true;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
   behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1: the first invalid handle, at its index
@@ -375,6 +344,8 @@ static void copy_table_handles(const uint8_t *in, size_t n, hurray_buffer_handle
 }
 
 /*@
+  // bp_table_reader_frame, spelled out: its ILP32 proof of not_colocated's
+  // BP-TABLE-8 ensures ran past 3 minutes with the predicate folded.
   requires in != \null && len >= 1 ==>
              \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
   requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
@@ -494,133 +465,90 @@ hurray_status hurray_buffer_table_decode(const uint8_t *in, size_t len, hurray_b
   return HURRAY_OK;
 }
 
+/* BP-TABLE-6: the decoder for an input that must be one table and nothing
+ * more. Its refusals are the decoder's, stated once in table_rules.h
+ * (bp_table_reader_refusal) and proved here against the decoder's own
+ * behaviors; bytes after a valid table are refused after all of them. */
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_in:
-    assumes in == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_out:
-    assumes in != \null && out == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
-  behavior no_count:
-    assumes in != \null && out != \null && count == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior empty_input:  // BP-TABLE-2, as hurray_buffer_table_decode()
-    assumes in != \null && out != \null && count != \null && len < 1;
-    ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior truncated:  // BP-TABLE-2
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len < bp_table_size(in[0]);
-    ensures \result == HURRAY_ERR_TRUNCATED;
-    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior empty_table:  // BP-TABLE-3
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] == 0;
-    ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior capacity:  // BP-TABLE-4
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
-    ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
-    assumes !bp_table_handles_valid(in, in[0]);
-    ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
-              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior not_colocated:  // BP-COLOC-2
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
-    assumes bp_table_handles_valid(in, in[0]) && !bp_table_colocated(in, in[0]);
-    ensures \exists integer k; 1 <= k < \old(in[0]) &&
-              bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior trailing:  // BP-TABLE-6
-    assumes in != \null && out != \null && count != \null;
-    assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
-    ensures \result == HURRAY_ERR_TRAILING_BYTES;
-    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
-    ensures *count == \old(*count);
-    ensures out_kept: bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
-    assumes in != \null && out != \null && count != \null;
-    assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
+  behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1: the whole input is one valid table
+    assumes bp_table_accepted(in, len, out, cap, count) && len == bp_table_size(in[0]);
     ensures \result == HURRAY_OK && *count == \old(in[0]);
     ensures bp_table_decoded{Post, Pre}(out, in, \old(in[0]));  // BP-WIRE-1
     ensures bp_error_unchanged{Pre, Post}(err);
+  behavior trailing:  // BP-TABLE-6: after every rule the table itself could break
+    assumes bp_table_accepted(in, len, out, cap, count) && len > bp_table_size(in[0]);
+    ensures \result == HURRAY_ERR_TRAILING_BYTES && *count == \old(*count);
+    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
+    ensures out_kept: bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
+  behavior refused:  // as hurray_buffer_table_decode(): the first rule broken
+    assumes !bp_table_accepted(in, len, out, cap, count);
+    ensures \result != HURRAY_OK;
+    ensures bp_table_reader_refusal{Post, Pre}(\result, err, in, len, out, cap, count);
+    ensures in != \null && out != \null ==>
+              bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   complete behaviors;
   disjoint behaviors;
 */
 hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
                                                hurray_buffer_handle *out, size_t cap,
                                                size_t *count, hurray_error *err) {
-  if (in == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
-  }
-  if (out == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
-  }
-  if (count == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 4);
-  }
   /* BP-TABLE-6: bytes after the table are reported after everything the
-   * table itself could be rejected for, so the table is checked first; and
-   * it is only checked, never copied into out[], because the input is
-   * refused whatever the table holds (BP-TABLE-8). The length needs no
-   * check here: the input is longer than the table. The assert after each
+   * table itself could be rejected for. Every input the decoder refuses,
+   * or accepts without bytes after its table, is the decoder's to answer;
+   * a longer one is only checked, never copied into out[], because it is
+   * refused whatever the table holds (BP-TABLE-8). The assert after each
    * write to *err hands WP, path by path, the fact the failing behaviors'
    * BP-TABLE-8 ensures need; left to find it in the merge of every path, Z3
    * and CVC4 took 80 s or timed out. */
-  const size_t n = len >= 1u ? in[0] : 0u;
+  const size_t n = in != NULL && len >= 1u ? in[0] : 0u;
   const size_t needed = 1u + HURRAY_BUFFER_HANDLE_SIZE * n;
+  if (in == NULL || out == NULL || count == NULL || len <= needed) {
+    const hurray_status decoded = hurray_buffer_table_decode(in, len, out, cap, count, err);
+    /* The decoder's answer in this contract's words, a group of its
+     * behaviors at a time, each guard read at Pre like the predicate's
+     * rules; one assertion for all took both provers past 30 s. */
+    /*@ assert by_arguments: in == \null || out == \null || count == \null ==>
+          bp_table_reader_refusal{Here, Pre}(decoded, err, in, len, out, cap, count); */
+    /*@ assert by_length: in != \null && out != \null && count != \null &&
+          (len < 1 || len < bp_table_size(\at(in[0], Pre))) ==>
+          bp_table_reader_refusal{Here, Pre}(decoded, err, in, len, out, cap, count); */
+    /*@ assert by_count: in != \null && out != \null && count != \null && len >= 1 &&
+          len >= bp_table_size(\at(in[0], Pre)) &&
+          (\at(in[0], Pre) == 0 || cap < \at(in[0], Pre)) ==>
+          bp_table_reader_refusal{Here, Pre}(decoded, err, in, len, out, cap, count); */
+    /*@ assert by_handle: in != \null && out != \null && count != \null && len >= 1 &&
+          len >= bp_table_size(\at(in[0], Pre)) && \at(in[0], Pre) >= 1 && cap >= \at(in[0], Pre) &&
+          !bp_table_handles_valid{Pre}(in, \at(in[0], Pre)) ==>
+          bp_table_reader_refusal{Here, Pre}(decoded, err, in, len, out, cap, count); */
+    /*@ assert by_colocation: in != \null && out != \null && count != \null && len >= 1 &&
+          len >= bp_table_size(\at(in[0], Pre)) && \at(in[0], Pre) >= 1 && cap >= \at(in[0], Pre) &&
+          bp_table_handles_valid{Pre}(in, \at(in[0], Pre)) &&
+          !bp_table_colocated{Pre}(in, \at(in[0], Pre)) ==>
+          bp_table_reader_refusal{Here, Pre}(decoded, err, in, len, out, cap, count); */
+    return decoded;
+  }
   hurray_status status;
-  if (len >= 1u && len > needed) {
-    if (n == 0u) {  // BP-TABLE-3
-      status = hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
-      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
-    } else if (cap < n) {  // BP-TABLE-4
-      status = hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
-      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
-    } else {
-      status = check_table_handles(in, n, err);  // BP-TABLE-5
-      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
-      if (status == HURRAY_OK) {
-        status = hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, needed, 0);
-        //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
-      }
-    }
+  if (n == 0u) {  // BP-TABLE-3
+    status = hurray_fail(err, HURRAY_ERR_EMPTY_BUFFER_LIST, 0, 1u, 0);
+    //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    //@ assert bp_table_reader_refusal{Here, Pre}(status, err, in, len, out, cap, count);
+  } else if (cap < n) {  // BP-TABLE-4
+    status = hurray_fail(err, HURRAY_ERR_CAPACITY, n, cap, 0);
+    //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    //@ assert bp_table_reader_refusal{Here, Pre}(status, err, in, len, out, cap, count);
   } else {
-    status = hurray_buffer_table_decode(in, len, out, cap, count, err);
-    //@ assert status != HURRAY_OK ==> bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    status = check_table_handles(in, n, err);  // BP-TABLE-5
+    //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    /*@ assert status != HURRAY_OK ==>
+          bp_table_reader_refusal{Here, Pre}(status, err, in, len, out, cap, count); */
+    if (status == HURRAY_OK) {
+      status = hurray_fail(err, HURRAY_ERR_TRAILING_BYTES, len, needed, 0);
+      //@ assert bp_handles_unchanged{Pre, Here}(out, \min(cap, 255));
+    }
   }
   return status;
 }
@@ -643,12 +571,10 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
   terminates \true;
   assigns *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_in:
-    assumes in == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_count:
-    assumes in != \null && count == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior no_argument:  // the first NULL argument, by its position: in 0, count 2
+    assumes in == \null || count == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures bp_error_is(err, \result, 0, 0, in == \null ? 0 : 2);
   behavior empty_input:  // BP-TABLE-2
     assumes in != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
@@ -688,11 +614,8 @@ hurray_status hurray_buffer_table_decode_exact(const uint8_t *in, size_t len,
 */
 hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len, size_t *count,
                                         hurray_error *err) {
-  if (in == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
-  }
-  if (count == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  if (in == NULL || count == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, in == NULL ? 0u : 2u);
   }
   if (len < 1u) {
     return hurray_fail(err, HURRAY_ERR_TRUNCATED, len, 1u, 0);
@@ -727,12 +650,10 @@ hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len, size_t *c
   requires table != \null ==> \separated(table + (0 .. bp_table_size(table[0]) - 1), err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_table:
-    assumes table == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_out:
-    assumes table != \null && out == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior no_argument:  // the first NULL argument, by its position: table 0, out 2
+    assumes table == \null || out == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures bp_error_is(err, \result, 0, 0, table == \null ? 0 : 2);
   behavior past_count:  // BP-TABLE-10
     assumes table != \null && out != \null && index >= table[0];
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT;
@@ -749,11 +670,8 @@ hurray_status hurray_buffer_table_check(const uint8_t *in, size_t len, size_t *c
 */
 hurray_status hurray_buffer_table_handle(const uint8_t *table, size_t index,
                                          hurray_buffer_handle *out, hurray_error *err) {
-  if (table == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 0);
-  }
-  if (out == NULL) {
-    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, 2);
+  if (table == NULL || out == NULL) {
+    return hurray_fail(err, HURRAY_ERR_NULL_ARGUMENT, 0, 0, table == NULL ? 0u : 2u);
   }
   const size_t count = table[0];
   if (index >= count) {

@@ -7,42 +7,8 @@
  */
 #include "error_set.h"
 #include "handle_rules.h"
+#include "little_endian.h"
 #include "hurray/buffer.h"
-
-/* Stores byte k as v / 256^k % 256: arithmetic the provers handle without
- * bit reasoning, and which gcc and clang compile to one 8- (4-) byte store. */
-/*@
-  requires \valid(p + (0 .. 7));
-  terminates \true;
-  assigns p[0 .. 7];
-  ensures p[0] == bp_byte(v, 0) && p[1] == bp_byte(v, 1) && p[2] == bp_byte(v, 2) &&
-          p[3] == bp_byte(v, 3) && p[4] == bp_byte(v, 4) && p[5] == bp_byte(v, 5) &&
-          p[6] == bp_byte(v, 6) && p[7] == bp_byte(v, 7);  // BP-WIRE-1
-*/
-static inline void store_le64(uint8_t *p, uint64_t v) {
-  p[0] = (uint8_t)(v % 0x100u);
-  p[1] = (uint8_t)(v / 0x100u % 0x100u);
-  p[2] = (uint8_t)(v / 0x10000u % 0x100u);
-  p[3] = (uint8_t)(v / 0x1000000u % 0x100u);
-  p[4] = (uint8_t)(v / 0x100000000u % 0x100u);
-  p[5] = (uint8_t)(v / 0x10000000000u % 0x100u);
-  p[6] = (uint8_t)(v / 0x1000000000000u % 0x100u);
-  p[7] = (uint8_t)(v / 0x100000000000000u % 0x100u);
-}
-
-/*@
-  requires \valid(p + (0 .. 3));
-  terminates \true;
-  assigns p[0 .. 3];
-  ensures p[0] == bp_byte(v, 0) && p[1] == bp_byte(v, 1) && p[2] == bp_byte(v, 2) &&
-          p[3] == bp_byte(v, 3);  // BP-WIRE-1
-*/
-static inline void store_le32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v % 0x100u);
-  p[1] = (uint8_t)(v / 0x100u % 0x100u);
-  p[2] = (uint8_t)(v / 0x10000u % 0x100u);
-  p[3] = (uint8_t)(v / 0x1000000u % 0x100u);
-}
 
 /*@
   requires \valid_read(handle);

@@ -159,11 +159,13 @@
 
   // ---- The 16-byte wire form (BP-WIRE-1, BP-WIRE-2) -----------------------
 
-  // Little-endian values of 8 and 4 bytes.
+  // Little-endian values of 8, 4 and 2 bytes (the messages' headers, IPC-MSG-1
+  // and NET-MSG-1, have 2-byte fields).
   logic integer bp_le64{L}(uint8_t *p) =
     p[0] + 256 * (p[1] + 256 * (p[2] + 256 * (p[3] + 256 * (p[4] + 256 * (p[5] +
     256 * (p[6] + 256 * p[7]))))));
   logic integer bp_le32{L}(uint8_t *p) = p[0] + 256 * (p[1] + 256 * (p[2] + 256 * p[3]));
+  logic integer bp_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
 
   // Byte j of the bytes at p (to read one in another state: bp_byte_at{Pre}).
   logic integer bp_byte_at{L}(uint8_t *p, integer j) = p[j];
@@ -448,19 +450,16 @@
 /*@
   // ---- The rules of specs/ipc.md, in logic --------------------------------
 
-  // Little-endian u16 (IPC-MSG-1).
-  logic integer ipc_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
-
   // The header fields (IPC-MSG-1).
-  logic integer ipc_type{L}(uint8_t *in) = ipc_le16(in + 6);
+  logic integer ipc_type{L}(uint8_t *in) = bp_le16(in + 6);
   logic integer ipc_body_size{L}(uint8_t *in) = bp_le32(in + 8);
-  logic integer ipc_fd_count{L}(uint8_t *in) = ipc_le16(in + 12);
+  logic integer ipc_fd_count{L}(uint8_t *in) = bp_le16(in + 12);
 
   // IPC-MSG-1, IPC-MSG-2, IPC-MSG-5 steps 1..7, IPC-MSG-6: the header of a
   // message of len bytes received with fds descriptors.
   predicate ipc_header_ok{L}(uint8_t *in, integer len, integer fds) =
-    len >= 16 && bp_le32(in) == 0x31495248 && ipc_le16(in + 4) == 1 &&
-    ipc_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
+    len >= 16 && bp_le32(in) == 0x31495248 && bp_le16(in + 4) == 1 &&
+    bp_le16(in + 14) == 0 && 1 <= ipc_type(in) <= 7 &&
     len == 16 + ipc_body_size(in) && ipc_fd_count(in) == fds;
 
   // Record i of an OFFER of n buffers (IPC-MSG-9): after the 16-byte header,
@@ -598,19 +597,16 @@
 /*@
   // ---- The rules of specs/network.md, in logic ----------------------------
 
-  // Little-endian u16 (NET-MSG-1, as IPC-MSG-1).
-  logic integer net_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
-
   // The header fields (NET-MSG-1).
-  logic integer net_type{L}(uint8_t *in) = net_le16(in + 6);
+  logic integer net_type{L}(uint8_t *in) = bp_le16(in + 6);
   logic integer net_body_size{L}(uint8_t *in) = bp_le32(in + 8);
 
   // NET-MSG-1, NET-MSG-3, NET-MSG-4 up to the body: the header of a
   // message of len bytes.
   predicate net_header_ok{L}(uint8_t *in, integer len) =
-    len >= 16 && bp_le32(in) == 0x314E5248 && net_le16(in + 4) == 1 &&
-    net_le16(in + 14) == 0 && 1 <= net_type(in) <= 2 &&
-    len == 16 + net_body_size(in) && net_le16(in + 12) == 0;
+    len >= 16 && bp_le32(in) == 0x314E5248 && bp_le16(in + 4) == 1 &&
+    bp_le16(in + 14) == 0 && 1 <= net_type(in) <= 2 &&
+    len == 16 + net_body_size(in) && bp_le16(in + 12) == 0;
 
   // NET-MSG-5: the buffer count of a TENSOR, the count byte of its table.
   logic integer net_tensor_count{L}(uint8_t *in) = in[24];
@@ -650,6 +646,73 @@
        \at(m->expected, Lo) == \at(bp_le64(in + 32), Lp) &&
        \at(m->tensor_id, Lo) == \at(bp_le64(in + 40), Lp) &&
        \at(m->buffer_count, Lo) == 0);
+*/
+
+/* from core/proven/table_rules.h */
+/*@
+  // The bytes a reader of len bytes reads at in: the count byte and the
+  // handles it declares, never past len (BP-TABLE-2).
+  logic integer bp_table_extent{L}(uint8_t *in, integer len) =
+    \min(len, bp_table_size(in[0]));
+
+  // What a table reader reads and writes: in[0 .. extent), out[0 .. the
+  // smaller of cap and 255), *count and *err, each NULL or valid, and each
+  // apart from the others.
+  predicate bp_table_reader_frame{L}(uint8_t *in, integer len, hurray_buffer_handle *out,
+                                     integer cap, size_t *count, hurray_error *err) =
+    (in != \null && len >= 1 ==> \valid_read(in + (0 .. bp_table_extent(in, len) - 1))) &&
+    (out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1))) &&
+    (err == \null || \valid(err)) &&
+    (count == \null || \valid(count)) &&
+    (in != \null && len >= 1 && out != \null ==>
+       \separated(in + (0 .. bp_table_extent(in, len) - 1), out + (0 .. \min(cap, 255) - 1))) &&
+    (in != \null && len >= 1 ==> \separated(in + (0 .. bp_table_extent(in, len) - 1), err)) &&
+    (out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err)) &&
+    (count != \null ==> \separated(count, err)) &&
+    (count != \null && out != \null ==> \separated(count, out + (0 .. \min(cap, 255) - 1))) &&
+    (count != \null && in != \null && len >= 1 ==>
+       \separated(count, in + (0 .. bp_table_extent(in, len) - 1)));
+
+  // What a pass over the n handles of a table (1 to 255 of them, BP-TABLE-1)
+  // reads and writes: the table's bytes, and *err when it is not NULL.
+  predicate bp_table_checker_frame{L}(uint8_t *in, integer n, hurray_error *err) =
+    1 <= n <= 255 && \valid_read(in + (0 .. bp_table_size(n) - 1)) &&
+    (err == \null || \valid(err)) && \separated(in + (0 .. bp_table_size(n) - 1), err);
+
+  // BP-TABLE-1..5, BP-COLOC-1: a reader given in, out and count, with room
+  // for cap handles, accepts the table at the start of len bytes.
+  predicate bp_table_accepted{L}(uint8_t *in, integer len, hurray_buffer_handle *out,
+                                 integer cap, size_t *count) =
+    in != \null && out != \null && count != \null && bp_valid_table(in, len) && cap >= in[0];
+
+  // BP-TABLE-2..5, BP-COLOC-2, BP-ORDER-1: the first rule the table at the
+  // start of len bytes breaks, in the order a reader with room for cap
+  // handles checks them, and the status st and error *err it is reported
+  // with (err in state Le, the bytes in state Lp).
+  predicate bp_table_refusal{Le, Lp}(integer st, hurray_error *err, uint8_t *in, integer len,
+                                     integer cap) =
+    len < 1 ? st == HURRAY_ERR_TRUNCATED && bp_error_is{Le}(err, st, len, 1, 0) :
+    len < bp_table_size(\at(in[0], Lp)) ?
+      st == HURRAY_ERR_TRUNCATED &&
+      bp_error_is{Le}(err, st, len, bp_table_size(\at(in[0], Lp)), 0) :
+    \at(in[0], Lp) == 0 ? st == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is{Le}(err, st, 0, 1, 0) :
+    cap < \at(in[0], Lp) ?
+      st == HURRAY_ERR_CAPACITY && bp_error_is{Le}(err, st, \at(in[0], Lp), cap, 0) :
+    !bp_table_handles_valid{Lp}(in, \at(in[0], Lp)) ?
+      (\exists integer k; 0 <= k < \at(in[0], Lp) && bp_table_handles_valid{Lp}(in, k) &&
+         bp_wire_rejected{Le, Lp}(st, err, k, bp_table_handle(in, k))) :
+      (\exists integer k; 1 <= k < \at(in[0], Lp) && bp_table_mismatch_at{Le, Lp}(st, err, in, k));
+
+  // hurray_buffer_table_decode()'s refusals in one predicate: a NULL in,
+  // out or count first (error index 0, 2, 4), then the table's first
+  // broken rule, *count left as it was.
+  predicate bp_table_reader_refusal{Le, Lp}(integer st, hurray_error *err, uint8_t *in,
+                                            integer len, hurray_buffer_handle *out, integer cap,
+                                            size_t *count) =
+    in == \null ? st == HURRAY_ERR_NULL_ARGUMENT && bp_error_is{Le}(err, st, 0, 0, 0) :
+    out == \null ? st == HURRAY_ERR_NULL_ARGUMENT && bp_error_is{Le}(err, st, 0, 0, 2) :
+    count == \null ? st == HURRAY_ERR_NULL_ARGUMENT && bp_error_is{Le}(err, st, 0, 0, 4) :
+    \at(*count, Le) == \at(*count, Lp) && bp_table_refusal{Le, Lp}(st, err, in, len, cap);
 */
 
 /* ---- 3. The proven functions --------------------------------------- */
@@ -1321,22 +1384,7 @@ HURRAY_API const char *hurray_status_name(hurray_status status);
 
 /* hurray_buffer_table_decode_flags (core/proven/table_flags.c) */
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
@@ -1413,22 +1461,7 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_flags(const
 
 /* hurray_buffer_table_decode_exact_flags (core/proven/table_flags.c) */
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
@@ -1914,6 +1947,8 @@ HURRAY_API size_t hurray_buffer_table_encoded_size(size_t count);
 
 /* hurray_buffer_table_decode (core/proven/wire.c) */
 /*@
+  // bp_table_reader_frame, spelled out: its ILP32 proof of not_colocated's
+  // BP-TABLE-8 ensures ran past 3 minutes with the predicate folded.
   requires in != \null && len >= 1 ==>
              \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
   requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
@@ -1996,88 +2031,26 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode(const uint8
 
 /* hurray_buffer_table_decode_exact (core/proven/wire.c) */
 /*@
-  requires in != \null && len >= 1 ==>
-             \valid_read(in + (0 .. \min(len, bp_table_size(in[0])) - 1));  // never past
-  requires out != \null ==> \valid(out + (0 .. \min(cap, 255) - 1));
-  requires err == \null || \valid(err);
-  requires in != \null && len >= 1 && out != \null ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1),
-                        out + (0 .. \min(cap, 255) - 1));
-  requires in != \null && len >= 1 ==>
-             \separated(in + (0 .. \min(len, bp_table_size(in[0])) - 1), err);
-  requires out != \null ==> \separated(out + (0 .. \min(cap, 255) - 1), err);
-  requires count == \null || \valid(count);
-  requires count != \null ==> \separated(count, err);
-  requires count != \null && out != \null ==>
-             \separated(count, out + (0 .. \min(cap, 255) - 1));
-  requires count != \null && in != \null && len >= 1 ==>
-             \separated(count, in + (0 .. \min(len, bp_table_size(in[0])) - 1));
+  requires bp_table_reader_frame(in, len, out, cap, count, err);  // never past len
   terminates \true;
   assigns out[0 .. \min(cap, 255) - 1], *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_in:
-    assumes in == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_out:
-    assumes in != \null && out == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
-  behavior no_count:
-    assumes in != \null && out != \null && count == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 4);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior empty_input:  // BP-TABLE-2, as hurray_buffer_table_decode()
-    assumes in != \null && out != \null && count != \null && len < 1;
-    ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior truncated:  // BP-TABLE-2
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len < bp_table_size(in[0]);
-    ensures \result == HURRAY_ERR_TRUNCATED;
-    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior empty_table:  // BP-TABLE-3
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] == 0;
-    ensures \result == HURRAY_ERR_EMPTY_BUFFER_LIST && bp_error_is(err, \result, 0, 1, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior capacity:  // BP-TABLE-4
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap < in[0];
-    ensures \result == HURRAY_ERR_CAPACITY && bp_error_is(err, \result, \old(in[0]), cap, 0);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior invalid_handle:  // BP-TABLE-5, BP-ORDER-1
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
-    assumes !bp_table_handles_valid(in, in[0]);
-    ensures \exists integer k; 0 <= k < \old(in[0]) && bp_table_handles_valid{Pre}(in, k) &&
-              bp_wire_rejected{Post, Pre}(\result, err, k, bp_table_handle(in, k));
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior not_colocated:  // BP-COLOC-2
-    assumes in != \null && out != \null && count != \null && len >= 1;
-    assumes len >= bp_table_size(in[0]) && in[0] >= 1 && cap >= in[0];
-    assumes bp_table_handles_valid(in, in[0]) && !bp_table_colocated(in, in[0]);
-    ensures \exists integer k; 1 <= k < \old(in[0]) &&
-              bp_table_mismatch_at{Post, Pre}(\result, err, in, k);
-    ensures *count == \old(*count);
-    ensures bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior trailing:  // BP-TABLE-6
-    assumes in != \null && out != \null && count != \null;
-    assumes bp_valid_table(in, len) && cap >= in[0] && len > bp_table_size(in[0]);
-    ensures \result == HURRAY_ERR_TRAILING_BYTES;
-    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
-    ensures *count == \old(*count);
-    ensures out_kept: bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
-  behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1
-    assumes in != \null && out != \null && count != \null;
-    assumes bp_valid_table(in, len) && cap >= in[0] && len == bp_table_size(in[0]);
+  behavior accepted:  // BP-TABLE-1..6, BP-COLOC-1: the whole input is one valid table
+    assumes bp_table_accepted(in, len, out, cap, count) && len == bp_table_size(in[0]);
     ensures \result == HURRAY_OK && *count == \old(in[0]);
     ensures bp_table_decoded{Post, Pre}(out, in, \old(in[0]));  // BP-WIRE-1
     ensures bp_error_unchanged{Pre, Post}(err);
+  behavior trailing:  // BP-TABLE-6: after every rule the table itself could break
+    assumes bp_table_accepted(in, len, out, cap, count) && len > bp_table_size(in[0]);
+    ensures \result == HURRAY_ERR_TRAILING_BYTES && *count == \old(*count);
+    ensures bp_error_is(err, \result, len, bp_table_size(\old(in[0])), 0);
+    ensures out_kept: bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
+  behavior refused:  // as hurray_buffer_table_decode(): the first rule broken
+    assumes !bp_table_accepted(in, len, out, cap, count);
+    ensures \result != HURRAY_OK;
+    ensures bp_table_reader_refusal{Post, Pre}(\result, err, in, len, out, cap, count);
+    ensures in != \null && out != \null ==>
+              bp_handles_unchanged{Pre, Post}(out, \min(cap, 255));  // BP-TABLE-8
   complete behaviors;
   disjoint behaviors;
 */
@@ -2097,12 +2070,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_decode_exact(const
   terminates \true;
   assigns *count;
   assigns err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_in:
-    assumes in == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_count:
-    assumes in != \null && count == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior no_argument:  // the first NULL argument, by its position: in 0, count 2
+    assumes in == \null || count == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures bp_error_is(err, \result, 0, 0, in == \null ? 0 : 2);
   behavior empty_input:  // BP-TABLE-2
     assumes in != \null && count != \null && len < 1;
     ensures \result == HURRAY_ERR_TRUNCATED && bp_error_is(err, \result, len, 1, 0);
@@ -2153,12 +2124,10 @@ HURRAY_API HURRAY_NODISCARD hurray_status hurray_buffer_table_check(const uint8_
   requires table != \null ==> \separated(table + (0 .. bp_table_size(table[0]) - 1), err);
   terminates \true;
   assigns *out, err->status, err->value, err->expected, err->index, err->detail[0];
-  behavior no_table:
-    assumes table == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 0);
-  behavior no_out:
-    assumes table != \null && out == \null;
-    ensures \result == HURRAY_ERR_NULL_ARGUMENT && bp_error_is(err, \result, 0, 0, 2);
+  behavior no_argument:  // the first NULL argument, by its position: table 0, out 2
+    assumes table == \null || out == \null;
+    ensures \result == HURRAY_ERR_NULL_ARGUMENT;
+    ensures bp_error_is(err, \result, 0, 0, table == \null ? 0 : 2);
   behavior past_count:  // BP-TABLE-10
     assumes table != \null && out != \null && index >= table[0];
     ensures \result == HURRAY_ERR_INVALID_ARGUMENT;

@@ -146,11 +146,13 @@
 
   // ---- The 16-byte wire form (BP-WIRE-1, BP-WIRE-2) -----------------------
 
-  // Little-endian values of 8 and 4 bytes.
+  // Little-endian values of 8, 4 and 2 bytes (the messages' headers, IPC-MSG-1
+  // and NET-MSG-1, have 2-byte fields).
   logic integer bp_le64{L}(uint8_t *p) =
     p[0] + 256 * (p[1] + 256 * (p[2] + 256 * (p[3] + 256 * (p[4] + 256 * (p[5] +
     256 * (p[6] + 256 * p[7]))))));
   logic integer bp_le32{L}(uint8_t *p) = p[0] + 256 * (p[1] + 256 * (p[2] + 256 * p[3]));
+  logic integer bp_le16{L}(uint8_t *p) = p[0] + 256 * p[1];
 
   // Byte j of the bytes at p (to read one in another state: bp_byte_at{Pre}).
   logic integer bp_byte_at{L}(uint8_t *p, integer j) = p[j];

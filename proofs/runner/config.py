@@ -166,7 +166,7 @@ FUNCTION_WP_OPTIONS = {
 # functions; without it, Z3 and CVC4 race on each goal. The sub-goals the
 # tactic leaves take under 0.3 s, hence the short timeout, not multiplied: a
 # goal's provers failing before the tactic is this run's cost.
-BIT_SHIFT_FUNCTIONS = ["load_le32", "load_le64"]
+BIT_SHIFT_FUNCTIONS = ["load_le16", "load_le32", "load_le64"]
 BIT_SHIFT_TIMEOUT_S = 2
 AUTO_STRATEGY = ["-wp-auto", "wp:bitshift", "-wp-auto-depth", "12", "-wp-auto-width", "20"]
 
