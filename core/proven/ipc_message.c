@@ -29,6 +29,7 @@
 #include "hurray/ipc_wire.h"
 #include "ipc_offer.h"
 #include "ipc_rules.h"
+#include "little_endian.h"
 
 /* IPC-MSG-13: the fields of a DEVICE body, checked in order. Writes
  * nothing but *err: the caller stores the message once this passed, so

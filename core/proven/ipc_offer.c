@@ -18,6 +18,7 @@
 #include "error_set.h"
 #include "ipc_offer.h"
 #include "ipc_rules.h"
+#include "little_endian.h"
 
 /* IPC-MSG-11, pass 1: the n segment records of an OFFER, checked in order;
  * writes nothing but *err, so the loop reads memory nothing writes. */

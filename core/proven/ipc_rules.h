@@ -1,9 +1,8 @@
 /*
  * The rules of the IPC transport's messages (specs/ipc.md, IPC-MSG-1..14) in
- * ACSL logic (its values read with little_endian.h): what the two
- * halves of the proven message decoder (ipc_message.c, the message and its
- * fixed-size bodies; ipc_offer.c, an OFFER's buffers) state their contracts
- * in. Internal to the core. proofs/export-contracts copies the logic into
+ * ACSL logic: what the two halves of the proven message decoder
+ * (ipc_message.c, the message and its fixed-size bodies; ipc_offer.c, an
+ * OFFER's buffers) state their contracts in. Internal to the core. proofs/export-contracts copies the logic into
  * include/hurray/contracts.h for integrators.
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -14,7 +13,6 @@
 #include <stdint.h>
 #include "hurray/buffer.h"
 #include "hurray/ipc_wire.h"
-#include "little_endian.h"
 
 /*@
   // ---- The rules of specs/ipc.md, in logic --------------------------------
